@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds a workspace cdylib crate for wasm32-unknown-unknown (release) and runs
+# wasm-bindgen --target web on it.
+#
+#   bash .ci/build-wasm.sh CRATE OUTDIR [-- EXTRA_CARGO_ARGS...]
+#
+# Needs `bash .ci/setup-web.sh` first: it records in $TICKWISE_TOOLS/wasm-env.sh
+# which compiler route works here (rustup target, or Debian's rustc-web with
+# -Zbuild-std). The build uses its own target dir, target/wasm, so it never
+# invalidates the native build's cache.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="${TICKWISE_TOOLS:-$HOME/.cache/tickwise-tools}"
+ENV_FILE="$TOOLS/wasm-env.sh"
+
+log() { printf '[build-wasm] %s\n' "$*" >&2; }
+die() { printf '[build-wasm] ERROR: %s\n' "$*" >&2; exit 1; }
+
+[ $# -ge 2 ] || die "usage: $0 CRATE OUTDIR [-- EXTRA_CARGO_ARGS...]"
+CRATE="$1"; OUTDIR="$2"; shift 2
+if [ $# -gt 0 ]; then
+  [ "$1" = "--" ] || die "unexpected argument '$1' (extra cargo args go after --)"
+  shift
+fi
+EXTRA=("$@")
+
+[ -f "$ENV_FILE" ] || die "$ENV_FILE not found: run 'bash .ci/setup-web.sh' first"
+# shellcheck source=/dev/null
+. "$ENV_FILE"
+[ -x "$TICKWISE_WASM_BINDGEN" ] || die "$TICKWISE_WASM_BINDGEN missing: rerun .ci/setup-web.sh"
+
+mkdir -p "$OUTDIR"
+OUTDIR="$(cd "$OUTDIR" && pwd)"
+TARGET_DIR="$ROOT/target/wasm"
+
+CARGO_ARGS=(build --release --target "$TICKWISE_WASM_TARGET" -p "$CRATE" --lib
+            --target-dir "$TARGET_DIR" --message-format=json-render-diagnostics)
+case "$TICKWISE_WASM_ROUTE" in
+  rustup)
+    # rustup's cargo/rustc (first on PATH); drop any Debian-route overrides.
+    RUN=(env -u RUSTC -u RUSTDOC -u RUSTC_BOOTSTRAP "$TICKWISE_WASM_CARGO" "${CARGO_ARGS[@]}")
+    ;;
+  debian)
+    # Debian's cargo + rustc 1.96 rebuilding std from /usr/lib/rustlib/src/rust.
+    # RUSTC must point at Debian's rustc, or rustup's (first on PATH) is used and fails.
+    RUN=(env RUSTC="$TICKWISE_WASM_RUSTC" RUSTDOC="$TICKWISE_WASM_RUSTDOC" RUSTC_BOOTSTRAP=1
+         CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="$TICKWISE_WASM_LINKER"
+         "$TICKWISE_WASM_CARGO" "${CARGO_ARGS[@]}" "-Zbuild-std=$TICKWISE_WASM_BUILD_STD")
+    ;;
+  *) die "unknown TICKWISE_WASM_ROUTE '$TICKWISE_WASM_ROUTE' in $ENV_FILE" ;;
+esac
+
+log "route: $TICKWISE_WASM_ROUTE; building $CRATE -> $TARGET_DIR"
+log "+ ${RUN[*]} ${EXTRA[*]:-}"
+JSON="$(mktemp)"
+trap 'rm -f "$JSON"' EXIT
+(cd "$ROOT" && "${RUN[@]}" "${EXTRA[@]}") > "$JSON"
+
+# The cdylib's .wasm, from cargo's own artifact messages (robust to lib renames).
+WASM="$(node -e '
+  const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n");
+  const out = new Set();
+  for (const l of lines) {
+    if (!l.startsWith("{")) continue;
+    const m = JSON.parse(l);
+    if (m.reason === "compiler-artifact" && m.target.kind.includes("cdylib"))
+      for (const f of m.filenames) if (f.endsWith(".wasm")) out.add(f);
+  }
+  console.log([...out].join("\n"));
+' "$JSON")"
+[ -n "$WASM" ] || die "no .wasm produced: is '$CRATE' a cdylib (crate-type = [\"cdylib\", ...])?"
+[ "$(printf '%s\n' "$WASM" | wc -l)" -eq 1 ] || die "several .wasm artifacts: $WASM"
+
+log "wasm-bindgen --target web --out-dir $OUTDIR"
+"$TICKWISE_WASM_BINDGEN" --target web --out-dir "$OUTDIR" "$WASM" ||
+  die "wasm-bindgen failed (the crate must depend on wasm-bindgen =$TICKWISE_WASM_BINDGEN_VERSION, same as the CLI)"
+
+size_line() { # LABEL FILE
+  local raw gz
+  raw=$(wc -c < "$2"); gz=$(gzip -9 -c "$2" | wc -c)
+  printf '[build-wasm] %-22s %9d bytes raw, %9d bytes gzip -9  (%s)\n' "$1" "$raw" "$gz" "$2" >&2
+}
+size_line "cargo output:" "$WASM"
+BG="$OUTDIR/$(basename "$WASM" .wasm)_bg.wasm"
+[ -f "$BG" ] && size_line "after wasm-bindgen:" "$BG"
+log "done: $OUTDIR"

@@ -1,0 +1,303 @@
+//! The merge-island world from seed 000: the reference sim of tickwise.
+//!
+//! Per step, with `input` the tick's integer input:
+//!
+//! ```text
+//! velX += input * accel
+//! velX  = floor(velX * frictionNum / frictionDen)   (floor, also for negatives)
+//! posX += velX;  velY += 1;  posY += velY
+//! rng   = rng * rngMultiplier + rngIncrement  (mod 2^32)
+//! score += rng % 7;  tick += 1
+//! ```
+//!
+//! Digest: `tick|posX|posY|velX|velY|score|rng|droppedMs`. Positions are 64-bit
+//! (posY grows quadratically) and all arithmetic wraps on overflow, which no
+//! realistic session reaches (posY needs 4.3 billion ticks).
+
+mod session;
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use tickwise::{CatchUpPolicy, ClockConfig, Lcg32, NANOS_PER_MILLI, Nanos, Sim, StateVisitor, StepLength};
+
+use crate::config::{ConfigError, ConfigObject};
+
+pub use session::IslandSession;
+
+/// The largest step accepted in a config, in ms (one minute).
+pub const MAX_STEP_MS: u64 = 60_000;
+
+/// The island loop config (`config/island_loop.json`, the seeds' `e05_loop.json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IslandConfig {
+    /// Initial RNG state.
+    pub seed: u32,
+    /// Fixed step in milliseconds.
+    pub step_ms: u64,
+    /// Velocity added per unit of input.
+    pub accel: i64,
+    /// Friction numerator.
+    pub friction_num: i64,
+    /// Friction denominator (positive).
+    pub friction_den: i64,
+    /// Step cap per frame.
+    pub max_steps_per_frame: u32,
+    /// LCG multiplier.
+    pub rng_multiplier: u32,
+    /// LCG increment.
+    pub rng_increment: u32,
+    /// Optional frame clamp in ms (seed 004's `MaxFrameTime`); absent in the seeds.
+    pub max_frame_ms: Option<u64>,
+}
+
+impl IslandConfig {
+    /// Parses and validates the JSON config.
+    ///
+    /// # Errors
+    ///
+    /// A [`ConfigError`] naming the offending key.
+    pub fn from_json(bytes: &[u8]) -> Result<IslandConfig, ConfigError> {
+        let c = ConfigObject::parse(bytes)?;
+        if c.has("version") {
+            c.u32_in("version", 1, 1)?;
+        }
+        let friction_den = c.i64_in("frictionDen", 1, 1_000_000)?;
+        let friction_num = c.i64_in("frictionNum", 0, 1_000_000)?;
+        if friction_num > friction_den {
+            return Err(ConfigError::Inconsistent {
+                key: "frictionNum".into(),
+                message: format!("must not exceed frictionDen ({friction_num} > {friction_den}): friction above 1 makes velocity grow without bound"),
+            });
+        }
+        let max_frame_ms = if c.has("maxFrameMs") {
+            Some(c.u64_in("maxFrameMs", 1, 86_400_000)?)
+        } else {
+            None
+        };
+        Ok(IslandConfig {
+            seed: c.u32_in("seed", 0, u32::MAX)?,
+            step_ms: c.u64_in("stepMs", 1, MAX_STEP_MS)?,
+            accel: c.i64_in("accel", -1_000_000, 1_000_000)?,
+            friction_num,
+            friction_den,
+            max_steps_per_frame: c.u32_in("maxStepsPerFrame", 1, 10_000)?,
+            rng_multiplier: c.u32_in("rngMultiplier", 0, u32::MAX)?,
+            rng_increment: c.u32_in("rngIncrement", 0, u32::MAX)?,
+            max_frame_ms,
+        })
+    }
+
+    /// The step length.
+    #[must_use]
+    pub fn step(&self) -> StepLength {
+        // step_ms is validated to 1..=60000, which always converts.
+        StepLength::from_millis(self.step_ms).unwrap_or(DEFAULT_STEP)
+    }
+
+    /// The clock configuration: the step, the step cap and the optional clamp.
+    #[must_use]
+    pub fn clock_config(&self) -> ClockConfig {
+        let cap = core::num::NonZeroU32::new(self.max_steps_per_frame).unwrap_or(tickwise::DEFAULT_MAX_STEPS_PER_FRAME);
+        let c = ClockConfig::new(self.step()).with_max_steps_per_frame(cap);
+        match self.max_frame_ms {
+            Some(ms) => c.with_max_frame(Nanos::from_millis(ms)),
+            None => c,
+        }
+    }
+}
+
+const DEFAULT_STEP: StepLength = match StepLength::from_millis(16) {
+    Ok(s) => s,
+    Err(_) => unreachable!(),
+};
+
+/// The lifecycle config (`config/island_lifecycle.json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LifecycleConfig {
+    /// Step in ms; must equal the loop's.
+    pub step_ms: u64,
+    /// The catch-up policy (`"policy"`: `capped` by default, or `full`, `freeze`).
+    pub policy: CatchUpPolicy,
+}
+
+impl LifecycleConfig {
+    /// Parses and validates the JSON config.
+    ///
+    /// # Errors
+    ///
+    /// A [`ConfigError`] naming the offending key.
+    pub fn from_json(bytes: &[u8]) -> Result<LifecycleConfig, ConfigError> {
+        let c = ConfigObject::parse(bytes)?;
+        if c.has("version") {
+            c.u32_in("version", 1, 1)?;
+        }
+        let step_ms = c.u64_in("stepMs", 1, MAX_STEP_MS)?;
+        let policy = match c.optional_str("policy")? {
+            None | Some("capped") => CatchUpPolicy::Capped {
+                max_steps: c.u64_in("maxCatchUpSteps", 0, 1_000_000)?,
+                min_elapsed: Nanos::from_millis(c.u64_in("minCatchUpMs", 0, 86_400_000)?),
+            },
+            Some("full") => CatchUpPolicy::Full,
+            Some("freeze") => CatchUpPolicy::Freeze,
+            Some(other) => {
+                return Err(ConfigError::OutOfRange {
+                    key: "policy".into(),
+                    expected: "one of \"capped\", \"full\", \"freeze\"".into(),
+                    found: format!("{other:?}"),
+                });
+            }
+        };
+        Ok(LifecycleConfig { step_ms, policy })
+    }
+}
+
+/// The seeds' input pattern: `tick % 40 < 20 ? 1 : -1` for ticks `0..len`.
+#[must_use]
+pub fn seed_inputs(len: usize) -> Vec<i32> {
+    (0..len).map(|i| if i % 40 < 20 { 1 } else { -1 }).collect()
+}
+
+/// The island world's state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IslandWorld {
+    tick: u64,
+    pos_x: i64,
+    pos_y: i64,
+    vel_x: i64,
+    vel_y: i64,
+    score: u64,
+    rng: Lcg32,
+    dropped_ns: u64,
+    accel: i64,
+    friction_num: i64,
+    friction_den: i64,
+}
+
+impl IslandWorld {
+    /// The initial world for a config.
+    #[must_use]
+    pub const fn new(cfg: &IslandConfig) -> IslandWorld {
+        IslandWorld {
+            tick: 0,
+            pos_x: 0,
+            pos_y: 0,
+            vel_x: 0,
+            vel_y: 0,
+            score: 0,
+            rng: Lcg32::new(cfg.seed, cfg.rng_multiplier, cfg.rng_increment),
+            dropped_ns: 0,
+            accel: cfg.accel,
+            friction_num: cfg.friction_num,
+            friction_den: cfg.friction_den,
+        }
+    }
+
+    /// Steps run.
+    #[must_use]
+    pub const fn tick(&self) -> u64 {
+        self.tick
+    }
+    /// Horizontal position.
+    #[must_use]
+    pub const fn pos_x(&self) -> i64 {
+        self.pos_x
+    }
+    /// Vertical position.
+    #[must_use]
+    pub const fn pos_y(&self) -> i64 {
+        self.pos_y
+    }
+    /// Horizontal velocity.
+    #[must_use]
+    pub const fn vel_x(&self) -> i64 {
+        self.vel_x
+    }
+    /// Vertical velocity.
+    #[must_use]
+    pub const fn vel_y(&self) -> i64 {
+        self.vel_y
+    }
+    /// Score.
+    #[must_use]
+    pub const fn score(&self) -> u64 {
+        self.score
+    }
+    /// RNG state.
+    #[must_use]
+    pub const fn rng(&self) -> u32 {
+        self.rng.state()
+    }
+    /// Time dropped by the frame loop, in whole milliseconds.
+    #[must_use]
+    pub const fn dropped_ms(&self) -> u64 {
+        self.dropped_ns / NANOS_PER_MILLI
+    }
+}
+
+impl Sim for IslandWorld {
+    type Input = i32;
+
+    fn step(&mut self, input: &i32) {
+        let v = self.vel_x.wrapping_add(i64::from(*input).wrapping_mul(self.accel));
+        // Floor division, also for negatives (JS Math.floor, Python //).
+        let scaled = i128::from(v) * i128::from(self.friction_num);
+        #[allow(clippy::cast_possible_truncation, reason = "|v * num / den| <= |v| since num <= den")]
+        let v = scaled.div_euclid(i128::from(self.friction_den)) as i64;
+        self.vel_x = v;
+        self.pos_x = self.pos_x.wrapping_add(v);
+        self.vel_y = self.vel_y.wrapping_add(1);
+        self.pos_y = self.pos_y.wrapping_add(self.vel_y);
+        let r = self.rng.next_u32();
+        self.score = self.score.wrapping_add(u64::from(r % 7));
+        self.tick = self.tick.wrapping_add(1);
+    }
+
+    fn visit_state(&self, v: &mut dyn StateVisitor) {
+        v.field("tick");
+        v.value(self.tick);
+        v.field("posX");
+        v.value_i64(self.pos_x);
+        v.field("posY");
+        v.value_i64(self.pos_y);
+        v.field("velX");
+        v.value_i64(self.vel_x);
+        v.field("velY");
+        v.value_i64(self.vel_y);
+        v.field("score");
+        v.value(self.score);
+        v.field("rng");
+        v.value(u64::from(self.rng.state()));
+        v.field("droppedMs");
+        v.value(self.dropped_ns / NANOS_PER_MILLI);
+    }
+
+    fn on_time_dropped(&mut self, dropped: Nanos) {
+        self.dropped_ns = self.dropped_ns.saturating_add(dropped.as_nanos());
+    }
+
+    fn digest(&self) -> String {
+        format!(
+            "{}|{}|{}|{}|{}|{}|{}|{}",
+            self.tick,
+            self.pos_x,
+            self.pos_y,
+            self.vel_x,
+            self.vel_y,
+            self.score,
+            self.rng.state(),
+            self.dropped_ms()
+        )
+    }
+}
+
+impl tickwise::Capture for IslandWorld {
+    type Snapshot = IslandWorld;
+    fn capture_into(&self, out: &mut IslandWorld) {
+        out.clone_from(self);
+    }
+    fn capture(&self) -> IslandWorld {
+        self.clone()
+    }
+}

@@ -1,0 +1,34 @@
+//! # tickwise-sims
+//!
+//! Deterministic simulations on the [`tickwise`] kernel.
+//!
+//! * [`island`]: the seeds' merge-island world (seed 000), with its JSON
+//!   configs and a play session shared by the CLI and the browser page.
+//!
+//! This crate is `no_std` + `alloc`: it cannot reach a wall clock, the OS's
+//! randomness or `std`'s randomly-seeded hash maps, and the crate's
+//! `clippy.toml` bans `f32`/`f64` outright. Determinism is a build rule here.
+//!
+//! ```
+//! use tickwise::Sim;
+//! use tickwise_sims::island::{IslandConfig, IslandWorld, seed_inputs};
+//!
+//! let cfg = IslandConfig::from_json(include_bytes!("../../../config/island_loop.json"))?;
+//! let mut world = IslandWorld::new(&cfg);
+//! for input in seed_inputs(100) {
+//!     world.step(&input);
+//! }
+//! assert_eq!(world.digest(), "100|-131|5050|18|100|323|3492529440|0");
+//! # Ok::<(), tickwise_sims::ConfigError>(())
+//! ```
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![deny(clippy::float_arithmetic)]
+
+extern crate alloc;
+
+mod config;
+pub mod island;
+
+pub use config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES};

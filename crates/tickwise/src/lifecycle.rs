@@ -1,0 +1,307 @@
+//! Running, paused and background, and what happens to the time spent away.
+//!
+//! Pausing is easy; resuming is the design decision. A tab hidden for an hour
+//! owes 225 000 steps of 16 ms; running them in one frame freezes the page, and
+//! running none breaks idle games. The [`CatchUpPolicy`] decides, and the
+//! [`ResumeReport`] says exactly what was decided: elapsed, wanted, caught up,
+//! carried into the accumulator, dropped.
+//!
+//! The kernel knows no platform API. A platform adapter (the browser's
+//! `visibilitychange`, a mini-game's `onHide`/`onShow`, a desktop window's focus
+//! events) translates host events into [`Lifecycle::background`] and
+//! [`Lifecycle::resume`] calls with host timestamps.
+
+use core::fmt;
+
+use crate::time::{Nanos, StepLength, Timestamp};
+
+/// Where the app is in its lifecycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AppState {
+    /// Frames run steps.
+    Running,
+    /// Paused by the game (a pause menu); frames run no steps.
+    Paused,
+    /// Hidden by the platform (tab hidden, app switched away); frames run no steps.
+    Background,
+}
+
+impl AppState {
+    /// The lower-case name used in reports: `running`, `paused`, `background`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AppState::Running => "running",
+            AppState::Paused => "paused",
+            AppState::Background => "background",
+        }
+    }
+}
+
+impl fmt::Display for AppState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How time spent paused or in the background becomes fixed steps at resume.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CatchUpPolicy {
+    /// Run no steps: the world resumes where it stopped; all the time away is dropped.
+    Freeze,
+    /// Run every step the time away is worth and carry the remainder, exactly as
+    /// if the app had stayed in the foreground. Work grows with the time away,
+    /// so use it where that time is bounded (tests, servers), not in a game.
+    Full,
+    /// Seed 002's policy: time away under `min_elapsed` is dropped as jitter;
+    /// otherwise run up to `max_steps` steps. Below the cap the remainder is
+    /// carried; at the cap everything past `max_steps` steps is dropped.
+    Capped {
+        /// The most steps one resume runs (the seeds' `maxCatchUpSteps`, 300).
+        max_steps: u64,
+        /// Time away shorter than this is dropped (the seeds' `minCatchUpMs`, 32 ms).
+        min_elapsed: Nanos,
+    },
+}
+
+/// Why a lifecycle transition was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LifecycleError {
+    /// `pause` or `background` while not running.
+    NotRunning {
+        /// The state the app was in.
+        state: AppState,
+    },
+    /// `resume` while already running (a resume without a pause).
+    AlreadyRunning,
+}
+
+impl fmt::Display for LifecycleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LifecycleError::NotRunning { state } => {
+                write!(f, "cannot pause or background: the app is {state}, not running")
+            }
+            LifecycleError::AlreadyRunning => f.write_str("cannot resume: the app is already running"),
+        }
+    }
+}
+
+impl core::error::Error for LifecycleError {}
+
+/// Everything a resume decided. `elapsed = caught_up * step + carried + dropped`
+/// exactly (up to nanosecond rounding of non-integral steps).
+#[must_use = "a resume report says how many catch-up steps to run and what time was dropped"]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResumeReport {
+    /// The state resumed from.
+    pub from: AppState,
+    /// Host time between leaving `Running` and this resume (zero if the host
+    /// clock went backwards; see `clock_went_backwards`).
+    pub elapsed: Nanos,
+    /// Whole steps the time away is worth.
+    pub wanted_steps: u64,
+    /// Steps the policy allows to run now.
+    pub catch_up_steps: u64,
+    /// The remainder under one step, returned to the accumulator.
+    pub carried: Nanos,
+    /// Time thrown away (offline settlement receives it).
+    pub dropped: Nanos,
+    /// The host clock read earlier at resume than at pause; elapsed was taken as zero.
+    pub clock_went_backwards: bool,
+    /// Exact carried remainder in the clock's `1/den` ns units.
+    pub(crate) carried_scaled: u128,
+}
+
+/// The running / paused / background state machine and its catch-up policy.
+#[derive(Clone, Debug)]
+pub struct Lifecycle {
+    state: AppState,
+    away_since: Timestamp,
+    policy: CatchUpPolicy,
+}
+
+impl Lifecycle {
+    /// A running lifecycle with the given policy.
+    #[must_use]
+    pub const fn new(policy: CatchUpPolicy) -> Lifecycle {
+        Lifecycle {
+            state: AppState::Running,
+            away_since: Timestamp::ZERO,
+            policy,
+        }
+    }
+
+    /// The current state.
+    #[must_use]
+    pub const fn state(&self) -> AppState {
+        self.state
+    }
+
+    /// The catch-up policy.
+    #[must_use]
+    pub const fn policy(&self) -> CatchUpPolicy {
+        self.policy
+    }
+
+    /// Whether frames run steps.
+    #[must_use]
+    pub const fn is_running(&self) -> bool {
+        matches!(self.state, AppState::Running)
+    }
+
+    /// Pauses at host time `now`.
+    ///
+    /// # Errors
+    ///
+    /// [`LifecycleError::NotRunning`] unless running (a second pause, or a pause
+    /// while in the background, changes nothing).
+    pub fn pause(&mut self, now: Timestamp) -> Result<(), LifecycleError> {
+        self.leave(AppState::Paused, now)
+    }
+
+    /// Goes to the background at host time `now` (the platform hid the app).
+    ///
+    /// # Errors
+    ///
+    /// [`LifecycleError::NotRunning`] unless running.
+    pub fn background(&mut self, now: Timestamp) -> Result<(), LifecycleError> {
+        self.leave(AppState::Background, now)
+    }
+
+    fn leave(&mut self, to: AppState, now: Timestamp) -> Result<(), LifecycleError> {
+        if self.state != AppState::Running {
+            return Err(LifecycleError::NotRunning { state: self.state });
+        }
+        self.state = to;
+        self.away_since = now;
+        Ok(())
+    }
+
+    /// Resumes at host time `now` and decides, under the policy, how the time
+    /// away becomes steps. The caller runs `catch_up_steps` steps and returns
+    /// the carried remainder to its clock ([`crate::FixedLoop::resume`] does both).
+    ///
+    /// # Errors
+    ///
+    /// [`LifecycleError::AlreadyRunning`] when not paused or in the background.
+    pub fn resume(&mut self, now: Timestamp, step: StepLength) -> Result<ResumeReport, LifecycleError> {
+        if self.state == AppState::Running {
+            return Err(LifecycleError::AlreadyRunning);
+        }
+        let from = self.state;
+        self.state = AppState::Running;
+        let (elapsed, backwards) = match now.checked_since(self.away_since) {
+            Some(d) => (d, false),
+            None => (Nanos::ZERO, true),
+        };
+        let (wanted, remainder) = step.split(elapsed);
+        let elapsed_scaled = step.scale(elapsed);
+        let (catch_up, carried) = match self.policy {
+            CatchUpPolicy::Freeze => (0, 0),
+            CatchUpPolicy::Full => (wanted, remainder),
+            CatchUpPolicy::Capped { min_elapsed, .. } if elapsed < min_elapsed => (0, 0),
+            CatchUpPolicy::Capped { max_steps, .. } if wanted > max_steps => (max_steps, 0),
+            CatchUpPolicy::Capped { .. } => (wanted, remainder),
+        };
+        let dropped = elapsed_scaled - u128::from(catch_up) * u128::from(step.numerator()) - carried;
+        Ok(ResumeReport {
+            from,
+            elapsed,
+            wanted_steps: wanted,
+            catch_up_steps: catch_up,
+            carried: step.unscale_floor(carried),
+            dropped: step.unscale_floor(dropped),
+            clock_went_backwards: backwards,
+            carried_scaled: carried,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seeds() -> (Lifecycle, StepLength) {
+        let policy = CatchUpPolicy::Capped {
+            max_steps: 300,
+            min_elapsed: Nanos::from_millis(32),
+        };
+        (Lifecycle::new(policy), StepLength::from_millis(16).unwrap())
+    }
+
+    #[test]
+    fn seed_timeline_numbers() {
+        // Seed 002: 5000 ms away -> wanted 312, caught up 300, dropped 200.
+        let (mut lc, step) = seeds();
+        lc.pause(Timestamp::from_millis(1_600)).unwrap();
+        let r = lc.resume(Timestamp::from_millis(6_600), step).unwrap();
+        assert_eq!(r.elapsed, Nanos::from_millis(5_000));
+        assert_eq!((r.wanted_steps, r.catch_up_steps), (312, 300));
+        assert_eq!((r.carried, r.dropped), (Nanos::ZERO, Nanos::from_millis(200)));
+        // One hour away -> wanted 225 000, still 300.
+        lc.pause(Timestamp::from_millis(6_600)).unwrap();
+        let r = lc.resume(Timestamp::from_millis(6_600 + 3_600_000), step).unwrap();
+        assert_eq!((r.wanted_steps, r.catch_up_steps), (225_000, 300));
+        assert_eq!(r.dropped, Nanos::from_millis(3_600_000 - 4_800));
+    }
+
+    #[test]
+    fn below_cap_carries_remainder() {
+        let (mut lc, step) = seeds();
+        lc.background(Timestamp::ZERO).unwrap();
+        let r = lc.resume(Timestamp::from_millis(500), step).unwrap();
+        assert_eq!(r.from, AppState::Background);
+        assert_eq!((r.wanted_steps, r.catch_up_steps), (31, 31));
+        assert_eq!((r.carried, r.dropped), (Nanos::from_millis(4), Nanos::ZERO));
+    }
+
+    #[test]
+    fn short_absence_is_jitter() {
+        let (mut lc, step) = seeds();
+        lc.pause(Timestamp::ZERO).unwrap();
+        let r = lc.resume(Timestamp::from_millis(31), step).unwrap();
+        assert_eq!((r.wanted_steps, r.catch_up_steps), (1, 0));
+        assert_eq!((r.carried, r.dropped), (Nanos::ZERO, Nanos::from_millis(31)));
+    }
+
+    #[test]
+    fn freeze_and_full() {
+        let step = StepLength::from_millis(16).unwrap();
+        let mut f = Lifecycle::new(CatchUpPolicy::Freeze);
+        f.pause(Timestamp::ZERO).unwrap();
+        let r = f.resume(Timestamp::from_millis(100), step).unwrap();
+        assert_eq!((r.catch_up_steps, r.dropped), (0, Nanos::from_millis(100)));
+        let mut u = Lifecycle::new(CatchUpPolicy::Full);
+        u.pause(Timestamp::ZERO).unwrap();
+        let r = u.resume(Timestamp::from_millis(3_600_000), step).unwrap();
+        assert_eq!((r.catch_up_steps, r.dropped), (225_000, Nanos::ZERO));
+    }
+
+    #[test]
+    fn refusals() {
+        let (mut lc, step) = seeds();
+        assert_eq!(lc.resume(Timestamp::ZERO, step), Err(LifecycleError::AlreadyRunning));
+        lc.pause(Timestamp::ZERO).unwrap();
+        assert_eq!(
+            lc.pause(Timestamp::ZERO),
+            Err(LifecycleError::NotRunning { state: AppState::Paused })
+        );
+        assert_eq!(
+            lc.background(Timestamp::ZERO),
+            Err(LifecycleError::NotRunning { state: AppState::Paused })
+        );
+        assert_eq!(lc.state(), AppState::Paused);
+    }
+
+    #[test]
+    fn clock_going_backwards_counts_as_zero() {
+        let (mut lc, step) = seeds();
+        lc.pause(Timestamp::from_millis(1_000)).unwrap();
+        let r = lc.resume(Timestamp::from_millis(10), step).unwrap();
+        assert!(r.clock_went_backwards);
+        assert_eq!((r.elapsed, r.catch_up_steps, r.dropped), (Nanos::ZERO, 0, Nanos::ZERO));
+        assert!(lc.is_running());
+    }
+}

@@ -1,0 +1,447 @@
+//! Integer time: durations, host timestamps, ticks, and the rational step length.
+//!
+//! Every quantity here is an integer. A step length is a rational number of
+//! nanoseconds (`num / den`), so rates such as 60 Hz (16 666 666⅔ ns) are exact:
+//! the clock keeps its accumulator in units of `1/den` ns and never rounds.
+
+use core::fmt;
+
+/// Nanoseconds in one millisecond.
+pub const NANOS_PER_MILLI: u64 = 1_000_000;
+/// Nanoseconds in one second.
+pub const NANOS_PER_SEC: u64 = 1_000_000_000;
+
+/// A non-negative duration in whole nanoseconds.
+///
+/// Nanoseconds are fine enough for any display or input timestamp and a `u64`
+/// of them spans 584 years, so no realistic session overflows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Nanos(u64);
+
+impl Nanos {
+    /// The zero duration.
+    pub const ZERO: Nanos = Nanos(0);
+    /// The largest representable duration.
+    pub const MAX: Nanos = Nanos(u64::MAX);
+
+    /// A duration of `ns` nanoseconds.
+    #[must_use]
+    pub const fn from_nanos(ns: u64) -> Nanos {
+        Nanos(ns)
+    }
+
+    /// A duration of `ms` milliseconds, saturating at [`Nanos::MAX`].
+    #[must_use]
+    pub const fn from_millis(ms: u64) -> Nanos {
+        Nanos(ms.saturating_mul(NANOS_PER_MILLI))
+    }
+
+    /// A duration of `us` microseconds, saturating at [`Nanos::MAX`].
+    #[must_use]
+    pub const fn from_micros(us: u64) -> Nanos {
+        Nanos(us.saturating_mul(1_000))
+    }
+
+    /// A duration of `s` seconds, saturating at [`Nanos::MAX`].
+    #[must_use]
+    pub const fn from_secs(s: u64) -> Nanos {
+        Nanos(s.saturating_mul(NANOS_PER_SEC))
+    }
+
+    /// Converts a floating-point millisecond count, as browsers report frame
+    /// times (`performance.now()` deltas), to whole nanoseconds, rounding to the
+    /// nearest nanosecond.
+    ///
+    /// This is the one place where a float enters the kernel, at the boundary,
+    /// and it leaves as an integer before any simulation arithmetic happens.
+    ///
+    /// # Errors
+    ///
+    /// [`TimeError::NotFinite`] for NaN or infinities, [`TimeError::Negative`]
+    /// for values below zero (including `-0.0`'s negative neighbours; `-0.0`
+    /// itself is zero), [`TimeError::TooLarge`] when the value does not fit in
+    /// a `u64` of nanoseconds.
+    #[allow(
+        clippy::disallowed_types,
+        clippy::float_arithmetic,
+        reason = "boundary conversion of a host float to integer nanoseconds"
+    )]
+    pub fn try_from_millis_f64(ms: f64) -> Result<Nanos, TimeError> {
+        if !ms.is_finite() {
+            return Err(TimeError::NotFinite);
+        }
+        if ms < 0.0 {
+            return Err(TimeError::Negative);
+        }
+        // 1.8e13 ms is u64::MAX ns; compare before multiplying to stay exact.
+        let ns = (ms * 1_000_000.0).round();
+        if ns >= 18_446_744_073_709_551_615.0 {
+            return Err(TimeError::TooLarge);
+        }
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "range checked above"
+        )]
+        Ok(Nanos(ns as u64))
+    }
+
+    /// The duration in nanoseconds.
+    #[must_use]
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+
+    /// The duration in whole milliseconds, rounded down.
+    #[must_use]
+    pub const fn as_millis(self) -> u64 {
+        self.0 / NANOS_PER_MILLI
+    }
+
+    /// Addition saturating at [`Nanos::MAX`].
+    #[must_use]
+    pub const fn saturating_add(self, other: Nanos) -> Nanos {
+        Nanos(self.0.saturating_add(other.0))
+    }
+
+    /// Subtraction saturating at zero.
+    #[must_use]
+    pub const fn saturating_sub(self, other: Nanos) -> Nanos {
+        Nanos(self.0.saturating_sub(other.0))
+    }
+
+    /// Addition, or `None` on overflow.
+    #[must_use]
+    pub const fn checked_add(self, other: Nanos) -> Option<Nanos> {
+        match self.0.checked_add(other.0) {
+            Some(v) => Some(Nanos(v)),
+            None => None,
+        }
+    }
+}
+
+impl fmt::Display for Nanos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = self.0 / NANOS_PER_MILLI;
+        let frac = self.0 % NANOS_PER_MILLI;
+        if frac == 0 {
+            write!(f, "{ms} ms")
+        } else {
+            write!(f, "{ms}.{frac:06} ms")
+        }
+    }
+}
+
+/// A reading of a monotonic host clock, in nanoseconds since an arbitrary origin.
+///
+/// The kernel never reads a clock itself: hosts pass timestamps in (a desktop
+/// runner from `std::time::Instant`, a browser from `performance.now()`, a test
+/// from a counter), which is what makes runs reproducible.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(u64);
+
+impl Timestamp {
+    /// The origin of the host clock.
+    pub const ZERO: Timestamp = Timestamp(0);
+
+    /// A timestamp `ns` nanoseconds after the origin.
+    #[must_use]
+    pub const fn from_nanos(ns: u64) -> Timestamp {
+        Timestamp(ns)
+    }
+
+    /// A timestamp `ms` milliseconds after the origin (saturating).
+    #[must_use]
+    pub const fn from_millis(ms: u64) -> Timestamp {
+        Timestamp(ms.saturating_mul(NANOS_PER_MILLI))
+    }
+
+    /// Nanoseconds since the origin.
+    #[must_use]
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+
+    /// The time from `earlier` to `self`, or `None` when the clock went
+    /// backwards (`earlier` is after `self`).
+    #[must_use]
+    pub const fn checked_since(self, earlier: Timestamp) -> Option<Nanos> {
+        match self.0.checked_sub(earlier.0) {
+            Some(v) => Some(Nanos(v)),
+            None => None,
+        }
+    }
+
+    /// The timestamp `d` later (saturating).
+    #[must_use]
+    pub const fn saturating_add(self, d: Nanos) -> Timestamp {
+        Timestamp(self.0.saturating_add(d.0))
+    }
+}
+
+/// The index of a fixed simulation step. Tick `n` is the `n`-th step run,
+/// counting from zero; a fresh simulation is *at* tick 0 and its first step
+/// consumes the input of tick 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Tick(pub u64);
+
+impl Tick {
+    /// The first tick.
+    pub const ZERO: Tick = Tick(0);
+
+    /// The tick index as an integer.
+    #[must_use]
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+
+    /// The following tick (saturating; `u64::MAX` ticks is 9.7 billion years at 60 Hz).
+    #[must_use]
+    pub const fn next(self) -> Tick {
+        Tick(self.0.saturating_add(1))
+    }
+}
+
+impl fmt::Display for Tick {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Errors from building time values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TimeError {
+    /// A step length or rate of zero.
+    ZeroStep,
+    /// A ratio with a zero denominator.
+    ZeroDenominator,
+    /// A floating-point time that is NaN or infinite.
+    NotFinite,
+    /// A negative duration.
+    Negative,
+    /// A value too large to represent.
+    TooLarge,
+}
+
+impl fmt::Display for TimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TimeError::ZeroStep => f.write_str("step length must be greater than zero"),
+            TimeError::ZeroDenominator => f.write_str("denominator must not be zero"),
+            TimeError::NotFinite => f.write_str("time value is NaN or infinite"),
+            TimeError::Negative => f.write_str("time value is negative"),
+            TimeError::TooLarge => f.write_str("time value is too large"),
+        }
+    }
+}
+
+impl core::error::Error for TimeError {}
+
+/// The fixed step length, an exact rational number of nanoseconds.
+///
+/// Stored reduced as `num / den` nanoseconds. 16 ms is `16_000_000 / 1`;
+/// 60 Hz is `50_000_000 / 3`. Exactness is the point: a float step drifts
+/// (a day of 60 Hz frames would gain or lose ticks), a rational one cannot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StepLength {
+    num: u64,
+    den: u64,
+}
+
+const fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
+impl StepLength {
+    /// A step of `num / den` nanoseconds.
+    ///
+    /// # Errors
+    ///
+    /// [`TimeError::ZeroStep`] when `num` is zero, [`TimeError::ZeroDenominator`]
+    /// when `den` is zero.
+    pub const fn from_nanos_ratio(num: u64, den: u64) -> Result<StepLength, TimeError> {
+        if den == 0 {
+            return Err(TimeError::ZeroDenominator);
+        }
+        if num == 0 {
+            return Err(TimeError::ZeroStep);
+        }
+        let g = gcd(num, den);
+        Ok(StepLength {
+            num: num / g,
+            den: den / g,
+        })
+    }
+
+    /// A step of whole milliseconds, as in the seeds' `stepMs`.
+    ///
+    /// # Errors
+    ///
+    /// [`TimeError::ZeroStep`] for zero, [`TimeError::TooLarge`] above `u64` nanoseconds.
+    pub const fn from_millis(ms: u64) -> Result<StepLength, TimeError> {
+        match ms.checked_mul(NANOS_PER_MILLI) {
+            Some(ns) => StepLength::from_nanos_ratio(ns, 1),
+            None => Err(TimeError::TooLarge),
+        }
+    }
+
+    /// A step of `1 / hz` seconds.
+    ///
+    /// # Errors
+    ///
+    /// [`TimeError::ZeroStep`] for a rate of zero.
+    pub const fn from_hz(hz: u64) -> Result<StepLength, TimeError> {
+        if hz == 0 {
+            return Err(TimeError::ZeroStep);
+        }
+        StepLength::from_nanos_ratio(NANOS_PER_SEC, hz)
+    }
+
+    /// A rate of `ticks` per `seconds` (for example 30000 ticks per 1001 s).
+    ///
+    /// # Errors
+    ///
+    /// [`TimeError::ZeroStep`] when `ticks` or `seconds` is zero,
+    /// [`TimeError::TooLarge`] when `seconds` in nanoseconds overflows `u64`.
+    pub const fn from_rate(ticks: u64, seconds: u64) -> Result<StepLength, TimeError> {
+        if ticks == 0 || seconds == 0 {
+            return Err(TimeError::ZeroStep);
+        }
+        match seconds.checked_mul(NANOS_PER_SEC) {
+            Some(ns) => StepLength::from_nanos_ratio(ns, ticks),
+            None => Err(TimeError::TooLarge),
+        }
+    }
+
+    /// Numerator of the reduced step length in nanoseconds.
+    #[must_use]
+    pub const fn numerator(self) -> u64 {
+        self.num
+    }
+
+    /// Denominator of the reduced step length in nanoseconds.
+    #[must_use]
+    pub const fn denominator(self) -> u64 {
+        self.den
+    }
+
+    /// The step length in whole nanoseconds, rounded down.
+    #[must_use]
+    pub const fn as_nanos_floor(self) -> u64 {
+        self.num / self.den
+    }
+
+    /// `d` in the clock's exact sub-nanosecond unit (`1/den` ns).
+    pub(crate) const fn scale(self, d: Nanos) -> u128 {
+        d.0 as u128 * self.den as u128
+    }
+
+    /// The exact sub-nanosecond unit back to whole nanoseconds, rounded down.
+    pub(crate) const fn unscale_floor(self, v: u128) -> Nanos {
+        let ns = v / self.den as u128;
+        if ns > u64::MAX as u128 {
+            Nanos::MAX
+        } else {
+            Nanos(ns as u64)
+        }
+    }
+
+    /// The number of whole steps in `d` and the exact remainder (in `1/den` ns).
+    pub(crate) const fn split(self, d: Nanos) -> (u64, u128) {
+        let scaled = self.scale(d);
+        let steps = scaled / self.num as u128;
+        let rem = scaled - steps * self.num as u128;
+        // `d * den / num` fits in u64 whenever `den <= num`; a step shorter
+        // than 1 ns saturates (documented on the clock).
+        let steps = if steps > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            steps as u64
+        };
+        (steps, rem)
+    }
+
+    /// The total length of `n` steps, rounded down to nanoseconds (saturating).
+    #[must_use]
+    pub const fn steps_to_nanos(self, n: u64) -> Nanos {
+        self.unscale_floor(n as u128 * self.num as u128)
+    }
+}
+
+impl fmt::Display for StepLength {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.den == 1 {
+            write!(f, "{}", Nanos(self.num))
+        } else {
+            write!(f, "{}/{} ns", self.num, self.den)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sixty_hz_is_exact_rational() {
+        let s = StepLength::from_hz(60).unwrap();
+        assert_eq!((s.numerator(), s.denominator()), (50_000_000, 3));
+        assert_eq!(StepLength::from_millis(16).unwrap().numerator(), 16_000_000);
+        assert_eq!(
+            StepLength::from_rate(30_000, 1_001).unwrap(),
+            StepLength::from_nanos_ratio(1_001_000_000_000, 30_000).unwrap()
+        );
+    }
+
+    #[test]
+    fn bad_steps_are_errors() {
+        assert_eq!(StepLength::from_millis(0), Err(TimeError::ZeroStep));
+        assert_eq!(StepLength::from_hz(0), Err(TimeError::ZeroStep));
+        assert_eq!(
+            StepLength::from_nanos_ratio(1, 0),
+            Err(TimeError::ZeroDenominator)
+        );
+        assert_eq!(StepLength::from_millis(u64::MAX), Err(TimeError::TooLarge));
+    }
+
+    #[test]
+    #[allow(clippy::disallowed_types, reason = "tests the float boundary")]
+    fn float_millis_boundary() {
+        assert_eq!(Nanos::try_from_millis_f64(16.0), Ok(Nanos::from_millis(16)));
+        assert_eq!(
+            Nanos::try_from_millis_f64(16.6667),
+            Ok(Nanos::from_nanos(16_666_700))
+        );
+        assert_eq!(Nanos::try_from_millis_f64(-0.0), Ok(Nanos::ZERO));
+        assert_eq!(Nanos::try_from_millis_f64(-1.0), Err(TimeError::Negative));
+        assert_eq!(Nanos::try_from_millis_f64(f64::NAN), Err(TimeError::NotFinite));
+        assert_eq!(
+            Nanos::try_from_millis_f64(f64::INFINITY),
+            Err(TimeError::NotFinite)
+        );
+        assert_eq!(Nanos::try_from_millis_f64(1e300), Err(TimeError::TooLarge));
+    }
+
+    #[test]
+    fn split_keeps_exact_remainder() {
+        let s = StepLength::from_hz(60).unwrap();
+        // 1 s is exactly 60 steps, no remainder.
+        assert_eq!(s.split(Nanos::from_secs(1)), (60, 0));
+        // 20 ms = 60_000_000/3 units; one step is 50_000_000 units.
+        assert_eq!(s.split(Nanos::from_millis(20)), (1, 10_000_000));
+    }
+
+    #[test]
+    fn timestamps_going_backwards_are_none() {
+        let a = Timestamp::from_millis(10);
+        let b = Timestamp::from_millis(4);
+        assert_eq!(a.checked_since(b), Some(Nanos::from_millis(6)));
+        assert_eq!(b.checked_since(a), None);
+    }
+}
