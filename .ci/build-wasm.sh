@@ -36,6 +36,10 @@ TARGET_DIR="$ROOT/target/wasm"
 
 CARGO_ARGS=(build --release --target "$TICKWISE_WASM_TARGET" -p "$CRATE" --lib
             --target-dir "$TARGET_DIR" --message-format=json-render-diagnostics)
+# The workspace's release profile keeps debug info (debug = 1) for native
+# profiling; in wasm that is ~1.5 MB of DWARF that wasm-bindgen strips anyway.
+# Drop it here unless the caller asks otherwise.
+export CARGO_PROFILE_RELEASE_DEBUG="${CARGO_PROFILE_RELEASE_DEBUG:-false}"
 case "$TICKWISE_WASM_ROUTE" in
   rustup)
     # rustup's cargo/rustc (first on PATH); drop any Debian-route overrides.

@@ -81,11 +81,18 @@ if [ "$ROUTE_WANTED" = rustup ] || [ "$ROUTE_WANTED" = auto ]; then
   if rustup_has_target; then
     log "wasm: rustup target $TARGET already installed"
     ROUTE=rustup
+  elif [ "$ROUTE_WANTED" = auto ] && [ -f "$ENV_FILE" ] &&
+       grep -qx 'TICKWISE_WASM_ROUTE=debian' "$ENV_FILE" &&
+       [ -z "$(apt_missing rustc-web cargo-web rust-web-src lld-22)" ]; then
+    # An earlier run fell back to Debian: keep it, so reruns stay fast
+    # (delete $ENV_FILE or set TICKWISE_WASM_ROUTE=rustup to probe rustup again).
+    log "wasm: keeping the Debian route recorded in $ENV_FILE"
   elif command -v rustup >/dev/null 2>&1; then
     log "wasm: trying 'rustup target add $TARGET' (timeout ${RUSTUP_TIMEOUT}s)"
     RUSTUP_LOG="$(mktemp)"
     if (cd "$ROOT" && RUST_BACKTRACE=0 timeout "$RUSTUP_TIMEOUT" rustup target add "$TARGET") \
          >"$RUSTUP_LOG" 2>&1 && rustup_has_target; then
+      log "wasm: rustup target $TARGET added"
       ROUTE=rustup
     else
       log "wasm: rustup could not add $TARGET (exit/timeout); its last words:"

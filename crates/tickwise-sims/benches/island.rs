@@ -19,11 +19,21 @@ fn island(c: &mut Criterion) {
     });
     g.throughput(Throughput::Elements(1));
     g.bench_function("idle_frame", |b| {
-        let mut lp = FixedLoop::new(IslandWorld::new(&cfg), TickInputs::new(Vec::new()), cfg.clock_config(), CatchUpPolicy::Full);
+        let mut lp = FixedLoop::new(
+            IslandWorld::new(&cfg),
+            TickInputs::new(Vec::new()),
+            cfg.clock_config(),
+            CatchUpPolicy::Full,
+        );
         b.iter(|| lp.frame(black_box(Nanos::ZERO)).steps);
     });
     g.bench_function("frame_one_step", |b| {
-        let mut lp = FixedLoop::new(IslandWorld::new(&cfg), TickInputs::new(inputs.clone()), cfg.clock_config(), CatchUpPolicy::Full);
+        let mut lp = FixedLoop::new(
+            IslandWorld::new(&cfg),
+            TickInputs::new(inputs.clone()),
+            cfg.clock_config(),
+            CatchUpPolicy::Full,
+        );
         b.iter(|| lp.frame(black_box(Nanos::from_millis(16))).steps);
     });
     g.finish();

@@ -71,21 +71,41 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::Syntax { line, column, message } => {
-                write!(f, "config is not valid JSON (line {line}, column {column}): {message}")
+            ConfigError::Syntax {
+                line,
+                column,
+                message,
+            } => {
+                write!(
+                    f,
+                    "config is not valid JSON (line {line}, column {column}): {message}"
+                )
             }
             ConfigError::TooLarge { bytes } => {
-                write!(f, "config is {bytes} bytes, more than the {MAX_CONFIG_BYTES} accepted")
+                write!(
+                    f,
+                    "config is {bytes} bytes, more than the {MAX_CONFIG_BYTES} accepted"
+                )
             }
             ConfigError::NotAnObject => f.write_str("config must be a JSON object"),
             ConfigError::Missing { key } => write!(f, "config key `{key}` is missing"),
-            ConfigError::WrongType { key, expected, found } => {
+            ConfigError::WrongType {
+                key,
+                expected,
+                found,
+            } => {
                 write!(f, "config key `{key}` must be {expected}, found {found}")
             }
-            ConfigError::OutOfRange { key, expected, found } => {
+            ConfigError::OutOfRange {
+                key,
+                expected,
+                found,
+            } => {
                 write!(f, "config key `{key}` must be in {expected}, found {found}")
             }
-            ConfigError::Inconsistent { key, message } => write!(f, "config key `{key}`: {message}"),
+            ConfigError::Inconsistent { key, message } => {
+                write!(f, "config key `{key}`: {message}")
+            }
         }
     }
 }
@@ -126,7 +146,9 @@ impl ConfigObject {
     }
 
     fn get(&self, key: &str) -> Result<&Value, ConfigError> {
-        self.map.get(key).ok_or_else(|| ConfigError::Missing { key: key.to_owned() })
+        self.map.get(key).ok_or_else(|| ConfigError::Missing {
+            key: key.to_owned(),
+        })
     }
 
     fn integer(&self, key: &str) -> Result<i128, ConfigError> {
@@ -227,20 +249,38 @@ mod tests {
     #[test]
     fn errors_name_the_key() {
         let c = ConfigObject::parse(br#"{"a": 1.5, "b": "x", "c": -3, "d": 7}"#).unwrap();
-        assert!(matches!(c.u64_in("a", 0, 9), Err(ConfigError::WrongType { key, .. }) if key == "a"));
-        assert!(matches!(c.u64_in("b", 0, 9), Err(ConfigError::WrongType { key, .. }) if key == "b"));
-        assert!(matches!(c.u64_in("c", 1, 9), Err(ConfigError::OutOfRange { key, .. }) if key == "c"));
+        assert!(
+            matches!(c.u64_in("a", 0, 9), Err(ConfigError::WrongType { key, .. }) if key == "a")
+        );
+        assert!(
+            matches!(c.u64_in("b", 0, 9), Err(ConfigError::WrongType { key, .. }) if key == "b")
+        );
+        assert!(
+            matches!(c.u64_in("c", 1, 9), Err(ConfigError::OutOfRange { key, .. }) if key == "c")
+        );
         assert!(matches!(c.u64_in("zz", 1, 9), Err(ConfigError::Missing { key }) if key == "zz"));
         assert_eq!(c.u64_in("d", 1, 9), Ok(7));
         let msg = c.u64_in("c", 1, 9).unwrap_err().to_string();
-        assert!(msg.contains("`c`") && msg.contains("1..=9") && msg.contains("-3"), "{msg}");
+        assert!(
+            msg.contains("`c`") && msg.contains("1..=9") && msg.contains("-3"),
+            "{msg}"
+        );
     }
 
     #[test]
     fn syntax_and_shape_errors() {
-        assert!(matches!(ConfigObject::parse(b"{\"a\": }"), Err(ConfigError::Syntax { line: 1, .. })));
-        assert_eq!(ConfigObject::parse(b"[1]").unwrap_err(), ConfigError::NotAnObject);
+        assert!(matches!(
+            ConfigObject::parse(b"{\"a\": }"),
+            Err(ConfigError::Syntax { line: 1, .. })
+        ));
+        assert_eq!(
+            ConfigObject::parse(b"[1]").unwrap_err(),
+            ConfigError::NotAnObject
+        );
         let big = alloc::vec![b' '; MAX_CONFIG_BYTES + 1];
-        assert!(matches!(ConfigObject::parse(&big), Err(ConfigError::TooLarge { .. })));
+        assert!(matches!(
+            ConfigObject::parse(&big),
+            Err(ConfigError::TooLarge { .. })
+        ));
     }
 }

@@ -8,7 +8,11 @@ fn clock(c: &mut Criterion) {
     let mut g = c.benchmark_group("clock");
     g.bench_function("advance_60hz_frame", |b| {
         let mut clock = Clock::new(ClockConfig::new(step));
-        b.iter(|| clock.advance(black_box(Nanos::from_nanos(16_666_667))).steps);
+        b.iter(|| {
+            clock
+                .advance(black_box(Nanos::from_nanos(16_666_667)))
+                .steps
+        });
     });
     g.bench_function("advance_idle_frame", |b| {
         let mut clock = Clock::new(ClockConfig::new(step));

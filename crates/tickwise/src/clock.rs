@@ -304,7 +304,11 @@ impl Clock {
     pub fn alpha(&self) -> Alpha {
         let den = self.config.step.numerator();
         let num = self.acc.clamp(0, i128::from(den - 1));
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "clamped to [0, den)")]
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "clamped to [0, den)"
+        )]
         Alpha {
             num: num as u64,
             den,
@@ -434,7 +438,10 @@ mod tests {
         let mut c = seeds_clock();
         let r = c.advance(Nanos::from_millis(20));
         assert_eq!(r.steps, 1);
-        assert_eq!((r.alpha.numerator(), r.alpha.denominator()), (4_000_000, 16_000_000));
+        assert_eq!(
+            (r.alpha.numerator(), r.alpha.denominator()),
+            (4_000_000, 16_000_000)
+        );
         assert_eq!(r.alpha.scaled(1 << 16), 16_384);
         assert!((r.alpha.as_f32() - 0.25).abs() < 1e-7);
     }
@@ -445,7 +452,9 @@ mod tests {
         // between 15.7 and 17.7 ms around 16.667 ms.
         let mut x = seed;
         let mut noise = move || {
-            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
             (x >> 33) % 1_000_001
         };
         let mut prev = noise();

@@ -202,7 +202,11 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
             } else {
                 (end_scaled + den - 1) / den
             };
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "host time fits u64")]
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "host time fits u64"
+            )]
             let window_end = Timestamp::from_nanos(end_ns.min(i128::from(u64::MAX)) as u64);
             let input = self.inputs.input(self.tick, window_end);
             self.sim.step(&input);

@@ -4,8 +4,19 @@
 //! frame that runs none consumes nothing. The loop asks an [`InputSource`] for
 //! the input of each tick it steps, with the host time at which that tick's
 //! window ends, so event-driven sources can assign timestamped events to ticks.
+//!
+//! Two sources ship with the kernel:
+//!
+//! * **Simple mode**, [`TickInputs`]: `inputs[tick]`, the seeds' model.
+//! * **Event mode**, [`InputBuffer`]: timestamped platform events (button
+//!   down/up, axis values) assigned to the tick whose window contains them and
+//!   reduced to one [`TickInput`] per tick: buttons held at the end of the tick,
+//!   pressed edges, released edges, last axis values. A press and release inside
+//!   one tick keep both edges; presses in two ticks are two presses even when one
+//!   frame runs both ticks; nothing is merged across ticks and nothing is lost.
 
 use alloc::vec::Vec;
+use core::fmt;
 
 use crate::time::{Tick, Timestamp};
 
@@ -64,6 +75,318 @@ impl<T, F: FnMut(Tick) -> T> InputSource<T> for FnInputs<F> {
     }
 }
 
+/// One of the 64 buttons an [`InputBuffer`] tracks (keys, pad buttons, touch
+/// zones: the game decides the mapping).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Button(u8);
+
+impl Button {
+    /// The number of distinct buttons.
+    pub const COUNT: u8 = 64;
+
+    /// Button `index`, or `None` when `index >= 64`.
+    #[must_use]
+    pub const fn new(index: u8) -> Option<Button> {
+        if index < Button::COUNT {
+            Some(Button(index))
+        } else {
+            None
+        }
+    }
+
+    /// The button's index, `0..64`.
+    #[must_use]
+    pub const fn index(self) -> u8 {
+        self.0
+    }
+}
+
+/// A set of buttons, one bit each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Buttons(u64);
+
+impl Buttons {
+    /// No buttons.
+    pub const NONE: Buttons = Buttons(0);
+
+    /// The set whose bit `i` is button `i`.
+    #[must_use]
+    pub const fn from_bits(bits: u64) -> Buttons {
+        Buttons(bits)
+    }
+
+    /// The bits.
+    #[must_use]
+    pub const fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// Whether `b` is in the set.
+    #[must_use]
+    pub const fn contains(self, b: Button) -> bool {
+        self.0 & (1 << b.0) != 0
+    }
+
+    /// The set with `b` added.
+    #[must_use]
+    pub const fn with(self, b: Button) -> Buttons {
+        Buttons(self.0 | (1 << b.0))
+    }
+
+    /// The set with `b` removed.
+    #[must_use]
+    pub const fn without(self, b: Button) -> Buttons {
+        Buttons(self.0 & !(1 << b.0))
+    }
+
+    /// Whether the set is empty.
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// The number of analog axes a [`TickInput`] carries.
+pub const AXES: usize = 4;
+
+/// One tick's input in event mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TickInput {
+    /// Buttons down at the end of the tick.
+    pub held: Buttons,
+    /// Buttons that went down during the tick (also if released again in it).
+    pub pressed: Buttons,
+    /// Buttons that went up during the tick.
+    pub released: Buttons,
+    /// The last value of each axis at the end of the tick, quantised by the host
+    /// (for example a stick's -1.0..=1.0 as -32767..=32767).
+    pub axes: [i16; AXES],
+}
+
+impl TickInput {
+    /// Whether `b` is down at the end of the tick.
+    #[must_use]
+    pub const fn is_held(&self, b: Button) -> bool {
+        self.held.contains(b)
+    }
+
+    /// Whether `b` went down during the tick.
+    #[must_use]
+    pub const fn was_pressed(&self, b: Button) -> bool {
+        self.pressed.contains(b)
+    }
+
+    /// Whether `b` went up during the tick.
+    #[must_use]
+    pub const fn was_released(&self, b: Button) -> bool {
+        self.released.contains(b)
+    }
+}
+
+/// What happened, in an [`InputEvent`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// A button went down (repeats while already down are ignored).
+    Down(Button),
+    /// A button went up (an up for a button that is not down is ignored).
+    Up(Button),
+    /// An axis took a value.
+    Axis {
+        /// Axis index, `0..AXES`; other indices are refused at push.
+        axis: u8,
+        /// The quantised value.
+        value: i16,
+    },
+}
+
+/// A timestamped platform event. The timestamp is on the same host clock the
+/// loop is driven with ([`crate::FixedLoop::frame_at`] or the sum of frame durations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct InputEvent {
+    /// When it happened.
+    pub at: Timestamp,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// Why an event was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InputError {
+    /// The buffer already holds its capacity of pending events: the game is
+    /// not consuming ticks (paused without draining, or a flood of events).
+    Full {
+        /// The capacity.
+        capacity: usize,
+    },
+    /// An axis index outside `0..AXES`.
+    NoSuchAxis {
+        /// The index given.
+        axis: u8,
+    },
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::Full { capacity } => {
+                write!(
+                    f,
+                    "input buffer full: {capacity} events are waiting for ticks to consume them"
+                )
+            }
+            InputError::NoSuchAxis { axis } => {
+                write!(f, "axis {axis} does not exist (there are {AXES})")
+            }
+        }
+    }
+}
+
+impl core::error::Error for InputError {}
+
+/// Event mode: assigns timestamped events to tick windows and reduces each
+/// tick to one [`TickInput`].
+///
+/// Tick windows come from the loop (see [`crate::FixedLoop`]): tick `k`
+/// consumes the pending events with timestamps before its window end. Events
+/// arriving with a timestamp before the previous tick's window end are *late*
+/// (the host delivered them after that tick ran): they go to the next tick and
+/// are counted in [`InputBuffer::late_events`], never dropped. Pending events
+/// are kept in timestamp order (ties in arrival order), so out-of-order
+/// delivery within a frame is sorted out.
+#[derive(Clone, Debug)]
+pub struct InputBuffer {
+    pending: Vec<(Timestamp, u64, EventKind)>,
+    capacity: usize,
+    seq: u64,
+    held: Buttons,
+    axes: [i16; AXES],
+    consumed_until: Option<Timestamp>,
+    late: u64,
+}
+
+impl Default for InputBuffer {
+    fn default() -> Self {
+        InputBuffer::new()
+    }
+}
+
+impl InputBuffer {
+    /// The default capacity: 4096 pending events, minutes of frantic input.
+    pub const DEFAULT_CAPACITY: usize = 4096;
+
+    /// An empty buffer with [`InputBuffer::DEFAULT_CAPACITY`].
+    #[must_use]
+    pub const fn new() -> InputBuffer {
+        InputBuffer::with_capacity(InputBuffer::DEFAULT_CAPACITY)
+    }
+
+    /// An empty buffer holding at most `capacity` pending events.
+    #[must_use]
+    pub const fn with_capacity(capacity: usize) -> InputBuffer {
+        InputBuffer {
+            pending: Vec::new(),
+            capacity,
+            seq: 0,
+            held: Buttons::NONE,
+            axes: [0; AXES],
+            consumed_until: None,
+            late: 0,
+        }
+    }
+
+    /// Queues an event.
+    ///
+    /// # Errors
+    ///
+    /// [`InputError::Full`] at capacity, [`InputError::NoSuchAxis`] for a bad
+    /// axis index. A refused event is not queued; the caller decides what to do.
+    pub fn push(&mut self, event: InputEvent) -> Result<(), InputError> {
+        if let EventKind::Axis { axis, .. } = event.kind
+            && usize::from(axis) >= AXES
+        {
+            return Err(InputError::NoSuchAxis { axis });
+        }
+        if self.pending.len() >= self.capacity {
+            return Err(InputError::Full {
+                capacity: self.capacity,
+            });
+        }
+        let key = (event.at, self.seq);
+        self.seq += 1;
+        // Events almost always arrive in order: insert from the back.
+        let pos = self
+            .pending
+            .iter()
+            .rposition(|&(at, seq, _)| (at, seq) <= key)
+            .map_or(0, |p| p + 1);
+        self.pending.insert(pos, (event.at, key.1, event.kind));
+        Ok(())
+    }
+
+    /// Reduces the events of the tick whose window ends at `window_end`
+    /// (exclusive) to one input.
+    pub fn take_tick(&mut self, window_end: Timestamp) -> TickInput {
+        let n = self.pending.partition_point(|&(at, _, _)| at < window_end);
+        let mut held = self.held;
+        let mut pressed = Buttons::NONE;
+        let mut released = Buttons::NONE;
+        for &(at, _, kind) in &self.pending[..n] {
+            if self.consumed_until.is_some_and(|end| at < end) {
+                self.late += 1;
+            }
+            match kind {
+                EventKind::Down(b) if !held.contains(b) => {
+                    held = held.with(b);
+                    pressed = pressed.with(b);
+                }
+                EventKind::Up(b) if held.contains(b) => {
+                    held = held.without(b);
+                    released = released.with(b);
+                }
+                EventKind::Axis { axis, value } => self.axes[usize::from(axis)] = value,
+                EventKind::Down(_) | EventKind::Up(_) => {}
+            }
+        }
+        self.pending.drain(..n);
+        self.held = held;
+        self.consumed_until = Some(
+            self.consumed_until
+                .map_or(window_end, |e| e.max(window_end)),
+        );
+        TickInput {
+            held,
+            pressed,
+            released,
+            axes: self.axes,
+        }
+    }
+
+    /// Events that arrived after their tick had run and went to a later tick.
+    #[must_use]
+    pub const fn late_events(&self) -> u64 {
+        self.late
+    }
+
+    /// Events waiting for their tick.
+    #[must_use]
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Buttons currently held (as of the last consumed tick).
+    #[must_use]
+    pub const fn held(&self) -> Buttons {
+        self.held
+    }
+}
+
+impl InputSource<TickInput> for InputBuffer {
+    fn input(&mut self, _tick: Tick, window_end: Timestamp) -> TickInput {
+        self.take_tick(window_end)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,5 +399,87 @@ mod tests {
         assert_eq!(t.input(Tick(1), Timestamp::ZERO), -1);
         assert_eq!(t.input(Tick(2), Timestamp::ZERO), 0);
         assert_eq!(t.input(Tick(u64::MAX), Timestamp::ZERO), 0);
+    }
+
+    fn b(i: u8) -> Button {
+        Button::new(i).unwrap()
+    }
+
+    fn ev(ms: u64, kind: EventKind) -> InputEvent {
+        InputEvent {
+            at: Timestamp::from_millis(ms),
+            kind,
+        }
+    }
+
+    fn end(ms: u64) -> Timestamp {
+        Timestamp::from_millis(ms)
+    }
+
+    #[test]
+    fn tap_inside_one_tick_keeps_both_edges() {
+        let mut buf = InputBuffer::new();
+        buf.push(ev(3, EventKind::Down(b(0)))).unwrap();
+        buf.push(ev(9, EventKind::Up(b(0)))).unwrap();
+        let t = buf.take_tick(end(16));
+        assert!(t.was_pressed(b(0)) && t.was_released(b(0)) && !t.is_held(b(0)));
+        let t = buf.take_tick(end(32));
+        assert_eq!(t, TickInput::default());
+    }
+
+    #[test]
+    fn hold_gives_one_pressed_edge_and_repeats_are_ignored() {
+        let mut buf = InputBuffer::new();
+        buf.push(ev(1, EventKind::Down(b(5)))).unwrap();
+        buf.push(ev(20, EventKind::Down(b(5)))).unwrap(); // key repeat
+        buf.push(ev(40, EventKind::Up(b(5)))).unwrap();
+        let ticks: Vec<TickInput> = [16, 32, 48]
+            .iter()
+            .map(|&e| buf.take_tick(end(e)))
+            .collect();
+        assert!(ticks[0].was_pressed(b(5)) && ticks[0].is_held(b(5)));
+        assert!(!ticks[1].was_pressed(b(5)) && ticks[1].is_held(b(5)));
+        assert!(ticks[2].was_released(b(5)) && !ticks[2].is_held(b(5)));
+    }
+
+    #[test]
+    fn late_and_out_of_order_events() {
+        let mut buf = InputBuffer::new();
+        let _ = buf.take_tick(end(16));
+        // Delivered after tick 0 ran, stamped inside tick 0: goes to tick 1, counted.
+        buf.push(ev(20, EventKind::Up(b(1)))).unwrap();
+        buf.push(ev(10, EventKind::Down(b(1)))).unwrap();
+        let t = buf.take_tick(end(32));
+        // Sorted: down at 10 then up at 20, both edges kept.
+        assert!(t.was_pressed(b(1)) && t.was_released(b(1)));
+        assert_eq!(buf.late_events(), 1);
+    }
+
+    #[test]
+    fn axes_keep_last_value_and_bad_axis_is_refused() {
+        let mut buf = InputBuffer::new();
+        buf.push(ev(1, EventKind::Axis { axis: 1, value: -5 }))
+            .unwrap();
+        buf.push(ev(2, EventKind::Axis { axis: 1, value: 7 }))
+            .unwrap();
+        assert_eq!(
+            buf.push(ev(2, EventKind::Axis { axis: 4, value: 7 })),
+            Err(InputError::NoSuchAxis { axis: 4 })
+        );
+        assert_eq!(buf.take_tick(end(16)).axes, [0, 7, 0, 0]);
+        assert_eq!(buf.take_tick(end(32)).axes, [0, 7, 0, 0]);
+    }
+
+    #[test]
+    fn full_buffer_is_an_error_not_a_loss() {
+        let mut buf = InputBuffer::with_capacity(2);
+        buf.push(ev(1, EventKind::Down(b(0)))).unwrap();
+        buf.push(ev(2, EventKind::Up(b(0)))).unwrap();
+        assert_eq!(
+            buf.push(ev(3, EventKind::Down(b(0)))),
+            Err(InputError::Full { capacity: 2 })
+        );
+        assert_eq!(buf.pending(), 2);
+        assert!(Button::new(64).is_none());
     }
 }

@@ -72,13 +72,19 @@ mod time;
 
 pub use clock::{Alpha, Clock, ClockConfig, DEFAULT_MAX_STEPS_PER_FRAME, FrameReport};
 pub use digest::{
-    Checksum, FNV_OFFSET_BASIS, FNV_PRIME, FieldHash, FieldHashes, Fnv1a64, StateVisitor, differing_fields,
+    Checksum, FNV_OFFSET_BASIS, FNV_PRIME, FieldHash, FieldHashes, Fnv1a64, StateVisitor,
+    differing_fields,
 };
 pub use fixed_loop::{FixedLoop, OfflineSettlement, PlatformEvent};
-pub use input::{FnInputs, InputSource, TickInputs};
+pub use input::{
+    AXES, Button, Buttons, EventKind, FnInputs, InputBuffer, InputError, InputEvent, InputSource,
+    TickInput, TickInputs,
+};
 pub use lifecycle::{AppState, CatchUpPolicy, Lifecycle, LifecycleError, ResumeReport};
 pub use present::{Capture, Presenter};
 pub use rng::{Lcg32, Pcg32};
-pub use scene::{MAX_SCENE_DEPTH, MAX_SCENE_NAME, Scene, SceneError, SceneStack, is_valid_scene_name};
+pub use scene::{
+    MAX_SCENE_DEPTH, MAX_SCENE_NAME, Scene, SceneError, SceneStack, is_valid_scene_name,
+};
 pub use sim::Sim;
 pub use time::{NANOS_PER_MILLI, NANOS_PER_SEC, Nanos, StepLength, Tick, TimeError, Timestamp};

@@ -81,9 +81,14 @@ impl fmt::Display for LifecycleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LifecycleError::NotRunning { state } => {
-                write!(f, "cannot pause or background: the app is {state}, not running")
+                write!(
+                    f,
+                    "cannot pause or background: the app is {state}, not running"
+                )
             }
-            LifecycleError::AlreadyRunning => f.write_str("cannot resume: the app is already running"),
+            LifecycleError::AlreadyRunning => {
+                f.write_str("cannot resume: the app is already running")
+            }
         }
     }
 }
@@ -186,7 +191,11 @@ impl Lifecycle {
     /// # Errors
     ///
     /// [`LifecycleError::AlreadyRunning`] when not paused or in the background.
-    pub fn resume(&mut self, now: Timestamp, step: StepLength) -> Result<ResumeReport, LifecycleError> {
+    pub fn resume(
+        &mut self,
+        now: Timestamp,
+        step: StepLength,
+    ) -> Result<ResumeReport, LifecycleError> {
         if self.state == AppState::Running {
             return Err(LifecycleError::AlreadyRunning);
         }
@@ -205,7 +214,8 @@ impl Lifecycle {
             CatchUpPolicy::Capped { max_steps, .. } if wanted > max_steps => (max_steps, 0),
             CatchUpPolicy::Capped { .. } => (wanted, remainder),
         };
-        let dropped = elapsed_scaled - u128::from(catch_up) * u128::from(step.numerator()) - carried;
+        let dropped =
+            elapsed_scaled - u128::from(catch_up) * u128::from(step.numerator()) - carried;
         Ok(ResumeReport {
             from,
             elapsed,
@@ -239,10 +249,15 @@ mod tests {
         let r = lc.resume(Timestamp::from_millis(6_600), step).unwrap();
         assert_eq!(r.elapsed, Nanos::from_millis(5_000));
         assert_eq!((r.wanted_steps, r.catch_up_steps), (312, 300));
-        assert_eq!((r.carried, r.dropped), (Nanos::ZERO, Nanos::from_millis(200)));
+        assert_eq!(
+            (r.carried, r.dropped),
+            (Nanos::ZERO, Nanos::from_millis(200))
+        );
         // One hour away -> wanted 225 000, still 300.
         lc.pause(Timestamp::from_millis(6_600)).unwrap();
-        let r = lc.resume(Timestamp::from_millis(6_600 + 3_600_000), step).unwrap();
+        let r = lc
+            .resume(Timestamp::from_millis(6_600 + 3_600_000), step)
+            .unwrap();
         assert_eq!((r.wanted_steps, r.catch_up_steps), (225_000, 300));
         assert_eq!(r.dropped, Nanos::from_millis(3_600_000 - 4_800));
     }
@@ -263,7 +278,10 @@ mod tests {
         lc.pause(Timestamp::ZERO).unwrap();
         let r = lc.resume(Timestamp::from_millis(31), step).unwrap();
         assert_eq!((r.wanted_steps, r.catch_up_steps), (1, 0));
-        assert_eq!((r.carried, r.dropped), (Nanos::ZERO, Nanos::from_millis(31)));
+        assert_eq!(
+            (r.carried, r.dropped),
+            (Nanos::ZERO, Nanos::from_millis(31))
+        );
     }
 
     #[test]
@@ -282,15 +300,22 @@ mod tests {
     #[test]
     fn refusals() {
         let (mut lc, step) = seeds();
-        assert_eq!(lc.resume(Timestamp::ZERO, step), Err(LifecycleError::AlreadyRunning));
+        assert_eq!(
+            lc.resume(Timestamp::ZERO, step),
+            Err(LifecycleError::AlreadyRunning)
+        );
         lc.pause(Timestamp::ZERO).unwrap();
         assert_eq!(
             lc.pause(Timestamp::ZERO),
-            Err(LifecycleError::NotRunning { state: AppState::Paused })
+            Err(LifecycleError::NotRunning {
+                state: AppState::Paused
+            })
         );
         assert_eq!(
             lc.background(Timestamp::ZERO),
-            Err(LifecycleError::NotRunning { state: AppState::Paused })
+            Err(LifecycleError::NotRunning {
+                state: AppState::Paused
+            })
         );
         assert_eq!(lc.state(), AppState::Paused);
     }
@@ -301,7 +326,10 @@ mod tests {
         lc.pause(Timestamp::from_millis(1_000)).unwrap();
         let r = lc.resume(Timestamp::from_millis(10), step).unwrap();
         assert!(r.clock_went_backwards);
-        assert_eq!((r.elapsed, r.catch_up_steps, r.dropped), (Nanos::ZERO, 0, Nanos::ZERO));
+        assert_eq!(
+            (r.elapsed, r.catch_up_steps, r.dropped),
+            (Nanos::ZERO, 0, Nanos::ZERO)
+        );
         assert!(lc.is_running());
     }
 }

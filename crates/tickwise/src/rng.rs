@@ -25,7 +25,11 @@ impl Lcg32 {
     /// A generator with the given seed and parameters.
     #[must_use]
     pub const fn new(seed: u32, mul: u32, inc: u32) -> Lcg32 {
-        Lcg32 { state: seed, mul, inc }
+        Lcg32 {
+            state: seed,
+            mul,
+            inc,
+        }
     }
 
     /// Advances one step and returns the new state.
@@ -72,7 +76,10 @@ impl Pcg32 {
     pub const fn next_u32(&mut self) -> u32 {
         let old = self.state;
         self.state = old.wrapping_mul(PCG_MULTIPLIER).wrapping_add(self.inc);
-        #[allow(clippy::cast_possible_truncation, reason = "PCG output function truncates by design")]
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "PCG output function truncates by design"
+        )]
         let xorshifted = (((old >> 18) ^ old) >> 27) as u32;
         let rot = (old >> 59) as u32;
         xorshifted.rotate_right(rot)
@@ -142,7 +149,17 @@ mod tests {
         // pcg32-demo from pcg-c-basic, `pcg32_srandom_r(&rng, 42u, 54u)`.
         let mut r = Pcg32::new(42, 54);
         let got: [u32; 6] = core::array::from_fn(|_| r.next_u32());
-        assert_eq!(got, [0xa15c_02b7, 0x7b47_f409, 0xba1d_3330, 0x83d2_f293, 0xbfa4_784b, 0xcbed_606e]);
+        assert_eq!(
+            got,
+            [
+                0xa15c_02b7,
+                0x7b47_f409,
+                0xba1d_3330,
+                0x83d2_f293,
+                0xbfa4_784b,
+                0xcbed_606e
+            ]
+        );
     }
 
     #[test]
@@ -152,7 +169,10 @@ mod tests {
         for _ in 0..60_000 {
             counts[r.below(6) as usize] += 1;
         }
-        assert!(counts.iter().all(|&c| (9_500..10_500).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (9_500..10_500).contains(&c)),
+            "{counts:?}"
+        );
         assert_eq!(r.below(0), 0);
         for _ in 0..1000 {
             let v = r.range_i32(-3, 3);

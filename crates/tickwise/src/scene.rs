@@ -56,7 +56,10 @@ impl fmt::Display for SceneError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SceneError::Empty => f.write_str("cannot pop: the scene stack is empty"),
-            SceneError::TooDeep => write!(f, "cannot push: the scene stack already holds {MAX_SCENE_DEPTH} scenes"),
+            SceneError::TooDeep => write!(
+                f,
+                "cannot push: the scene stack already holds {MAX_SCENE_DEPTH} scenes"
+            ),
             SceneError::InvalidName { name } => write!(
                 f,
                 "invalid scene name {name:?}: use 1 to {MAX_SCENE_NAME} ASCII letters, digits, '_', '-' or '.'"
@@ -202,7 +205,10 @@ mod tests {
     fn bad_names_and_depth_are_refused() {
         let mut s = SceneStack::new();
         for bad in ["", "a=b", "a,b", "has space", &"x".repeat(65)] {
-            assert!(matches!(s.push(bad), Err(SceneError::InvalidName { .. })), "{bad:?}");
+            assert!(
+                matches!(s.push(bad), Err(SceneError::InvalidName { .. })),
+                "{bad:?}"
+            );
         }
         for _ in 0..MAX_SCENE_DEPTH {
             s.push("x").unwrap();

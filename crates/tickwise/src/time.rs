@@ -420,7 +420,10 @@ mod tests {
         );
         assert_eq!(Nanos::try_from_millis_f64(-0.0), Ok(Nanos::ZERO));
         assert_eq!(Nanos::try_from_millis_f64(-1.0), Err(TimeError::Negative));
-        assert_eq!(Nanos::try_from_millis_f64(f64::NAN), Err(TimeError::NotFinite));
+        assert_eq!(
+            Nanos::try_from_millis_f64(f64::NAN),
+            Err(TimeError::NotFinite)
+        );
         assert_eq!(
             Nanos::try_from_millis_f64(f64::INFINITY),
             Err(TimeError::NotFinite)

@@ -20,7 +20,9 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use tickwise::{CatchUpPolicy, ClockConfig, Lcg32, NANOS_PER_MILLI, Nanos, Sim, StateVisitor, StepLength};
+use tickwise::{
+    CatchUpPolicy, ClockConfig, Lcg32, NANOS_PER_MILLI, Nanos, Sim, StateVisitor, StepLength,
+};
 
 use crate::config::{ConfigError, ConfigObject};
 
@@ -68,7 +70,9 @@ impl IslandConfig {
         if friction_num > friction_den {
             return Err(ConfigError::Inconsistent {
                 key: "frictionNum".into(),
-                message: format!("must not exceed frictionDen ({friction_num} > {friction_den}): friction above 1 makes velocity grow without bound"),
+                message: format!(
+                    "must not exceed frictionDen ({friction_num} > {friction_den}): friction above 1 makes velocity grow without bound"
+                ),
             });
         }
         let max_frame_ms = if c.has("maxFrameMs") {
@@ -99,7 +103,8 @@ impl IslandConfig {
     /// The clock configuration: the step, the step cap and the optional clamp.
     #[must_use]
     pub fn clock_config(&self) -> ClockConfig {
-        let cap = core::num::NonZeroU32::new(self.max_steps_per_frame).unwrap_or(tickwise::DEFAULT_MAX_STEPS_PER_FRAME);
+        let cap = core::num::NonZeroU32::new(self.max_steps_per_frame)
+            .unwrap_or(tickwise::DEFAULT_MAX_STEPS_PER_FRAME);
         let c = ClockConfig::new(self.step()).with_max_steps_per_frame(cap);
         match self.max_frame_ms {
             Some(ms) => c.with_max_frame(Nanos::from_millis(ms)),
@@ -240,10 +245,15 @@ impl Sim for IslandWorld {
     type Input = i32;
 
     fn step(&mut self, input: &i32) {
-        let v = self.vel_x.wrapping_add(i64::from(*input).wrapping_mul(self.accel));
+        let v = self
+            .vel_x
+            .wrapping_add(i64::from(*input).wrapping_mul(self.accel));
         // Floor division, also for negatives (JS Math.floor, Python //).
         let scaled = i128::from(v) * i128::from(self.friction_num);
-        #[allow(clippy::cast_possible_truncation, reason = "|v * num / den| <= |v| since num <= den")]
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "|v * num / den| <= |v| since num <= den"
+        )]
         let v = scaled.div_euclid(i128::from(self.friction_den)) as i64;
         self.vel_x = v;
         self.pos_x = self.pos_x.wrapping_add(v);

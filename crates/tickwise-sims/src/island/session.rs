@@ -5,7 +5,8 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use tickwise::{
-    AppState, FixedLoop, LifecycleError, Nanos, ResumeReport, SceneError, SceneStack, Sim, TickInputs,
+    AppState, FixedLoop, LifecycleError, Nanos, ResumeReport, SceneError, SceneStack, Sim,
+    TickInputs,
 };
 
 use super::{IslandConfig, IslandWorld, LifecycleConfig};
@@ -27,7 +28,11 @@ impl IslandSession {
     /// # Errors
     ///
     /// [`ConfigError::Inconsistent`] when the lifecycle's `stepMs` differs from the loop's.
-    pub fn new(cfg: &IslandConfig, lc: &LifecycleConfig, inputs: Vec<i32>) -> Result<IslandSession, ConfigError> {
+    pub fn new(
+        cfg: &IslandConfig,
+        lc: &LifecycleConfig,
+        inputs: Vec<i32>,
+    ) -> Result<IslandSession, ConfigError> {
         if lc.step_ms != cfg.step_ms {
             return Err(ConfigError::Inconsistent {
                 key: "stepMs".into(),
@@ -38,7 +43,12 @@ impl IslandSession {
                 ),
             });
         }
-        let lp = FixedLoop::new(IslandWorld::new(cfg), TickInputs::new(inputs), cfg.clock_config(), lc.policy);
+        let lp = FixedLoop::new(
+            IslandWorld::new(cfg),
+            TickInputs::new(inputs),
+            cfg.clock_config(),
+            lc.policy,
+        );
         let mut scenes = SceneStack::new();
         for name in ["menu", "game"] {
             // Both names are valid and the stack is empty: this cannot fail.

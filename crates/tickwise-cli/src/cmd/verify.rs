@@ -1,0 +1,15 @@
+//! `tickwise verify` (not built yet).
+use crate::Failure;
+
+/// Arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+/// Runs the command.
+///
+/// # Errors
+///
+/// Always, until built.
+pub fn run(_args: &Args) -> Result<u8, Failure> {
+    Err(Failure::usage(anyhow::anyhow!("`verify` is not built yet")))
+}

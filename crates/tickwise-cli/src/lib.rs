@@ -1,0 +1,117 @@
+//! The `tickwise` command-line tool, as a library so that tests and fuzz
+//! targets can reach its parsers. The binary is a thin `main` over
+//! [`main_with_args`].
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub mod cmd;
+pub mod script;
+
+/// A failure with the exit code it maps to.
+#[derive(Debug)]
+pub struct Failure {
+    /// Process exit code.
+    pub code: u8,
+    /// What went wrong.
+    pub error: anyhow::Error,
+}
+
+impl Failure {
+    /// Usage or input error: exit code 2.
+    pub fn usage(error: impl Into<anyhow::Error>) -> Failure {
+        Failure {
+            code: 2,
+            error: error.into(),
+        }
+    }
+}
+
+impl<E: Into<anyhow::Error>> From<E> for Failure {
+    fn from(e: E) -> Failure {
+        Failure {
+            code: 2,
+            error: e.into(),
+        }
+    }
+}
+
+/// Deterministic fixed-timestep simulation: scripts, replays, budgets and the game-loop lab.
+#[derive(Debug, Parser)]
+#[command(name = "tickwise", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Drive the island world from a text script; one JSON line per command.
+    Script(script::ScriptArgs),
+    /// Run a sim with scripted or generated inputs and write a replay.
+    Record(cmd::record::Args),
+    /// Re-simulate replays (files or directories) and report OK or the first divergence.
+    Verify(cmd::verify::Args),
+    /// Compare two replays, or a replay against a live run: first divergent tick and fields.
+    Compare(cmd::compare::Args),
+    /// GGRS-style sync test: run, roll back, re-simulate, compare checksums every tick.
+    SyncTest(cmd::sync_test::Args),
+    /// Measure the horde's per-tick cost and recommend a tick rate.
+    Budget(cmd::budget::Args),
+    /// Run the horde sim headless for T ticks; print digest and timing.
+    Horde(cmd::horde::Args),
+    /// The game-loop lab: strategies against machine profiles, with charts.
+    Lab(cmd::lab::Args),
+    /// Run the real-clock loop on this machine and report frame times and CPU use.
+    Run(cmd::run::Args),
+    /// Serve the browser pages on 127.0.0.1.
+    Serve(cmd::serve::Args),
+}
+
+/// Parses `args` and runs the command; never panics on bad input.
+pub fn main_with_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            eprintln!("tickwise: {:#}", f.error);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+/// Runs a parsed command; `Ok` carries the exit code (verify uses 1 for divergence).
+///
+/// # Errors
+///
+/// A [`Failure`] with its exit code.
+pub fn run(cli: Cli) -> Result<u8, Failure> {
+    match cli.command {
+        Command::Script(a) => script::run(&a),
+        Command::Record(a) => cmd::record::run(&a),
+        Command::Verify(a) => cmd::verify::run(&a),
+        Command::Compare(a) => cmd::compare::run(&a),
+        Command::SyncTest(a) => cmd::sync_test::run(&a),
+        Command::Budget(a) => cmd::budget::run(&a),
+        Command::Horde(a) => cmd::horde::run(&a),
+        Command::Lab(a) => cmd::lab::run(&a),
+        Command::Run(a) => cmd::run::run(&a),
+        Command::Serve(a) => cmd::serve::run(&a),
+    }
+}

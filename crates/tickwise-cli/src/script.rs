@@ -1,0 +1,487 @@
+//! `tickwise script`: drive the island world from a text script.
+//!
+//! One command per line; blank lines and `#` comments are ignored:
+//!
+//! | command | effect |
+//! |---|---|
+//! | `frames N MS` | N frames of MS milliseconds |
+//! | `frame MS [MS ...]` | one frame per listed duration |
+//! | `advance N` | N direct steps (whatever the lifecycle state) |
+//! | `pause`, `background` | leave the running state |
+//! | `resume-after MS` | the wall clock moves MS, then resume |
+//! | `push NAME`, `pop` | scene stack |
+//!
+//! The wall clock also moves with every frame, paused or not. The whole script
+//! is parsed before anything runs; a bad line is an error naming the line.
+//! Output: one JSON object per command (see [`Outcome`]); the key names are a
+//! contract shared with the Python reference and the browser page.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use tickwise::{MAX_SCENE_NAME, is_valid_scene_name};
+use tickwise_sims::island::{IslandConfig, IslandSession, LifecycleConfig, seed_inputs};
+
+use crate::Failure;
+
+/// The most frames one `frames` line may feed.
+pub const MAX_FRAMES_PER_LINE: u64 = 10_000_000;
+/// The most durations one `frame` line may list.
+pub const MAX_FRAME_LIST: usize = 10_000;
+/// The most steps one `advance` line may run.
+pub const MAX_ADVANCE: u64 = 100_000_000;
+/// The longest duration a frame or resume may name, in ms (about 31.7 years).
+pub const MAX_MS: u64 = 1_000_000_000_000;
+/// The most frames plus direct steps a whole script may ask for.
+pub const MAX_SCRIPT_WORK: u64 = 1_000_000_000;
+/// The largest script accepted, in bytes.
+pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
+/// The number of seed-pattern inputs used when `--inputs` is not given.
+pub const DEFAULT_INPUT_TICKS: usize = 100_000;
+/// The longest `--inputs` array accepted.
+pub const MAX_INPUTS: usize = 10_000_000;
+
+/// One script command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `frames N MS`.
+    Frames {
+        /// Frame count.
+        count: u64,
+        /// Duration of each.
+        ms: u64,
+    },
+    /// `frame MS [MS ...]`.
+    Frame(Vec<u64>),
+    /// `advance N`.
+    Advance(u64),
+    /// `pause`.
+    Pause,
+    /// `background`.
+    Background,
+    /// `resume-after MS`.
+    ResumeAfter(u64),
+    /// `push NAME`.
+    Push(String),
+    /// `pop`.
+    Pop,
+}
+
+impl Command {
+    /// The command's name as written in scripts and output.
+    #[must_use]
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Command::Frames { .. } => "frames",
+            Command::Frame(_) => "frame",
+            Command::Advance(_) => "advance",
+            Command::Pause => "pause",
+            Command::Background => "background",
+            Command::ResumeAfter(_) => "resume-after",
+            Command::Push(_) => "push",
+            Command::Pop => "pop",
+        }
+    }
+
+    fn work(&self) -> u64 {
+        match self {
+            Command::Frames { count, .. } => *count,
+            Command::Frame(v) => v.len() as u64,
+            Command::Advance(n) => *n,
+            _ => 0,
+        }
+    }
+}
+
+/// A parsed line: its 1-based line number and command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// 1-based line number in the script.
+    pub line: usize,
+    /// The command.
+    pub command: Command,
+}
+
+/// A script that could not be parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line number (0 for whole-script errors).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line == 0 {
+            write!(f, "script: {}", self.message)
+        } else {
+            write!(f, "script line {}: {}", self.line, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+fn number(tok: &str, what: &str, max: u64) -> Result<u64, String> {
+    if tok.is_empty() || !tok.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "{what} must be a non-negative integer, found {tok:?}"
+        ));
+    }
+    match tok.parse::<u64>() {
+        Ok(v) if v <= max => Ok(v),
+        _ => Err(format!("{what} must be at most {max}, found {tok}")),
+    }
+}
+
+fn parse_line(words: &[&str]) -> Result<Command, String> {
+    let args = &words[1..];
+    let arity = |n: usize, usage: &str| {
+        if args.len() == n {
+            Ok(())
+        } else {
+            Err(format!("expected `{usage}`"))
+        }
+    };
+    match words[0] {
+        "frames" => {
+            arity(2, "frames N MS")?;
+            Ok(Command::Frames {
+                count: number(args[0], "N", MAX_FRAMES_PER_LINE)?,
+                ms: number(args[1], "MS", MAX_MS)?,
+            })
+        }
+        "frame" => {
+            if args.is_empty() {
+                return Err("expected `frame MS [MS ...]`".into());
+            }
+            if args.len() > MAX_FRAME_LIST {
+                return Err(format!(
+                    "at most {MAX_FRAME_LIST} durations per `frame` line"
+                ));
+            }
+            let ms = args
+                .iter()
+                .map(|t| number(t, "MS", MAX_MS))
+                .collect::<Result<_, _>>()?;
+            Ok(Command::Frame(ms))
+        }
+        "advance" => {
+            arity(1, "advance N")?;
+            Ok(Command::Advance(number(args[0], "N", MAX_ADVANCE)?))
+        }
+        "pause" => arity(0, "pause").map(|()| Command::Pause),
+        "background" => arity(0, "background").map(|()| Command::Background),
+        "resume-after" => {
+            arity(1, "resume-after MS")?;
+            Ok(Command::ResumeAfter(number(args[0], "MS", MAX_MS)?))
+        }
+        "push" => {
+            arity(1, "push NAME")?;
+            if !is_valid_scene_name(args[0]) {
+                return Err(format!(
+                    "scene name {:?} is invalid: use 1 to {MAX_SCENE_NAME} ASCII letters, digits, '_', '-' or '.'",
+                    args[0]
+                ));
+            }
+            Ok(Command::Push(args[0].to_owned()))
+        }
+        "pop" => arity(0, "pop").map(|()| Command::Pop),
+        other => Err(format!(
+            "unknown command {other:?} (expected frames, frame, advance, pause, background, resume-after, push or pop)"
+        )),
+    }
+}
+
+/// Parses a whole script.
+///
+/// # Errors
+///
+/// The first bad line, or a whole-script limit ([`MAX_SCRIPT_BYTES`],
+/// [`MAX_SCRIPT_WORK`]) being exceeded.
+pub fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
+    if text.len() > MAX_SCRIPT_BYTES {
+        return Err(ParseError {
+            line: 0,
+            message: format!(
+                "{} bytes is more than the {MAX_SCRIPT_BYTES} accepted",
+                text.len()
+            ),
+        });
+    }
+    let mut out = Vec::new();
+    let mut work = 0u64;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let content = raw.split_once('#').map_or(raw, |(before, _)| before);
+        let words: Vec<&str> = content.split_whitespace().collect();
+        if words.is_empty() {
+            continue;
+        }
+        let command = parse_line(&words).map_err(|message| ParseError { line, message })?;
+        work = work.saturating_add(command.work());
+        if work > MAX_SCRIPT_WORK {
+            return Err(ParseError {
+                line,
+                message: format!(
+                    "the script asks for more than {MAX_SCRIPT_WORK} frames and steps in total"
+                ),
+            });
+        }
+        out.push(Line { line, command });
+    }
+    Ok(out)
+}
+
+fn push_str(out: &mut String, key: &str, value: &str) {
+    // serde_json escapes exactly as JSON requires.
+    let _ = write!(out, ",\"{key}\":{}", serde_json::Value::from(value));
+}
+
+fn push_num(out: &mut String, key: &str, value: u64) {
+    let _ = write!(out, ",\"{key}\":{value}");
+}
+
+fn push_bool(out: &mut String, key: &str, value: bool) {
+    let _ = write!(out, ",\"{key}\":{value}");
+}
+
+/// Runs one command on a session and returns its JSON output line.
+///
+/// Keys: `line`, `cmd`, `tick`, `digest` always; `steps` and `droppedMs` (the
+/// world's total) for `frames`, `frame` and `advance`; `ok` for `pause`,
+/// `background`, `push` and `pop`; `ok`, `elapsedMs`, `wantedSteps`,
+/// `catchUpSteps`, `carriedMs`, `droppedMs` for `resume-after` (zeros when
+/// refused); `scenes` for `push` and `pop`.
+pub fn execute(session: &mut IslandSession, line: &Line) -> String {
+    let mut extra = String::new();
+    match &line.command {
+        Command::Frames { count, ms } => {
+            let steps = session.frames((0..*count).map(|_| *ms));
+            push_num(&mut extra, "steps", steps);
+            push_num(&mut extra, "droppedMs", session.world().dropped_ms());
+        }
+        Command::Frame(list) => {
+            let steps = session.frames(list.iter().copied());
+            push_num(&mut extra, "steps", steps);
+            push_num(&mut extra, "droppedMs", session.world().dropped_ms());
+        }
+        Command::Advance(n) => {
+            session.advance(*n);
+            push_num(&mut extra, "steps", *n);
+            push_num(&mut extra, "droppedMs", session.world().dropped_ms());
+        }
+        Command::Pause => push_bool(&mut extra, "ok", session.pause()),
+        Command::Background => push_bool(&mut extra, "ok", session.background()),
+        Command::ResumeAfter(ms) => {
+            let r = session.resume_after(*ms);
+            push_bool(&mut extra, "ok", r.is_ok());
+            let r = r.ok();
+            let ms_of = |f: fn(&tickwise::ResumeReport) -> tickwise::Nanos| {
+                r.as_ref().map_or(0, |r| f(r).as_millis())
+            };
+            push_num(&mut extra, "elapsedMs", ms_of(|r| r.elapsed));
+            push_num(
+                &mut extra,
+                "wantedSteps",
+                r.as_ref().map_or(0, |r| r.wanted_steps),
+            );
+            push_num(
+                &mut extra,
+                "catchUpSteps",
+                r.as_ref().map_or(0, |r| r.catch_up_steps),
+            );
+            push_num(&mut extra, "carriedMs", ms_of(|r| r.carried));
+            push_num(&mut extra, "droppedMs", ms_of(|r| r.dropped));
+        }
+        Command::Push(name) => {
+            push_bool(&mut extra, "ok", session.push(name).is_ok());
+            push_str(&mut extra, "scenes", &session.scenes());
+        }
+        Command::Pop => {
+            push_bool(&mut extra, "ok", session.pop().is_ok());
+            push_str(&mut extra, "scenes", &session.scenes());
+        }
+    }
+    let mut out = format!(
+        "{{\"line\":{},\"cmd\":\"{}\"",
+        line.line,
+        line.command.name()
+    );
+    push_num(&mut out, "tick", session.tick());
+    push_str(&mut out, "digest", &session.digest());
+    out.push_str(&extra);
+    out.push('}');
+    out
+}
+
+/// Arguments of `tickwise script`.
+#[derive(Debug, clap::Args)]
+pub struct ScriptArgs {
+    /// Loop config (the seeds' e05_loop.json keys).
+    #[arg(
+        long = "loop",
+        value_name = "FILE",
+        default_value = "config/island_loop.json"
+    )]
+    pub loop_config: PathBuf,
+    /// Lifecycle config.
+    #[arg(
+        long,
+        value_name = "FILE",
+        default_value = "config/island_lifecycle.json"
+    )]
+    pub lifecycle: PathBuf,
+    /// JSON array of integer inputs by tick (default: the seeds' pattern for ticks 0..99999).
+    #[arg(long, value_name = "FILE")]
+    pub inputs: Option<PathBuf>,
+    /// The script file, or `-` for stdin.
+    #[arg(value_name = "SCRIPT|-")]
+    pub script: PathBuf,
+}
+
+/// Reads a `--inputs` file: a JSON array of integers in the `i32` range.
+///
+/// # Errors
+///
+/// An error naming the first bad element, or the size limit.
+pub fn parse_inputs(bytes: &[u8]) -> anyhow::Result<Vec<i32>> {
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).context("inputs are not valid JSON")?;
+    let arr = value
+        .as_array()
+        .context("inputs must be a JSON array of integers")?;
+    anyhow::ensure!(
+        arr.len() <= MAX_INPUTS,
+        "inputs hold {} values, more than the {MAX_INPUTS} accepted",
+        arr.len()
+    );
+    arr.iter()
+        .enumerate()
+        .map(|(i, v)| {
+            v.as_i64()
+                .and_then(|x| i32::try_from(x).ok())
+                .with_context(|| {
+                    format!("inputs[{i}] must be an integer in the i32 range, found {v}")
+                })
+        })
+        .collect()
+}
+
+/// Loads the island configs and builds a fresh session.
+///
+/// # Errors
+///
+/// Unreadable files or invalid configs, with the file name.
+pub fn load_session(
+    loop_path: &std::path::Path,
+    lc_path: &std::path::Path,
+    inputs: Vec<i32>,
+) -> anyhow::Result<IslandSession> {
+    let read = |p: &std::path::Path| {
+        std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))
+    };
+    let cfg = IslandConfig::from_json(&read(loop_path)?)
+        .with_context(|| format!("{}", loop_path.display()))?;
+    let lc = LifecycleConfig::from_json(&read(lc_path)?)
+        .with_context(|| format!("{}", lc_path.display()))?;
+    IslandSession::new(&cfg, &lc, inputs)
+        .with_context(|| format!("{} and {}", loop_path.display(), lc_path.display()))
+}
+
+/// Runs `tickwise script`.
+///
+/// # Errors
+///
+/// Exit code 2 for unreadable or invalid configs, inputs or scripts (nothing runs).
+pub fn run(args: &ScriptArgs) -> Result<u8, Failure> {
+    let inputs = match &args.inputs {
+        Some(p) => {
+            let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+            parse_inputs(&bytes).with_context(|| format!("{}", p.display()))?
+        }
+        None => seed_inputs(DEFAULT_INPUT_TICKS),
+    };
+    let mut session = load_session(&args.loop_config, &args.lifecycle, inputs)?;
+    let text = if args.script.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut s)
+            .context("cannot read the script from stdin")?;
+        s
+    } else {
+        std::fs::read_to_string(&args.script)
+            .with_context(|| format!("cannot read {}", args.script.display()))?
+    };
+    let lines = parse(&text)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for line in &lines {
+        let json = execute(&mut session, line);
+        std::io::Write::write_all(&mut out, json.as_bytes()).context("cannot write output")?;
+        std::io::Write::write_all(&mut out, b"\n").context("cannot write output")?;
+    }
+    std::io::Write::flush(&mut out).context("cannot write output")?;
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_command_and_skips_comments() {
+        let s = "# seed timeline\nframes 100 16\n\nframe 3 7 13 # irregular\nadvance 5\npause\nbackground\nresume-after 5000\npush popup\npop\n";
+        let lines = parse(s).unwrap();
+        let cmds: Vec<_> = lines.iter().map(|l| (l.line, l.command.clone())).collect();
+        assert_eq!(
+            cmds,
+            vec![
+                (2, Command::Frames { count: 100, ms: 16 }),
+                (4, Command::Frame(vec![3, 7, 13])),
+                (5, Command::Advance(5)),
+                (6, Command::Pause),
+                (7, Command::Background),
+                (8, Command::ResumeAfter(5000)),
+                (9, Command::Push("popup".into())),
+                (10, Command::Pop),
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_lines_name_their_line() {
+        for (script, line, needle) in [
+            ("frames 1 16\nframes 10\n", 2, "frames N MS"),
+            ("frame\n", 1, "frame MS"),
+            ("frames -1 16\n", 1, "non-negative"),
+            ("frames 1 16.5\n", 1, "non-negative"),
+            ("advance 99999999999\n", 1, "at most"),
+            ("pause now\n", 1, "`pause`"),
+            ("jump 3\n", 1, "unknown command"),
+            ("\n\npush a=b\n", 3, "invalid"),
+            ("resume-after\n", 1, "resume-after MS"),
+            ("frames 18446744073709551616 1\n", 1, "at most"),
+        ] {
+            let e = parse(script).unwrap_err();
+            assert_eq!(e.line, line, "{script:?}");
+            assert!(e.to_string().contains(needle), "{script:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn total_work_is_bounded() {
+        let s = "frames 10000000 16\n".repeat(101);
+        let e = parse(&s).unwrap_err();
+        assert_eq!(e.line, 101);
+    }
+
+    #[test]
+    fn inputs_file_errors_name_the_index() {
+        assert_eq!(parse_inputs(b"[1, -1, 0]").unwrap(), vec![1, -1, 0]);
+        let e = parse_inputs(b"[1, 2.5]").unwrap_err().to_string();
+        assert!(e.contains("inputs[1]"), "{e}");
+        assert!(parse_inputs(b"{}").is_err());
+        assert!(parse_inputs(b"[3000000000]").is_err());
+    }
+}
