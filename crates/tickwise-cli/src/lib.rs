@@ -115,3 +115,8 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Serve(a) => cmd::serve::run(&a),
     }
 }
+
+/// The README's code blocks, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

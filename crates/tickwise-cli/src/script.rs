@@ -35,6 +35,10 @@ pub const MAX_ADVANCE: u64 = 100_000_000;
 pub const MAX_MS: u64 = 1_000_000_000_000;
 /// The most frames plus direct steps a whole script may ask for.
 pub const MAX_SCRIPT_WORK: u64 = 1_000_000_000;
+/// The most milliseconds all of a script's durations (frames and absences) may
+/// add up to: 10^13 ms, about 317 years, well inside the kernel's `u64`
+/// nanosecond host clock (584 years), so no time value ever saturates.
+pub const MAX_SCRIPT_TIME_MS: u64 = 10_000_000_000_000;
 /// The largest script accepted, in bytes.
 pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
 /// The number of seed-pattern inputs used when `--inputs` is not given.
@@ -89,6 +93,16 @@ impl Command {
             Command::Frames { count, .. } => *count,
             Command::Frame(v) => v.len() as u64,
             Command::Advance(n) => *n,
+            _ => 0,
+        }
+    }
+
+    /// Milliseconds of wall-clock time the command moves (saturating).
+    fn time_ms(&self) -> u64 {
+        match self {
+            Command::Frames { count, ms } => count.saturating_mul(*ms),
+            Command::Frame(v) => v.iter().fold(0u64, |a, ms| a.saturating_add(*ms)),
+            Command::ResumeAfter(ms) => *ms,
             _ => 0,
         }
     }
@@ -200,7 +214,7 @@ fn parse_line(words: &[&str]) -> Result<Command, String> {
 /// # Errors
 ///
 /// The first bad line, or a whole-script limit ([`MAX_SCRIPT_BYTES`],
-/// [`MAX_SCRIPT_WORK`]) being exceeded.
+/// [`MAX_SCRIPT_WORK`], [`MAX_SCRIPT_TIME_MS`]) being exceeded.
 pub fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
     if text.len() > MAX_SCRIPT_BYTES {
         return Err(ParseError {
@@ -213,6 +227,7 @@ pub fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
     }
     let mut out = Vec::new();
     let mut work = 0u64;
+    let mut time = 0u64;
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let content = raw.split_once('#').map_or(raw, |(before, _)| before);
@@ -230,9 +245,44 @@ pub fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
                 ),
             });
         }
+        time = time.saturating_add(command.time_ms());
+        if time > MAX_SCRIPT_TIME_MS {
+            return Err(ParseError {
+                line,
+                message: format!("the script's durations add up to more than {MAX_SCRIPT_TIME_MS} ms"),
+            });
+        }
         out.push(Line { line, command });
     }
     Ok(out)
+}
+
+/// Bounds the catch-up work of a script under the `full` policy, which runs
+/// every step of every absence: the script's total time divided by the step
+/// is the most that could be, and it counts toward [`MAX_SCRIPT_WORK`] along
+/// with frames and direct steps. (`capped` and `freeze` catch up at most
+/// `maxCatchUpSteps` per resume and need no extra bound.)
+///
+/// # Errors
+///
+/// A whole-script [`ParseError`] (line 0) when the bound exceeds the limit.
+pub fn check_catch_up_work(lines: &[Line], policy: tickwise::CatchUpPolicy, step_ms: u64) -> Result<(), ParseError> {
+    let has_resume = lines.iter().any(|l| matches!(l.command, Command::ResumeAfter(_)));
+    if policy != tickwise::CatchUpPolicy::Full || !has_resume {
+        return Ok(());
+    }
+    let work = lines.iter().fold(0u64, |a, l| a.saturating_add(l.command.work()));
+    let time = lines.iter().fold(0u64, |a, l| a.saturating_add(l.command.time_ms()));
+    let catch_up = time / step_ms.max(1);
+    if work.saturating_add(catch_up) > MAX_SCRIPT_WORK {
+        return Err(ParseError {
+            line: 0,
+            message: format!(
+                "with the full catch-up policy this script's {time} ms could mean {catch_up} catch-up steps; with its {work} frames and steps that is more than {MAX_SCRIPT_WORK}"
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn push_str(out: &mut String, key: &str, value: &str) {
@@ -415,6 +465,7 @@ pub fn run(args: &ScriptArgs) -> Result<u8, Failure> {
             .with_context(|| format!("cannot read {}", args.script.display()))?
     };
     let lines = parse(&text)?;
+    check_catch_up_work(&lines, session.fixed_loop().lifecycle().policy(), session.step_ms())?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for line in &lines {
         let json = execute(&mut session, line);
@@ -474,6 +525,30 @@ mod tests {
         let s = "frames 10000000 16\n".repeat(101);
         let e = parse(&s).unwrap_err();
         assert_eq!(e.line, 101);
+    }
+
+    #[test]
+    fn total_time_is_bounded_so_no_clock_saturates() {
+        let e = parse("frames 10000000 1000000000000\n").unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.to_string().contains("ms"), "{e}");
+        let ok = "resume-after 1000000000000\n".repeat(10);
+        assert!(parse(&ok).is_ok());
+        let too_much = format!("{ok}resume-after 1\n");
+        assert_eq!(parse(&too_much).unwrap_err().line, 11);
+    }
+
+    #[test]
+    fn full_policy_catch_up_counts_as_work() {
+        let lines = parse("pause\nresume-after 1000000000000\n").unwrap();
+        let full = tickwise::CatchUpPolicy::Full;
+        let e = check_catch_up_work(&lines, full, 16).unwrap_err();
+        assert_eq!(e.line, 0);
+        // 10^12 ms / 16 ms = 62.5e9 steps: refused. 10 s of absence is fine.
+        let small = parse("pause\nresume-after 10000\n").unwrap();
+        assert!(check_catch_up_work(&small, full, 16).is_ok());
+        let capped = tickwise::CatchUpPolicy::Capped { max_steps: 300, min_elapsed: tickwise::Nanos::ZERO };
+        assert!(check_catch_up_work(&lines, capped, 16).is_ok());
     }
 
     #[test]

@@ -73,8 +73,9 @@ impl Nanos {
         if ms < 0.0 {
             return Err(TimeError::Negative);
         }
-        // 1.8e13 ms is u64::MAX ns; compare before multiplying to stay exact.
-        let ns = (ms * 1_000_000.0).round();
+        // `as` truncates; adding 0.5 first rounds half up for non-negative values
+        // (f64::round needs std, and this must work in no_std).
+        let ns = ms * 1_000_000.0 + 0.5;
         if ns >= 18_446_744_073_709_551_615.0 {
             return Err(TimeError::TooLarge);
         }
@@ -84,6 +85,23 @@ impl Nanos {
             reason = "range checked above"
         )]
         Ok(Nanos(ns as u64))
+    }
+
+    /// Converts a `core::time::Duration`, saturating at [`Nanos::MAX`].
+    #[must_use]
+    pub const fn from_duration(d: core::time::Duration) -> Nanos {
+        let ns = d.as_nanos();
+        if ns > u64::MAX as u128 {
+            Nanos::MAX
+        } else {
+            Nanos(ns as u64)
+        }
+    }
+
+    /// The duration as a `core::time::Duration`.
+    #[must_use]
+    pub const fn to_duration(self) -> core::time::Duration {
+        core::time::Duration::from_nanos(self.0)
     }
 
     /// The duration in nanoseconds.
@@ -170,6 +188,16 @@ impl Timestamp {
             Some(v) => Some(Nanos(v)),
             None => None,
         }
+    }
+
+    /// A desktop host's timestamp: the time from `origin` to `now`, both read by
+    /// the host from `std::time::Instant` (the kernel never reads a clock).
+    /// Saturates at `u64::MAX` ns; `now` before `origin` gives [`Timestamp::ZERO`].
+    #[cfg(feature = "std")]
+    #[must_use]
+    pub fn from_instants(origin: std::time::Instant, now: std::time::Instant) -> Timestamp {
+        let d = now.saturating_duration_since(origin);
+        Timestamp(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
     }
 
     /// The timestamp `d` later (saturating).
@@ -344,6 +372,10 @@ impl StepLength {
 
     /// The exact sub-nanosecond unit back to whole nanoseconds, rounded down.
     pub(crate) const fn unscale_floor(self, v: u128) -> Nanos {
+        // Avoid the 128-bit division (a library call) on the per-frame path.
+        if v <= u64::MAX as u128 {
+            return Nanos(v as u64 / self.den);
+        }
         let ns = v / self.den as u128;
         if ns > u64::MAX as u128 {
             Nanos::MAX
@@ -438,6 +470,14 @@ mod tests {
         assert_eq!(s.split(Nanos::from_secs(1)), (60, 0));
         // 20 ms = 60_000_000/3 units; one step is 50_000_000 units.
         assert_eq!(s.split(Nanos::from_millis(20)), (1, 10_000_000));
+    }
+
+    #[test]
+    fn duration_round_trip_and_saturation() {
+        let d = core::time::Duration::from_millis(16);
+        assert_eq!(Nanos::from_duration(d), Nanos::from_millis(16));
+        assert_eq!(Nanos::from_millis(16).to_duration(), d);
+        assert_eq!(Nanos::from_duration(core::time::Duration::MAX), Nanos::MAX);
     }
 
     #[test]

@@ -1,0 +1,96 @@
+//! Determinism by construction: which crates the kernel and the sims may
+//! depend on, and that their float bans are still in place.
+//!
+//! The kernel may depend on nothing; the sims only on the kernel and a JSON
+//! parser. A rendering, platform, CLI or randomness crate showing up in either
+//! fails this test (and CI with it).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn normal_deps(package: &str) -> BTreeSet<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(root())
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pkg = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == package)
+        .unwrap_or_else(|| panic!("package {package} not in the workspace"));
+    pkg["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"].is_null()) // normal dependencies, not dev/build
+        .map(|d| d["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn kernel_depends_on_nothing() {
+    assert_eq!(normal_deps("tickwise"), BTreeSet::new());
+}
+
+#[test]
+fn sims_depend_only_on_kernel_and_json() {
+    let allowed: BTreeSet<String> = ["tickwise", "serde_json"].map(String::from).into();
+    let deps = normal_deps("tickwise-sims");
+    assert!(
+        deps.is_subset(&allowed),
+        "tickwise-sims may not depend on {:?}",
+        deps.difference(&allowed).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn float_and_clock_bans_are_in_place() {
+    for krate in ["tickwise", "tickwise-sims"] {
+        let dir = root().join("crates").join(krate);
+        let clippy = std::fs::read_to_string(dir.join("clippy.toml")).unwrap();
+        for banned in [
+            "\"f32\"",
+            "\"f64\"",
+            "HashMap",
+            "HashSet",
+            "DefaultHasher",
+            "Instant::now",
+            "SystemTime::now",
+        ] {
+            assert!(
+                clippy.contains(banned),
+                "{krate}/clippy.toml must ban {banned}"
+            );
+        }
+        let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
+        assert!(
+            lib.contains("#![deny(clippy::float_arithmetic)]"),
+            "{krate} must deny float arithmetic"
+        );
+        assert!(lib.contains("no_std"), "{krate} must be no_std");
+        assert!(
+            lib.contains("#![forbid(unsafe_code)]"),
+            "{krate} must forbid unsafe code"
+        );
+    }
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Every test tickwise has, in the order CI runs them. Safe to run on a fresh
+# Debian machine: the first run installs Chromium, the wasm toolchain and
+# playwright-core (cached in ~/.cache/tickwise-tools); later runs skip that.
+#
+#   bash scripts/test-all.sh            # everything
+#   TICKWISE_SKIP_BROWSER=1 bash scripts/test-all.sh   # no wasm/browser part
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+started=$SECONDS
+
+if [ -z "${TICKWISE_SKIP_BROWSER:-}" ]; then
+  step "setup: Chromium, wasm toolchain, playwright-core (cached after the first run)"
+  bash .ci/setup-web.sh
+fi
+
+step "format"
+cargo fmt --all --check
+
+step "clippy (determinism lints included)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "docs"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+
+step "kernel builds without std (no_std + alloc)"
+cargo build -p tickwise --no-default-features --locked
+
+step "unit, scenario, property and doc tests"
+cargo test --workspace --locked
+
+step "release binary"
+cargo build --release -p tickwise-cli --locked
+
+step "Python reference parity"
+python3 -m unittest discover -s parity
+python3 parity/run_parity.py --tickwise target/release/tickwise
+
+if [ -z "${TICKWISE_SKIP_BROWSER:-}" ]; then
+  step "wasm build and headless-Chromium tests"
+  bash .ci/build-web.sh
+  npm --prefix web test
+fi
+
+printf '\nall tests passed in %d s\n' $((SECONDS - started))
