@@ -346,8 +346,9 @@ class Session:
         return self._leave("background")
 
     def resume_after(self, ms: int) -> dict:
-        self.wall += ms
         if self.state == "running":
+            # A resume without a pause is refused and changes nothing: while
+            # running, only frames move time.
             return {
                 "ok": False,
                 "elapsedMs": 0,
@@ -356,6 +357,7 @@ class Session:
                 "carriedMs": 0,
                 "droppedMs": 0,
             }
+        self.wall += ms
         lc = self.lc
         elapsed = max(0, self.wall - self.away_since)
         wanted = elapsed // lc.step_ms

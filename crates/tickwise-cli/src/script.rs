@@ -8,12 +8,12 @@
 //! | `frame MS [MS ...]` | one frame per listed duration |
 //! | `advance N` | N direct steps (whatever the lifecycle state) |
 //! | `pause`, `background` | leave the running state |
-//! | `resume-after MS` | the wall clock moves MS, then resume |
+//! | `resume-after MS` | the wall clock moves MS, then resume (refused, changing nothing, when running) |
 //! | `push NAME`, `pop` | scene stack |
 //!
 //! The wall clock also moves with every frame, paused or not. The whole script
 //! is parsed before anything runs; a bad line is an error naming the line.
-//! Output: one JSON object per command (see [`Outcome`]); the key names are a
+//! Output: one JSON object per command (see [`execute`]); the key names are a
 //! contract shared with the Python reference and the browser page.
 
 use std::fmt::Write as _;
@@ -21,24 +21,25 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use tickwise::{MAX_SCENE_NAME, is_valid_scene_name};
-use tickwise_sims::island::{IslandConfig, IslandSession, LifecycleConfig, seed_inputs};
+use tickwise_sims::island::{
+    self, IslandConfig, IslandSession, LifecycleConfig, SessionError, seed_inputs,
+};
 
 use crate::Failure;
 
-/// The most frames one `frames` line may feed.
-pub const MAX_FRAMES_PER_LINE: u64 = 10_000_000;
+/// The most frames one `frames` line may feed (the session's per-call limit).
+pub const MAX_FRAMES_PER_LINE: u64 = island::MAX_FRAMES_PER_CALL;
 /// The most durations one `frame` line may list.
-pub const MAX_FRAME_LIST: usize = 10_000;
+pub const MAX_FRAME_LIST: usize = island::MAX_FRAME_LIST;
 /// The most steps one `advance` line may run.
-pub const MAX_ADVANCE: u64 = 100_000_000;
+pub const MAX_ADVANCE: u64 = island::MAX_ADVANCE;
 /// The longest duration a frame or resume may name, in ms (about 31.7 years).
-pub const MAX_MS: u64 = 1_000_000_000_000;
+pub const MAX_MS: u64 = island::MAX_DURATION_MS;
 /// The most frames plus direct steps a whole script may ask for.
 pub const MAX_SCRIPT_WORK: u64 = 1_000_000_000;
 /// The most milliseconds all of a script's durations (frames and absences) may
-/// add up to: 10^13 ms, about 317 years, well inside the kernel's `u64`
-/// nanosecond host clock (584 years), so no time value ever saturates.
-pub const MAX_SCRIPT_TIME_MS: u64 = 10_000_000_000_000;
+/// add up to: the session's wall-clock limit, checked before anything runs.
+pub const MAX_SCRIPT_TIME_MS: u64 = island::MAX_WALL_MS;
 /// The largest script accepted, in bytes.
 pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
 /// The number of seed-pattern inputs used when `--inputs` is not given.
@@ -249,7 +250,9 @@ pub fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
         if time > MAX_SCRIPT_TIME_MS {
             return Err(ParseError {
                 line,
-                message: format!("the script's durations add up to more than {MAX_SCRIPT_TIME_MS} ms"),
+                message: format!(
+                    "the script's durations add up to more than {MAX_SCRIPT_TIME_MS} ms"
+                ),
             });
         }
         out.push(Line { line, command });
@@ -266,13 +269,23 @@ pub fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
 /// # Errors
 ///
 /// A whole-script [`ParseError`] (line 0) when the bound exceeds the limit.
-pub fn check_catch_up_work(lines: &[Line], policy: tickwise::CatchUpPolicy, step_ms: u64) -> Result<(), ParseError> {
-    let has_resume = lines.iter().any(|l| matches!(l.command, Command::ResumeAfter(_)));
+pub fn check_catch_up_work(
+    lines: &[Line],
+    policy: tickwise::CatchUpPolicy,
+    step_ms: u64,
+) -> Result<(), ParseError> {
+    let has_resume = lines
+        .iter()
+        .any(|l| matches!(l.command, Command::ResumeAfter(_)));
     if policy != tickwise::CatchUpPolicy::Full || !has_resume {
         return Ok(());
     }
-    let work = lines.iter().fold(0u64, |a, l| a.saturating_add(l.command.work()));
-    let time = lines.iter().fold(0u64, |a, l| a.saturating_add(l.command.time_ms()));
+    let work = lines
+        .iter()
+        .fold(0u64, |a, l| a.saturating_add(l.command.work()));
+    let time = lines
+        .iter()
+        .fold(0u64, |a, l| a.saturating_add(l.command.time_ms()));
     let catch_up = time / step_ms.max(1);
     if work.saturating_add(catch_up) > MAX_SCRIPT_WORK {
         return Err(ParseError {
@@ -305,30 +318,40 @@ fn push_bool(out: &mut String, key: &str, value: bool) {
 /// `background`, `push` and `pop`; `ok`, `elapsedMs`, `wantedSteps`,
 /// `catchUpSteps`, `carriedMs`, `droppedMs` for `resume-after` (zeros when
 /// refused); `scenes` for `push` and `pop`.
-pub fn execute(session: &mut IslandSession, line: &Line) -> String {
+///
+/// # Errors
+///
+/// A [`SessionError`] for a limit the session enforces (a parsed script stays
+/// within them, so this does not happen for the output of [`parse`]); a
+/// refused resume is not an error, it prints `"ok":false`.
+pub fn execute(session: &mut IslandSession, line: &Line) -> Result<String, SessionError> {
     let mut extra = String::new();
+    let frames_out = |extra: &mut String, steps: u64, session: &IslandSession| {
+        push_num(extra, "steps", steps);
+        push_num(extra, "droppedMs", session.world().dropped_ms());
+    };
     match &line.command {
         Command::Frames { count, ms } => {
-            let steps = session.frames((0..*count).map(|_| *ms));
-            push_num(&mut extra, "steps", steps);
-            push_num(&mut extra, "droppedMs", session.world().dropped_ms());
+            let steps = session.frames(*count, *ms)?;
+            frames_out(&mut extra, steps, session);
         }
         Command::Frame(list) => {
-            let steps = session.frames(list.iter().copied());
-            push_num(&mut extra, "steps", steps);
-            push_num(&mut extra, "droppedMs", session.world().dropped_ms());
+            let steps = session.frame_list(list)?;
+            frames_out(&mut extra, steps, session);
         }
         Command::Advance(n) => {
-            session.advance(*n);
-            push_num(&mut extra, "steps", *n);
-            push_num(&mut extra, "droppedMs", session.world().dropped_ms());
+            session.advance(*n)?;
+            frames_out(&mut extra, *n, session);
         }
         Command::Pause => push_bool(&mut extra, "ok", session.pause()),
         Command::Background => push_bool(&mut extra, "ok", session.background()),
         Command::ResumeAfter(ms) => {
-            let r = session.resume_after(*ms);
-            push_bool(&mut extra, "ok", r.is_ok());
-            let r = r.ok();
+            let r = match session.resume_after(*ms) {
+                Ok(r) => Some(r),
+                Err(SessionError::Lifecycle(_)) => None,
+                Err(e) => return Err(e),
+            };
+            push_bool(&mut extra, "ok", r.is_some());
             let ms_of = |f: fn(&tickwise::ResumeReport) -> tickwise::Nanos| {
                 r.as_ref().map_or(0, |r| f(r).as_millis())
             };
@@ -364,7 +387,7 @@ pub fn execute(session: &mut IslandSession, line: &Line) -> String {
     push_str(&mut out, "digest", &session.digest());
     out.push_str(&extra);
     out.push('}');
-    out
+    Ok(out)
 }
 
 /// Arguments of `tickwise script`.
@@ -465,10 +488,15 @@ pub fn run(args: &ScriptArgs) -> Result<u8, Failure> {
             .with_context(|| format!("cannot read {}", args.script.display()))?
     };
     let lines = parse(&text)?;
-    check_catch_up_work(&lines, session.fixed_loop().lifecycle().policy(), session.step_ms())?;
+    check_catch_up_work(
+        &lines,
+        session.fixed_loop().lifecycle().policy(),
+        session.step_ms(),
+    )?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for line in &lines {
-        let json = execute(&mut session, line);
+        let json =
+            execute(&mut session, line).with_context(|| format!("script line {}", line.line))?;
         std::io::Write::write_all(&mut out, json.as_bytes()).context("cannot write output")?;
         std::io::Write::write_all(&mut out, b"\n").context("cannot write output")?;
     }
@@ -547,7 +575,10 @@ mod tests {
         // 10^12 ms / 16 ms = 62.5e9 steps: refused. 10 s of absence is fine.
         let small = parse("pause\nresume-after 10000\n").unwrap();
         assert!(check_catch_up_work(&small, full, 16).is_ok());
-        let capped = tickwise::CatchUpPolicy::Capped { max_steps: 300, min_elapsed: tickwise::Nanos::ZERO };
+        let capped = tickwise::CatchUpPolicy::Capped {
+            max_steps: 300,
+            min_elapsed: tickwise::Nanos::ZERO,
+        };
         assert!(check_catch_up_work(&lines, capped, 16).is_ok());
     }
 

@@ -4,6 +4,9 @@
 //!
 //! * [`island`]: the seeds' merge-island world (seed 000), with its JSON
 //!   configs and a play session shared by the CLI and the browser page.
+//! * [`horde`]: seed 004's survivors-style wave sim (up to a million enemies,
+//!   uniform grid, separation, damage, respawn waves), with an O(n²)
+//!   reference that must agree with it digest for digest.
 //!
 //! This crate is `no_std` + `alloc`: it cannot reach a wall clock, the OS's
 //! randomness or `std`'s randomly-seeded hash maps, and the crate's
@@ -29,6 +32,8 @@
 extern crate alloc;
 
 mod config;
+pub mod horde;
 pub mod island;
+pub mod registry;
 
 pub use config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES};

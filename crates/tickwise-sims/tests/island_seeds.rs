@@ -4,7 +4,8 @@ use proptest::prelude::*;
 use tickwise::{CatchUpPolicy, FixedLoop, Nanos, Sim, TickInputs, Timestamp};
 use tickwise_sims::ConfigError;
 use tickwise_sims::island::{
-    IslandConfig, IslandSession, IslandWorld, LifecycleConfig, seed_inputs,
+    IslandConfig, IslandSession, IslandWorld, LifecycleConfig, MAX_ADVANCE, MAX_DURATION_MS,
+    MAX_FRAMES_PER_CALL, MAX_WALL_MS, SessionError, seed_inputs,
 };
 
 const LOOP_JSON: &[u8] = include_bytes!("../../../config/island_loop.json");
@@ -119,7 +120,7 @@ fn advance_equals_frames_and_inputs_and_seed_matter() {
 fn seed_002_browser_timeline_natively() {
     let lc = LifecycleConfig::from_json(LIFECYCLE_JSON).unwrap();
     let mut s = IslandSession::new(&cfg(), &lc, seed_inputs(100_000)).unwrap();
-    assert_eq!(s.frames([16; 100]), 100);
+    assert_eq!(s.frames(100, 16).unwrap(), 100);
     assert_eq!(s.tick(), 100);
     assert!(s.pause());
     let r = s.resume_after(5_000).unwrap();
@@ -141,9 +142,47 @@ fn seed_002_browser_timeline_natively() {
     assert_eq!(s.scenes(), "");
     assert!(s.pop().is_err());
     // A resume without a pause is refused and changes nothing.
-    let before = s.digest();
-    assert!(s.resume_after(10).is_err());
-    assert_eq!(s.digest(), before);
+    let (before, wall) = (s.digest(), s.wall_ms());
+    assert!(matches!(
+        s.resume_after(10),
+        Err(SessionError::Lifecycle(_))
+    ));
+    assert_eq!((s.digest(), s.wall_ms()), (before, wall));
+}
+
+#[test]
+fn session_limits_refuse_before_running() {
+    let lc = LifecycleConfig::from_json(LIFECYCLE_JSON).unwrap();
+    let mut s = IslandSession::new(&cfg(), &lc, seed_inputs(100)).unwrap();
+    assert!(matches!(
+        s.frames(MAX_FRAMES_PER_CALL + 1, 16),
+        Err(SessionError::TooLarge { what: "frames", .. })
+    ));
+    assert!(matches!(
+        s.advance(MAX_ADVANCE + 1),
+        Err(SessionError::TooLarge { what: "steps", .. })
+    ));
+    assert!(matches!(
+        s.frame_list(&[MAX_DURATION_MS + 1]),
+        Err(SessionError::TooLarge { what: "ms", .. })
+    ));
+    // Ten absences of 10^12 ms reach the wall-clock limit exactly; one more ms is refused.
+    for _ in 0..10 {
+        assert!(s.pause());
+        let _ = s.resume_after(MAX_DURATION_MS).unwrap();
+    }
+    assert_eq!(s.wall_ms(), MAX_WALL_MS);
+    assert!(s.pause());
+    assert!(matches!(
+        s.resume_after(1),
+        Err(SessionError::WallClockFull { .. })
+    ));
+    assert!(matches!(
+        s.frames(1, 1),
+        Err(SessionError::WallClockFull { .. })
+    ));
+    // Nothing ran: 10 capped resumes of 300 steps each.
+    assert_eq!(s.tick(), 3_000);
 }
 
 #[test]
@@ -158,13 +197,13 @@ fn uncapped_resume_equals_staying_online() {
     };
     let mut online = IslandSession::new(&c, &full, seed_inputs(5_000)).unwrap();
     let mut offline = IslandSession::new(&c, &full, seed_inputs(5_000)).unwrap();
-    online.frames([20; 100]);
-    offline.frames([20; 100]);
-    online.frames([20; 1_500]);
+    online.frames(100, 20).unwrap();
+    offline.frames(100, 20).unwrap();
+    online.frames(1_500, 20).unwrap();
     assert!(offline.pause());
     let r = offline.resume_after(30_000).unwrap();
     assert_eq!(r.dropped, Nanos::ZERO);
-    offline.frames([0]);
+    offline.frames(1, 0).unwrap();
     assert_eq!(offline.digest(), online.digest());
     assert_eq!(offline.accumulator_ms(), online.accumulator_ms());
     assert_eq!(

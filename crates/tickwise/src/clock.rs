@@ -211,7 +211,8 @@ fn owed_steps(acc: i128, unit: i128) -> i128 {
     }
 }
 
-/// The fixed-step accumulator. See the [module docs](self) for the algorithm.
+/// The fixed-step accumulator: frame durations in, whole steps out (the
+/// algorithm is described on [`Clock::advance`] and in the crate docs).
 #[derive(Clone, Debug)]
 pub struct Clock {
     config: ClockConfig,
@@ -247,6 +248,16 @@ impl Clock {
     }
 
     /// Feeds one frame of duration `dt` and says how many steps it owes.
+    ///
+    /// 1. **Frame clamp** (optional): `dt` above the clamp is cut to it; the
+    ///    excess is reported as [`FrameReport::clamped`].
+    /// 2. **Jitter guard** (optional): a `dt` within the tolerance of a whole
+    ///    number of steps counts as exactly that many steps; the difference is
+    ///    kept aside and paid back once it exceeds the tolerance.
+    /// 3. `dt` joins the accumulator; `floor(acc / step)` steps are owed.
+    /// 4. **Step cap**: at most `max_steps_per_frame` run. If a whole step is
+    ///    still owed after that, the whole accumulator is thrown away and
+    ///    reported as [`FrameReport::dropped`].
     ///
     /// The work is O(1) whatever `dt` is: a frame of a year still owes at most
     /// `max_steps_per_frame` steps.

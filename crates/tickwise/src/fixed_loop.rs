@@ -6,6 +6,26 @@ use crate::lifecycle::{AppState, CatchUpPolicy, Lifecycle, LifecycleError, Resum
 use crate::sim::Sim;
 use crate::time::{Nanos, Tick, Timestamp};
 
+/// `ceil(scaled / den)` as a timestamp, clamped to the `u64` range: the
+/// exclusive end of a tick window in whole ns (`t < x/den  <=>  t < ceil(x/den)`).
+/// Fast paths avoid a 128-bit division (a library call) on every step.
+#[inline]
+fn ceil_to_nanos(scaled: i128, den: u64) -> Timestamp {
+    if scaled <= 0 {
+        return Timestamp::ZERO;
+    }
+    let ns = match (u64::try_from(scaled), den) {
+        (Ok(v), 1) => v,
+        (Ok(v), d) => v.div_ceil(d),
+        (Err(_), d) => {
+            let d = i128::from(d);
+            let q = scaled / d + i128::from(scaled % d != 0);
+            u64::try_from(q).unwrap_or(u64::MAX)
+        }
+    };
+    Timestamp::from_nanos(ns)
+}
+
 /// Receives the time a resume dropped, to settle offline rewards outside the
 /// deterministic sim ("you were away 1 h: here are your coins").
 ///
@@ -159,6 +179,15 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
     /// previous frame; a timestamp earlier than the previous one counts as a
     /// zero-length frame and is counted in [`FixedLoop::backwards_frames`].
     pub fn frame_at(&mut self, now: Timestamp) -> FrameReport {
+        self.frame_at_with(now, |_| {})
+    }
+
+    /// [`FixedLoop::frame_at`] with the hook of [`FixedLoop::frame_with`].
+    pub fn frame_at_with(
+        &mut self,
+        now: Timestamp,
+        before_last_step: impl FnOnce(&S),
+    ) -> FrameReport {
         let dt = match now.checked_since(self.host_now) {
             Some(dt) => dt,
             None => {
@@ -166,7 +195,7 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
                 Nanos::ZERO
             }
         };
-        self.frame(dt)
+        self.frame_with(dt, before_last_step)
     }
 
     /// Runs `n` steps directly, whatever the clock or lifecycle say (tests,
@@ -181,12 +210,15 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
             return;
         }
         // Tick windows: tick k ends at origin + (k+1)*step on the host clock,
-        // where origin = now - (tick + n)*step - accumulator.
+        // where origin = now - (tick + n)*step - accumulator. In the clock's
+        // exact 1/den ns units, the last tick of this batch ends at
+        // now*den - acc - drift and each earlier one a step before.
         let step = self.clock.config().step();
         let unit = i128::from(step.numerator());
-        let den = i128::from(step.denominator());
+        let den = step.denominator();
         let (acc, drift, _) = self.clock.exact_parts();
-        let last_end = i128::from(self.host_now.as_nanos()) * den - acc - drift;
+        let last_end = i128::from(self.host_now.as_nanos()) * i128::from(den) - acc - drift;
+        let mut end_scaled = last_end - i128::from(n - 1) * unit;
         let mut before = Some(before_last_step);
         for j in 0..n {
             if j + 1 == n
@@ -194,46 +226,51 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
             {
                 f(&self.sim);
             }
-            let remaining = i128::from(n - 1 - j);
-            let end_scaled = last_end - remaining * unit;
-            // Exclusive end in whole ns: t < end_scaled/den  <=>  t < ceil(end_scaled/den).
-            let end_ns = if end_scaled <= 0 {
-                0
-            } else {
-                (end_scaled + den - 1) / den
-            };
-            #[allow(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                reason = "host time fits u64"
-            )]
-            let window_end = Timestamp::from_nanos(end_ns.min(i128::from(u64::MAX)) as u64);
+            let window_end = ceil_to_nanos(end_scaled, den);
             let input = self.inputs.input(self.tick, window_end);
             self.sim.step(&input);
             self.tick = self.tick.next();
+            end_scaled += unit;
         }
     }
 
-    /// Pauses at host time `now`.
+    /// Pauses at host time `now`. If `now` is after the last frame, the time in
+    /// between is run as a frame first: it was spent running.
     ///
     /// # Errors
     ///
     /// [`LifecycleError::NotRunning`] unless running.
     pub fn pause(&mut self, now: Timestamp) -> Result<(), LifecycleError> {
-        self.lifecycle.pause(now)?;
-        self.host_now = self.host_now.max(now);
-        Ok(())
+        self.leave(now, Lifecycle::pause)
     }
 
-    /// Goes to the background at host time `now`.
+    /// Leaves the running state at `now`. Time between the last frame and
+    /// `now` was spent running, so it is fed to the clock first as one frame
+    /// (a platform event that arrives between two display frames loses nothing).
+    fn leave(
+        &mut self,
+        now: Timestamp,
+        transition: fn(&mut Lifecycle, Timestamp) -> Result<(), LifecycleError>,
+    ) -> Result<(), LifecycleError> {
+        if !self.lifecycle.is_running() {
+            return Err(LifecycleError::NotRunning {
+                state: self.lifecycle.state(),
+            });
+        }
+        if now > self.host_now {
+            let _ = self.frame_at(now);
+        }
+        transition(&mut self.lifecycle, now)
+    }
+
+    /// Goes to the background at host time `now` (the gap since the last frame
+    /// runs first, as for [`FixedLoop::pause`]).
     ///
     /// # Errors
     ///
     /// [`LifecycleError::NotRunning`] unless running.
     pub fn background(&mut self, now: Timestamp) -> Result<(), LifecycleError> {
-        self.lifecycle.background(now)?;
-        self.host_now = self.host_now.max(now);
-        Ok(())
+        self.leave(now, Lifecycle::background)
     }
 
     /// Resumes at host time `now`: runs the catch-up steps the policy allows,
@@ -279,5 +316,22 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
             (PlatformEvent::Visible, AppState::Background) => self.resume(now).ok(),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ceil_to_nanos_rounds_up_and_clamps() {
+        assert_eq!(ceil_to_nanos(-7, 3), Timestamp::ZERO);
+        assert_eq!(ceil_to_nanos(0, 3), Timestamp::ZERO);
+        assert_eq!(ceil_to_nanos(9, 1), Timestamp::from_nanos(9));
+        assert_eq!(ceil_to_nanos(9, 3), Timestamp::from_nanos(3));
+        assert_eq!(ceil_to_nanos(10, 3), Timestamp::from_nanos(4));
+        let big = i128::from(u64::MAX) * 3 + 1;
+        assert_eq!(ceil_to_nanos(big, 3), Timestamp::from_nanos(u64::MAX));
+        assert_eq!(ceil_to_nanos(i128::MAX, 1), Timestamp::from_nanos(u64::MAX));
     }
 }

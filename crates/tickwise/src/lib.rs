@@ -12,6 +12,9 @@
 //!   an [`InputSource`], and only lends the sim out read-only.
 //! * [`SceneStack`], [`Lcg32`] / [`Pcg32`], [`Fnv1a64`] checksums and per-field
 //!   hashes complete the kernel.
+//! * [`replay`]: versioned replay files ([`Recorder`], [`Replay`], [`verify`]),
+//!   lockstep desync reports ([`compare_lockstep`]) and a GGRS-style
+//!   [`sync_test`].
 //!
 //! The crate is `no_std` + `alloc`, has no dependencies, and contains no
 //! floating-point arithmetic except two marked conversions at the boundary
@@ -65,6 +68,7 @@ mod fixed_loop;
 mod input;
 mod lifecycle;
 mod present;
+pub mod replay;
 mod rng;
 mod scene;
 mod sim;
@@ -82,6 +86,12 @@ pub use input::{
 };
 pub use lifecycle::{AppState, CatchUpPolicy, Lifecycle, LifecycleError, ResumeReport};
 pub use present::{Capture, Presenter};
+pub use replay::{
+    Checkpoint, Comparison, DEFAULT_CHECKPOINT_EVERY, Divergence, FORMAT_VERSION, INPUT_KIND_I32,
+    INPUT_KIND_TICK_INPUT, MAGIC, Recorder, Replay, ReplayError, ReplayHeader, ReplayInput,
+    ReplayLimits, ReplayParts, Run, SyncMismatch, SyncTestReport, TickDivergence, Verdict,
+    VerifyReport, compare_lockstep, read_header, sync_test, verify,
+};
 pub use rng::{Lcg32, Pcg32};
 pub use scene::{
     MAX_SCENE_DEPTH, MAX_SCENE_NAME, Scene, SceneError, SceneStack, is_valid_scene_name,

@@ -10,7 +10,7 @@ use crate::clock::{Alpha, FrameReport};
 use crate::fixed_loop::FixedLoop;
 use crate::input::InputSource;
 use crate::sim::Sim;
-use crate::time::Nanos;
+use crate::time::{Nanos, Timestamp};
 
 /// A sim that can hand presentation a snapshot of what it draws.
 pub trait Capture: Sim {
@@ -54,8 +54,24 @@ impl<T: Clone> Presenter<T> {
     {
         let prev = &mut self.prev;
         let report = lp.frame_with(dt, |s| s.capture_into(prev));
+        self.finish(lp.sim(), report)
+    }
+
+    /// Hosted mode: like [`Presenter::frame`], for a frame at host timestamp
+    /// `now` (see [`FixedLoop::frame_at`]).
+    pub fn frame_at<S, I>(&mut self, lp: &mut FixedLoop<S, I>, now: Timestamp) -> FrameReport
+    where
+        S: Capture<Snapshot = T>,
+        I: InputSource<S::Input>,
+    {
+        let prev = &mut self.prev;
+        let report = lp.frame_at_with(now, |s| s.capture_into(prev));
+        self.finish(lp.sim(), report)
+    }
+
+    fn finish<S: Capture<Snapshot = T>>(&mut self, sim: &S, report: FrameReport) -> FrameReport {
         if report.steps > 0 {
-            lp.sim().capture_into(&mut self.curr);
+            sim.capture_into(&mut self.curr);
         }
         self.alpha = report.alpha;
         report
@@ -77,5 +93,61 @@ impl<T: Clone> Presenter<T> {
     #[must_use]
     pub const fn alpha(&self) -> Alpha {
         self.alpha
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CatchUpPolicy, ClockConfig, FnInputs, StateVisitor, StepLength, Tick};
+
+    /// Moves one unit per tick.
+    #[derive(Clone, Debug, PartialEq)]
+    struct Mover(i64);
+
+    impl Sim for Mover {
+        type Input = i64;
+        fn step(&mut self, input: &i64) {
+            self.0 += input;
+        }
+        fn visit_state(&self, v: &mut dyn StateVisitor) {
+            v.field("x");
+            v.value_i64(self.0);
+        }
+    }
+
+    impl Capture for Mover {
+        type Snapshot = i64;
+        fn capture_into(&self, out: &mut i64) {
+            *out = self.0;
+        }
+        fn capture(&self) -> i64 {
+            self.0
+        }
+    }
+
+    #[test]
+    fn previous_is_one_tick_before_current() {
+        let step = StepLength::from_millis(16).unwrap();
+        let mut lp = FixedLoop::new(
+            Mover(0),
+            FnInputs(|_: Tick| 1),
+            ClockConfig::new(step),
+            CatchUpPolicy::Full,
+        );
+        let mut p = Presenter::new(lp.sim());
+        // 40 ms: two steps (x = 2), 8 ms left: alpha 8/16.
+        let r = p.frame(&mut lp, Nanos::from_millis(40));
+        assert_eq!(r.steps, 2);
+        assert_eq!((*p.previous(), *p.current()), (1, 2));
+        assert_eq!(p.alpha().scaled(16), 8);
+        // 4 ms more: no step, snapshots unchanged, alpha 12/16.
+        let _ = p.frame(&mut lp, Nanos::from_millis(4));
+        assert_eq!((*p.previous(), *p.current()), (1, 2));
+        assert_eq!(p.alpha().scaled(16), 12);
+        // Hosted: timestamp 60 ms = 16 ms more: one step.
+        let _ = p.frame_at(&mut lp, Timestamp::from_millis(60));
+        assert_eq!((*p.previous(), *p.current()), (2, 3));
+        assert_eq!(p.alpha().scaled(16), 12);
     }
 }

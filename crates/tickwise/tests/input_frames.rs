@@ -145,3 +145,30 @@ proptest! {
         prop_assert_eq!(late, 0);
     }
 }
+
+#[test]
+fn pausing_between_frames_loses_no_time() {
+    // A frame at 10 ms, then the platform hides the page at 40 ms (before the
+    // next display frame): the 30 ms in between were spent running and must
+    // run as steps (16 ms step: 40 ms = 2 steps + 8 ms carried), not vanish.
+    let step = StepLength::from_millis(16).unwrap();
+    let mut lp = FixedLoop::new(
+        Recorder::default(),
+        InputBuffer::new(),
+        ClockConfig::new(step),
+        CatchUpPolicy::Full,
+    );
+    let _ = lp.frame_at(Timestamp::from_millis(10));
+    lp.background(Timestamp::from_millis(40)).unwrap();
+    assert_eq!(lp.sim().0.len(), 2);
+    assert_eq!(lp.clock().accumulator(), Nanos::from_millis(8));
+    let r = lp.resume(Timestamp::from_millis(100)).unwrap();
+    assert_eq!(
+        (r.elapsed, r.catch_up_steps, r.carried),
+        (Nanos::from_millis(60), 3, Nanos::from_millis(12))
+    );
+    // 8 ms + 12 ms carried = 20 ms: the next frame owes one more step; total
+    // 2 + 3 + 1 = 6 steps = floor(100 / 16), as if the page had never been hidden.
+    let _ = lp.frame_at(Timestamp::from_millis(100));
+    assert_eq!(lp.sim().0.len(), 6);
+}

@@ -1,17 +1,91 @@
-//! `tickwise compare` (not built yet).
+//! `tickwise compare`: a desync report between two runs.
+//!
+//! Both runs are re-simulated in lockstep and their 64-bit state checksums
+//! compared after every tick; the report names the first divergent tick,
+//! the fields that differ there, and the first tick whose inputs differ.
+//! Run B is a second replay, or (`--live`) a fresh run of the same sim.
+
+use std::path::PathBuf;
+
+use tickwise_sims::registry::{self, InputPlan};
+
+use super::record::{parse_plan, read_limited};
+use super::verify::{LimitArgs, read_replay};
 use crate::Failure;
 
 /// Arguments.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Run A: a replay file.
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+    /// Run B: another replay of the same sim.
+    #[arg(
+        value_name = "B",
+        required_unless_present = "live",
+        conflicts_with = "live"
+    )]
+    pub b: Option<PathBuf>,
+    /// Run B is a live run of A's sim for A's tick count.
+    #[arg(long)]
+    pub live: bool,
+    /// The live run's inputs (`seed`, `random:SEED` or a JSON file).
+    #[arg(
+        long,
+        value_name = "seed|random:SEED|FILE",
+        default_value = "seed",
+        requires = "live"
+    )]
+    pub inputs: String,
+    /// The live run's config (default: A's embedded config).
+    #[arg(long, value_name = "FILE", requires = "live")]
+    pub config: Option<PathBuf>,
+    /// Reader limits for the replay files.
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
 
 /// Runs the command.
 ///
 /// # Errors
 ///
-/// Always, until built.
-pub fn run(_args: &Args) -> Result<u8, Failure> {
-    Err(Failure::usage(anyhow::anyhow!(
-        "`compare` is not built yet"
-    )))
+/// Exit code 2 for unreadable or invalid replays, configs or inputs.
+pub fn run(args: &Args) -> Result<u8, Failure> {
+    let limits = args.limits.limits();
+    let a = read_replay(&args.a, &limits)?;
+    let (r, b_name) = match &args.b {
+        Some(b_path) => {
+            let b = read_replay(b_path, &limits)?;
+            (
+                registry::compare_replays(&a, &b, &limits)?,
+                b_path.display().to_string(),
+            )
+        }
+        None => {
+            let plan: InputPlan = parse_plan(&args.inputs)?;
+            let config = match &args.config {
+                Some(p) => Some(read_limited(p, tickwise_sims::MAX_CONFIG_BYTES as u64)?),
+                None => None,
+            };
+            (
+                registry::compare_live(&a, &limits, config.as_deref(), &plan)?,
+                format!("live run (inputs {})", args.inputs),
+            )
+        }
+    };
+    println!(
+        "A: {} ({} ticks)\nB: {b_name} ({} ticks)\n{}: {}",
+        args.a.display(),
+        r.ticks_a,
+        r.ticks_b,
+        r.kind.info().id,
+        r.comparison
+    );
+    if r.comparison.divergence.is_none() && r.ticks_a != r.ticks_b {
+        println!(
+            "note: only the first {} ticks were compared; the runs have different lengths",
+            r.comparison.ticks
+        );
+    }
+    Ok(u8::from(r.comparison.divergence.is_some()))
 }

@@ -1,15 +1,105 @@
-//! `tickwise horde` (not built yet).
+//! `tickwise horde`: run the horde headless for T ticks; print digest and timing.
+
+use std::path::PathBuf;
+
+use tickwise::{Sim, TickInput};
+use tickwise_sims::horde::{HordeWorld, demo_input};
+
+use super::budget::{check_ticks, load_horde, time_ticks};
 use crate::Failure;
 
-/// Arguments.
-#[derive(Debug, clap::Args)]
-pub struct Args {}
+/// What drives the player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Drive {
+    /// The demo walk: right, down, left, up, 90 ticks each.
+    Walk,
+    /// No input: the player stands in the middle of the field.
+    Still,
+}
 
-/// Runs the command.
+/// Arguments of `tickwise horde`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The horde config.
+    #[arg(long, value_name = "FILE", default_value = "config/horde.json")]
+    pub config: PathBuf,
+    /// Enemy count (overrides the config's `enemies`).
+    #[arg(long, value_name = "N")]
+    pub enemies: Option<u64>,
+    /// RNG seed (overrides the config's `seed`).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Ticks to run.
+    #[arg(long, value_name = "T", default_value_t = 300)]
+    pub ticks: u64,
+    /// The player's input.
+    #[arg(long, value_enum, default_value = "walk")]
+    pub input: Drive,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `tickwise horde`.
 ///
 /// # Errors
 ///
-/// Always, until built.
-pub fn run(_args: &Args) -> Result<u8, Failure> {
-    Err(Failure::usage(anyhow::anyhow!("`horde` is not built yet")))
+/// Exit code 2 for an unreadable or invalid config, enemy count or tick count.
+pub fn run(args: &Args) -> Result<u8, Failure> {
+    let ticks = check_ticks("--ticks", args.ticks)?;
+    let mut cfg = load_horde(&args.config, args.enemies)?;
+    if let Some(seed) = args.seed {
+        cfg = cfg.with_seed(seed);
+    }
+    let mut world = HordeWorld::new(&cfg);
+    let times = match args.input {
+        Drive::Walk => time_ticks(&mut world, 0, ticks, demo_input),
+        Drive::Still => time_ticks(&mut world, 0, ticks, |_| TickInput::default()),
+    };
+    let n = times.len().max(1) as u64;
+    let us = |ns: u64| ns as f64 / 1000.0;
+    if args.json {
+        let v = serde_json::json!({
+            "sim": "horde",
+            "enemies": cfg.enemies(),
+            "seed": cfg.seed(),
+            "ticks": world.tick(),
+            "digest": world.digest(),
+            "checksum": format!("{:016x}", world.checksum()),
+            "alive": world.alive(),
+            "kills": world.kills(),
+            "waves": world.waves(),
+            "playerHp": world.player_hp(),
+            "playerDowns": world.player_downs(),
+            "lastPairs": world.last_pairs(),
+            "totalNs": times.total(),
+            "meanNs": times.total() / n,
+            "medianNs": times.median(),
+            "p99Ns": times.p99(),
+            "maxNs": times.max(),
+        });
+        println!("{v}");
+    } else {
+        println!("horde: {}", cfg.summary());
+        println!("ticks: {} (input: {:?})", world.tick(), args.input);
+        println!("digest: {}", world.digest());
+        println!(
+            "alive {}, kills {}, waves {}, player hp {}, downs {}, overlapping pairs last tick {}",
+            world.alive(),
+            world.kills(),
+            world.waves(),
+            world.player_hp(),
+            world.player_downs(),
+            world.last_pairs()
+        );
+        println!(
+            "time: total {:.3} ms; per tick mean {:.1} us, median {:.1} us, p99 {:.1} us, max {:.1} us",
+            times.total() as f64 / 1e6,
+            us(times.total() / n),
+            us(times.median()),
+            us(times.p99()),
+            us(times.max())
+        );
+    }
+    Ok(0)
 }

@@ -5,17 +5,83 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use tickwise::{
-    AppState, FixedLoop, LifecycleError, Nanos, ResumeReport, SceneError, SceneStack, Sim,
-    TickInputs,
+    AppState, FixedLoop, FrameReport, LifecycleError, Nanos, PlatformEvent, ResumeReport,
+    SceneError, SceneStack, Sim, TickInputs, Timestamp,
 };
 
 use super::{IslandConfig, IslandWorld, LifecycleConfig};
 use crate::config::ConfigError;
 
+/// The most frames one [`IslandSession::frames`] call feeds.
+pub const MAX_FRAMES_PER_CALL: u64 = 10_000_000;
+/// The most durations one [`IslandSession::frame_list`] call takes.
+pub const MAX_FRAME_LIST: usize = 10_000;
+/// The most steps one [`IslandSession::advance`] call runs.
+pub const MAX_ADVANCE: u64 = 100_000_000;
+/// The longest single duration (a frame, or a time away), in ms: about 31.7 years.
+pub const MAX_DURATION_MS: u64 = 1_000_000_000_000;
+/// The furthest the session's wall clock may go, in ms: 10^13 ms, about 317
+/// years, well inside the kernel's `u64` nanosecond host clock (584 years), so
+/// no time value ever saturates. Calls that would pass it are refused.
+pub const MAX_WALL_MS: u64 = 10_000_000_000_000;
+
+/// A session call that was refused; nothing ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// A count or duration above its limit.
+    TooLarge {
+        /// What was too large (`frames`, `durations`, `steps`, `ms`).
+        what: &'static str,
+        /// The value given.
+        value: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The call would move the wall clock past [`MAX_WALL_MS`].
+    WallClockFull {
+        /// The wall clock now, in ms.
+        now_ms: u64,
+        /// The time the call would add, in ms.
+        adding_ms: u64,
+    },
+    /// `resume_after` while running.
+    Lifecycle(LifecycleError),
+}
+
+impl core::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            SessionError::TooLarge { what, value, limit } => {
+                write!(
+                    f,
+                    "{value} {what} is more than the {limit} one call accepts"
+                )
+            }
+            SessionError::WallClockFull { now_ms, adding_ms } => write!(
+                f,
+                "the wall clock is at {now_ms} ms; adding {adding_ms} ms would pass the session's limit of {MAX_WALL_MS} ms"
+            ),
+            SessionError::Lifecycle(e) => e.fmt(f),
+        }
+    }
+}
+
+impl core::error::Error for SessionError {}
+
+fn at_most(what: &'static str, value: u64, limit: u64) -> Result<u64, SessionError> {
+    if value > limit {
+        Err(SessionError::TooLarge { what, value, limit })
+    } else {
+        Ok(value)
+    }
+}
+
 /// The island world in its loop, with lifecycle and scenes.
 ///
 /// The wall clock starts at 0 and moves with every frame (also while paused)
-/// and with `resume_after`. The scene stack starts as `menu`, `game`.
+/// and with a successful `resume_after`; it never passes [`MAX_WALL_MS`]. The
+/// scene stack starts as `menu`, `game`.
 #[derive(Debug)]
 pub struct IslandSession {
     lp: FixedLoop<IslandWorld, TickInputs<i32>>,
@@ -57,8 +123,44 @@ impl IslandSession {
         Ok(IslandSession { lp, scenes })
     }
 
-    /// Feeds frames of the given durations (ms); returns the steps they ran.
-    pub fn frames(&mut self, frame_ms: impl IntoIterator<Item = u64>) -> u64 {
+    /// Feeds `count` frames of `ms` each; returns the steps they ran.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::TooLarge`] past [`MAX_FRAMES_PER_CALL`] or
+    /// [`MAX_DURATION_MS`], [`SessionError::WallClockFull`] past [`MAX_WALL_MS`];
+    /// nothing runs then.
+    pub fn frames(&mut self, count: u64, ms: u64) -> Result<u64, SessionError> {
+        at_most("frames", count, MAX_FRAMES_PER_CALL)?;
+        at_most("ms", ms, MAX_DURATION_MS)?;
+        self.reserve_wall(count.saturating_mul(ms))?;
+        Ok(self.run_frames((0..count).map(|_| ms)))
+    }
+
+    /// Feeds one frame per listed duration (ms); returns the steps they ran.
+    ///
+    /// # Errors
+    ///
+    /// As [`IslandSession::frames`], with [`MAX_FRAME_LIST`] durations at most.
+    pub fn frame_list(&mut self, frame_ms: &[u64]) -> Result<u64, SessionError> {
+        at_most("durations", frame_ms.len() as u64, MAX_FRAME_LIST as u64)?;
+        let mut total = 0u64;
+        for &ms in frame_ms {
+            total = total.saturating_add(at_most("ms", ms, MAX_DURATION_MS)?);
+        }
+        self.reserve_wall(total)?;
+        Ok(self.run_frames(frame_ms.iter().copied()))
+    }
+
+    fn reserve_wall(&self, adding_ms: u64) -> Result<(), SessionError> {
+        let now_ms = self.wall_ms();
+        if now_ms.saturating_add(adding_ms) > MAX_WALL_MS {
+            return Err(SessionError::WallClockFull { now_ms, adding_ms });
+        }
+        Ok(())
+    }
+
+    fn run_frames(&mut self, frame_ms: impl Iterator<Item = u64>) -> u64 {
         let mut steps = 0u64;
         for ms in frame_ms {
             let r = self.lp.frame(Nanos::from_millis(ms));
@@ -68,10 +170,35 @@ impl IslandSession {
         steps
     }
 
-    /// Runs `n` steps directly.
-    pub fn advance(&mut self, n: u64) {
+    /// Hosted mode: a frame at host timestamp `now` (see [`FixedLoop::frame_at`]);
+    /// the steps it runs also run the active scene's time.
+    pub fn frame_at(&mut self, now: Timestamp) -> FrameReport {
+        let r = self.lp.frame_at(now);
+        self.scenes.run_ticks(u64::from(r.steps));
+        r
+    }
+
+    /// Routes a platform visibility event at host timestamp `now` (see
+    /// [`FixedLoop::platform_event`]); a resume's catch-up steps also run the
+    /// active scene's time.
+    pub fn platform_event(&mut self, event: PlatformEvent, now: Timestamp) -> Option<ResumeReport> {
+        let r = self.lp.platform_event(event, now);
+        if let Some(r) = &r {
+            self.scenes.run_ticks(r.catch_up_steps);
+        }
+        r
+    }
+
+    /// Runs `n` steps directly, whatever the lifecycle state.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::TooLarge`] past [`MAX_ADVANCE`]; nothing runs then.
+    pub fn advance(&mut self, n: u64) -> Result<(), SessionError> {
+        at_most("steps", n, MAX_ADVANCE)?;
         let _ = self.lp.advance(n);
         self.scenes.run_ticks(n);
+        Ok(())
     }
 
     /// Pauses now; `false` if not running.
@@ -88,11 +215,15 @@ impl IslandSession {
     ///
     /// # Errors
     ///
-    /// [`LifecycleError::AlreadyRunning`] when not paused or in the background
-    /// (the wall clock has still moved).
-    pub fn resume_after(&mut self, ms: u64) -> Result<ResumeReport, LifecycleError> {
+    /// [`SessionError::Lifecycle`] when not paused or in the background: a
+    /// resume without a pause is refused and changes nothing (while running,
+    /// only frames move time). [`SessionError::TooLarge`] or
+    /// [`SessionError::WallClockFull`] for a duration past the limits.
+    pub fn resume_after(&mut self, ms: u64) -> Result<ResumeReport, SessionError> {
+        at_most("ms", ms, MAX_DURATION_MS)?;
+        self.reserve_wall(ms)?;
         let now = self.lp.host_time().saturating_add(Nanos::from_millis(ms));
-        let r = self.lp.resume(now)?;
+        let r = self.lp.resume(now).map_err(SessionError::Lifecycle)?;
         self.scenes.run_ticks(r.catch_up_steps);
         Ok(r)
     }
@@ -155,6 +286,12 @@ impl IslandSession {
     #[must_use]
     pub fn accumulator_ms(&self) -> u64 {
         self.lp.clock().accumulator().as_millis()
+    }
+
+    /// The fixed step in milliseconds.
+    #[must_use]
+    pub const fn step_ms(&self) -> u64 {
+        self.lp.clock().config().step().as_nanos_floor() / tickwise::NANOS_PER_MILLI
     }
 
     /// The wall clock in whole milliseconds.

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the browser pages into web/dist/:
+#
+#   bash .ci/build-web.sh
+#
+#   web/dist/index.html           links to the pages
+#   web/dist/island.html          the island prototype as ONE file (wasm + JS + CSS
+#                                 inlined): works opened straight from disk (file://)
+#   web/dist/island-module.html   the same page loading its modules and .wasm
+#   web/dist/horde.html           the horde page (30 Hz sim, interpolated drawing)
+#   web/dist/pkg/                 wasm-bindgen output for crates/tickwise-web
+#
+# Needs `bash .ci/setup-web.sh` once (wasm target or Debian build-std route,
+# wasm-bindgen-cli, node). Serve the result with `tickwise serve`.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SRC="$ROOT/web/src"
+DIST="$ROOT/web/dist"
+
+log() { printf '[build-web] %s\n' "$*" >&2; }
+
+rm -rf "$DIST"
+mkdir -p "$DIST"
+# Whole-program optimisation for the page's wasm (smaller, and no slower);
+# build-wasm.sh passes the environment on to cargo.
+export CARGO_PROFILE_RELEASE_LTO="${CARGO_PROFILE_RELEASE_LTO:-fat}"
+export CARGO_PROFILE_RELEASE_CODEGEN_UNITS="${CARGO_PROFILE_RELEASE_CODEGEN_UNITS:-1}"
+bash "$ROOT/.ci/build-wasm.sh" tickwise-web "$DIST/pkg"
+rm -f "$DIST"/pkg/*.d.ts
+
+for f in "$SRC"/*; do
+  case "$(basename "$f")" in
+    island.html) cp "$f" "$DIST/island-module.html" ;;
+    *.html | *.js | *.css) cp "$f" "$DIST/" ;;
+  esac
+done
+
+node "$ROOT/web/build/single-file.mjs" "$DIST/island-module.html" "$DIST/island.html"
+
+WASM="$DIST/pkg/tickwise_web_bg.wasm"
+log "wasm: $(wc -c < "$WASM") bytes raw, $(gzip -9 -c "$WASM" | wc -c) bytes gzip -9"
+log "island.html (single file): $(wc -c < "$DIST/island.html") bytes raw, $(gzip -9 -c "$DIST/island.html" | wc -c) bytes gzip -9"
+log "done: $DIST"

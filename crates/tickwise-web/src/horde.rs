@@ -1,0 +1,458 @@
+//! The horde page's model: the horde sim at its fixed tick rate (30 Hz in
+//! `config/horde.json`), drawn at the display rate with interpolation.
+//!
+//! * **Time:** each `requestAnimationFrame` timestamp goes through a
+//!   [`HostClock`] and becomes a frame of the loop; the loop runs whatever
+//!   whole ticks the accumulated time owes, so the sim advances `tickHz` ticks
+//!   per second of browser time at 20, 60 or 144 frames per second alike.
+//! * **Input:** keyboard events with their own timestamps go into the loop's
+//!   [`InputBuffer`], which assigns each to the tick whose window contains it.
+//!   A tap shorter than a tick still presses and releases; a frame that runs
+//!   two ticks gives each its own input.
+//! * **Drawing:** a [`Presenter`] keeps the snapshots before and after each
+//!   frame's last tick; [`HordePage::interpolated`] blends them with the
+//!   clock's alpha into `f32` pixels. Presentation only: nothing flows back
+//!   into the sim, which the presenter can only read.
+//!
+//! The lifecycle goes through the same platform adapter as the island page:
+//! a hidden tab goes to the background and resumes with a capped catch-up.
+
+use serde_json::{Value, json};
+use tickwise::{
+    Button, EventKind, FixedLoop, FrameReport, InputBuffer, InputEvent, Nanos, Presenter, Sim,
+    TimeError,
+};
+use tickwise_sims::ConfigError;
+use tickwise_sims::horde::{DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, RIGHT, SUBPX, UP};
+
+use crate::args::{ArgError, whole};
+use crate::host::HostClock;
+use crate::lifecycle::{VisibilityOutcome, platform_event};
+
+/// `config/horde.json`, compiled in.
+pub const HORDE_JSON: &[u8] = include_bytes!("../../../config/horde.json");
+/// The most enemies the page accepts (`?enemies=`): seed 004's scale.
+pub const MAX_PAGE_ENEMIES: u64 = 100_000;
+/// A slot that moved farther than this between two ticks (in px, per axis)
+/// respawned: it is drawn where it is now instead of sliding across the field.
+pub const JUMP_PX: i32 = 32;
+
+/// An alpha as `f64` for the readout: an `f32` rounds 0.99999999 up to 1.0.
+#[allow(
+    clippy::cast_precision_loss,
+    reason = "readout only; numerator and denominator are far below 2^53 for real steps"
+)]
+fn alpha_f64(a: tickwise::Alpha) -> f64 {
+    a.numerator() as f64 / a.denominator() as f64
+}
+
+/// The button a `KeyboardEvent.code` moves the player with: arrows or WASD.
+#[must_use]
+pub fn button_for_key(code: &str) -> Option<Button> {
+    match code {
+        "ArrowUp" | "KeyW" => Some(UP),
+        "ArrowDown" | "KeyS" => Some(DOWN),
+        "ArrowLeft" | "KeyA" => Some(LEFT),
+        "ArrowRight" | "KeyD" => Some(RIGHT),
+        _ => None,
+    }
+}
+
+/// Why the page could not start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HordePageError {
+    /// The compiled-in config is invalid, or the enemy count is refused by it.
+    Config(ConfigError),
+    /// The enemy count is not a whole number up to [`MAX_PAGE_ENEMIES`].
+    Arg(ArgError),
+}
+
+impl std::fmt::Display for HordePageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HordePageError::Config(e) => write!(f, "horde config: {e}"),
+            HordePageError::Arg(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for HordePageError {}
+
+/// The horde page's model. See the [module docs](self).
+#[derive(Debug)]
+pub struct HordePage {
+    cfg: HordeConfig,
+    lp: FixedLoop<HordeWorld, InputBuffer>,
+    presenter: Presenter<HordeSnapshot>,
+    host: HostClock,
+    frames: u64,
+    backwards: u64,
+    refused_events: u64,
+    held: tickwise::Buttons,
+    draw: Vec<f32>,
+}
+
+impl HordePage {
+    /// A fresh page on the compiled-in config, optionally with another enemy count.
+    ///
+    /// # Errors
+    ///
+    /// [`HordePageError`] for an enemy count that is not a whole number in
+    /// `1..=`[`MAX_PAGE_ENEMIES`] (or an invalid compiled-in config).
+    pub fn new(enemies: Option<f64>) -> Result<HordePage, HordePageError> {
+        let mut cfg = HordeConfig::from_json(HORDE_JSON).map_err(HordePageError::Config)?;
+        if let Some(n) = enemies {
+            let n = whole("enemies", n, MAX_PAGE_ENEMIES).map_err(HordePageError::Arg)?;
+            cfg = cfg.with_enemies(n).map_err(HordePageError::Config)?;
+        }
+        Ok(HordePage::with_config(cfg))
+    }
+
+    /// A fresh page on `cfg`.
+    #[must_use]
+    pub fn with_config(cfg: HordeConfig) -> HordePage {
+        let lp = FixedLoop::new(
+            HordeWorld::new(&cfg),
+            InputBuffer::new(),
+            cfg.clock_config(),
+            cfg.catch_up_policy(),
+        );
+        let presenter = Presenter::new(lp.sim());
+        HordePage {
+            cfg,
+            lp,
+            presenter,
+            host: HostClock::new(),
+            frames: 0,
+            backwards: 0,
+            refused_events: 0,
+            held: tickwise::Buttons::NONE,
+            draw: Vec::new(),
+        }
+    }
+
+    /// Back to tick 0 with the same config.
+    pub fn reset(&mut self) {
+        *self = HordePage::with_config(self.cfg);
+    }
+
+    /// The config.
+    #[must_use]
+    pub const fn config(&self) -> &HordeConfig {
+        &self.cfg
+    }
+
+    /// The loop (read-only).
+    #[must_use]
+    pub const fn fixed_loop(&self) -> &FixedLoop<HordeWorld, InputBuffer> {
+        &self.lp
+    }
+
+    /// Forgets the browser-clock anchor (real-time mode starting): the next
+    /// browser time maps to the loop's current host time.
+    pub const fn reanchor(&mut self) {
+        self.host.reanchor();
+    }
+
+    /// A display frame at browser time `ms`: runs the ticks it owes and
+    /// updates the interpolation snapshots.
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a NaN, infinite or negative timestamp: the frame is
+    /// ignored and counted (`rejectedTimes`). A timestamp before the previous
+    /// frame is a zero-length frame, counted in `backwardsFrames`.
+    pub fn frame_at(&mut self, ms: f64) -> Result<FrameReport, TimeError> {
+        let now = self.host.map(ms, self.lp.host_time())?;
+        let dt = now.checked_since(self.lp.host_time()).unwrap_or_else(|| {
+            self.backwards += 1;
+            Nanos::ZERO
+        });
+        self.frames += 1;
+        Ok(self.presenter.frame(&mut self.lp, dt))
+    }
+
+    /// A key went down (`down`) or up at browser time `ms` (the event's
+    /// `timeStamp`). Returns whether the key moves the player (others are
+    /// ignored).
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad timestamp (the event is ignored and counted).
+    pub fn key(&mut self, code: &str, down: bool, ms: f64) -> Result<bool, TimeError> {
+        let Some(b) = button_for_key(code) else {
+            return Ok(false);
+        };
+        let at = self.host.map(ms, self.lp.host_time())?;
+        let kind = if down {
+            EventKind::Down(b)
+        } else {
+            EventKind::Up(b)
+        };
+        match self.lp.inputs_mut().push(InputEvent { at, kind }) {
+            Ok(()) => {
+                self.held = if down {
+                    self.held.with(b)
+                } else {
+                    self.held.without(b)
+                };
+            }
+            // A full buffer means no ticks are consuming events (a long pause
+            // with keys mashed): the event is refused, counted and shown.
+            Err(_) => self.refused_events += 1,
+        }
+        Ok(true)
+    }
+
+    /// Releases every movement key the page saw go down and not up, at
+    /// browser time `ms` (window blur, tab hidden: the key-ups will never come).
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad timestamp.
+    pub fn release_all(&mut self, ms: f64) -> Result<(), TimeError> {
+        for code in ["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"] {
+            if button_for_key(code).is_some_and(|b| self.held.contains(b)) {
+                self.key(code, false, ms)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The platform adapter's entry: hidden (`true`) or visible at browser time `ms`.
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad timestamp (the event is ignored and counted).
+    pub fn visibility(&mut self, hidden: bool, ms: f64) -> Result<VisibilityOutcome, TimeError> {
+        let now = self.host.map(ms, self.lp.host_time())?;
+        let before = self.lp.state();
+        let report = self.lp.platform_event(platform_event(hidden), now);
+        if report.is_some() {
+            // The catch-up ran outside a frame: restart interpolation from here.
+            self.presenter = Presenter::new(self.lp.sim());
+        }
+        Ok(VisibilityOutcome::classify(
+            before,
+            self.lp.state(),
+            report.as_ref(),
+            || self.lp.sim().digest(),
+        ))
+    }
+
+    /// The interpolation factor of the last frame, for drawing only.
+    #[must_use]
+    pub fn alpha(&self) -> f32 {
+        self.presenter.alpha().as_f32()
+    }
+
+    /// Drawing positions in px, blended between the previous and the current
+    /// tick with [`HordePage::alpha`]: `[playerX, playerY, x0, y0, x1, y1, …]`
+    /// for the enemies alive now. An enemy that was dead or moved more than
+    /// [`JUMP_PX`] (it respawned) is drawn where it is now.
+    pub fn interpolated(&mut self) -> &[f32] {
+        let a = self.alpha();
+        let (prev, curr) = (self.presenter.previous(), self.presenter.current());
+        let px = |v: i32| v as f32 / SUBPX as f32;
+        let jump = JUMP_PX * SUBPX;
+        let blend = |p: i32, c: i32| {
+            if (c - p).abs() > jump {
+                px(c)
+            } else {
+                px(p) + (px(c) - px(p)) * a
+            }
+        };
+        self.draw.clear();
+        let (pp, cp) = (prev.player(), curr.player());
+        self.draw.push(blend(pp.0, cp.0));
+        self.draw.push(blend(pp.1, cp.1));
+        let same_slots = prev.alive().len() == curr.alive().len();
+        for (i, &alive) in curr.alive().iter().enumerate() {
+            if !alive {
+                continue;
+            }
+            let (cx, cy) = (curr.enemy_x()[i], curr.enemy_y()[i]);
+            if same_slots && prev.alive()[i] {
+                self.draw.push(blend(prev.enemy_x()[i], cx));
+                self.draw.push(blend(prev.enemy_y()[i], cy));
+            } else {
+                self.draw.push(px(cx));
+                self.draw.push(px(cy));
+            }
+        }
+        &self.draw
+    }
+
+    /// The test API's state: `state`, `tick`, `digest`, `alive`, `kills`,
+    /// `waves`, `playerHp`, `playerDowns`, `playerX`/`playerY` (px, exact),
+    /// `alpha`, `tickHz`, `enemies`, `frames`, `wallMs`, `backwardsFrames`,
+    /// `rejectedTimes`, `lateEvents`, `pendingEvents`, `refusedEvents`.
+    #[must_use]
+    pub fn state_json(&self) -> Value {
+        let w = self.lp.sim();
+        let inputs = self.lp.inputs();
+        json!({
+            "state": self.lp.state().as_str(),
+            "tick": self.lp.tick().get(),
+            "digest": w.digest(),
+            "alive": w.alive(),
+            "kills": w.kills(),
+            "waves": w.waves(),
+            "playerHp": w.player_hp(),
+            "playerDowns": w.player_downs(),
+            "playerX": f64::from(w.player_x()) / f64::from(SUBPX),
+            "playerY": f64::from(w.player_y()) / f64::from(SUBPX),
+            "alpha": alpha_f64(self.presenter.alpha()),
+            "tickHz": self.cfg.tick_hz(),
+            "enemies": self.cfg.enemies(),
+            "frames": self.frames,
+            "wallMs": self.lp.host_time().as_nanos() / tickwise::NANOS_PER_MILLI,
+            "backwardsFrames": self.backwards,
+            "rejectedTimes": self.host.rejected(),
+            "lateEvents": inputs.late_events(),
+            "pendingEvents": inputs.pending(),
+            "refusedEvents": self.refused_events,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame that must be accepted; returns its steps.
+    fn frame(p: &mut HordePage, ms: f64) -> u32 {
+        p.frame_at(ms).expect("a valid timestamp").steps
+    }
+
+    fn page() -> HordePage {
+        HordePage::new(Some(200.0)).expect("valid config")
+    }
+
+    /// Frames at `hz` for `secs` seconds of browser time from `t0` ms.
+    fn run(p: &mut HordePage, hz: u32, secs: u32, t0: f64) {
+        for k in 0..=hz * secs {
+            frame(p, t0 + f64::from(k) * 1000.0 / f64::from(hz));
+        }
+    }
+
+    #[test]
+    fn thirty_ticks_per_second_at_any_frame_rate() {
+        let mut digests = Vec::new();
+        for hz in [20, 60, 144, 7] {
+            let mut p = page();
+            run(&mut p, hz, 10, 1234.0);
+            assert_eq!(p.fixed_loop().tick().get(), 300, "{hz} Hz");
+            digests.push(p.fixed_loop().sim().digest());
+        }
+        assert!(digests.windows(2).all(|w| w[0] == w[1]), "{digests:?}");
+    }
+
+    #[test]
+    fn key_events_land_on_their_ticks_whatever_the_frame_rate() {
+        // Right held from 1000 ms to 2000 ms, plus a 5 ms tap of Up inside one tick.
+        let mut digests = Vec::new();
+        for hz in [20, 60, 144] {
+            let mut p = page();
+            frame(&mut p, 0.0);
+            let events = [
+                (1000.0, "ArrowRight", true),
+                (1500.0, "KeyW", true),
+                (1505.0, "KeyW", false),
+                (2000.0, "ArrowRight", false),
+            ];
+            let mut next = 0;
+            for k in 1..=hz * 3 {
+                let t = f64::from(k) * 1000.0 / f64::from(hz);
+                // Deliver each event in the frame after it happened, as a browser does.
+                while next < events.len() && events[next].0 <= t {
+                    let (at, code, down) = events[next];
+                    assert_eq!(p.key(code, down, at), Ok(true));
+                    next += 1;
+                }
+                frame(&mut p, t);
+            }
+            assert_eq!(p.fixed_loop().tick().get(), 90);
+            digests.push(p.fixed_loop().sim().digest());
+        }
+        assert!(digests.windows(2).all(|w| w[0] == w[1]), "{digests:?}");
+        // And the keys did something: the player moved right.
+        let mut still = page();
+        run(&mut still, 60, 3, 0.0);
+        assert_ne!(still.fixed_loop().sim().digest(), digests[0]);
+    }
+
+    #[test]
+    fn player_moves_right_by_speed_per_held_tick() {
+        let mut p = page();
+        let x0 = p.fixed_loop().sim().player_x();
+        frame(&mut p, 0.0);
+        assert_eq!(p.key("KeyD", true, 0.0), Ok(true));
+        assert_eq!(p.key("Space", true, 0.0), Ok(false));
+        run(&mut p, 60, 1, 0.0);
+        // 30 ticks right at playerSpeed 768/256 px per tick = 90 px.
+        let moved = p.fixed_loop().sim().player_x() - x0;
+        assert_eq!(moved, 30 * 768);
+    }
+
+    #[test]
+    fn interpolation_blends_between_ticks() {
+        let mut p = page();
+        let x0 = f64::from(p.fixed_loop().sim().player_x()) / 256.0;
+        frame(&mut p, 0.0);
+        p.key("ArrowRight", true, 0.0).unwrap();
+        frame(&mut p, 100.0); // ticks 0, 1, 2 run; alpha 0
+        assert_eq!(p.fixed_loop().tick().get(), 3);
+        assert_eq!(p.alpha(), 0.0);
+        // Drawn one tick behind: at alpha 0 the previous snapshot (after tick
+        // 1, two ticks of 3 px right); the current one is 9 px right.
+        let x = |p: &mut HordePage| f64::from(p.interpolated()[0]) - x0;
+        assert!((x(&mut p) - 6.0).abs() < 1e-3, "{}", x(&mut p));
+        frame(&mut p, 100.0 + 50.0 / 3.0); // half a tick: no step
+        assert_eq!(p.fixed_loop().tick().get(), 3);
+        assert!((p.alpha() - 0.5).abs() < 1e-6, "{}", p.alpha());
+        assert!((x(&mut p) - 7.5).abs() < 1e-3, "{}", x(&mut p));
+        // One enemy pair per live enemy, plus the player.
+        assert_eq!(p.interpolated().len(), 2 + 2 * 200);
+    }
+
+    #[test]
+    fn hidden_for_an_hour_catches_up_300_ticks() {
+        let mut p = page();
+        run(&mut p, 60, 1, 0.0);
+        assert_eq!(
+            p.visibility(true, 1000.0),
+            Ok(VisibilityOutcome::Backgrounded)
+        );
+        let VisibilityOutcome::Resumed(r) = p.visibility(false, 3_601_000.0).unwrap() else {
+            panic!("expected a resume");
+        };
+        // 3 600 s at 30 Hz = 108 000 wanted; capped at 300.
+        assert_eq!((r.wanted_steps, r.catch_up_steps), (108_000, 300));
+        assert_eq!(p.fixed_loop().tick().get(), 330);
+    }
+
+    #[test]
+    fn bad_inputs_are_refused_and_counted() {
+        assert!(matches!(
+            HordePage::new(Some(0.5)),
+            Err(HordePageError::Arg(_))
+        ));
+        assert!(matches!(
+            HordePage::new(Some(0.0)),
+            Err(HordePageError::Config(_))
+        ));
+        assert!(HordePage::new(Some(1e6)).is_err());
+        let mut p = page();
+        assert!(p.frame_at(f64::NAN).is_err());
+        assert!(p.key("KeyW", true, -1.0).is_err());
+        frame(&mut p, 100.0);
+        frame(&mut p, 200.0);
+        frame(&mut p, 150.0);
+        let s = p.state_json();
+        assert_eq!(
+            (s["rejectedTimes"].as_u64(), s["backwardsFrames"].as_u64()),
+            (Some(2), Some(1))
+        );
+    }
+}

@@ -1,0 +1,666 @@
+//! The replay file: layout, limits, reading and writing.
+//!
+//! The byte layout is specified in `docs/replay-format.md`; this module is
+//! the reference implementation. Reading is defensive: the size limit is
+//! checked before anything else, every length is checked against the bytes
+//! present and against [`ReplayLimits`] before it is used, and no loop runs
+//! more times than the (limited) declared tick count or the bytes present.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::bytes::{ByteReader, put_varint};
+use super::codec::ReplayInput;
+use super::error::ReplayError;
+use crate::digest::Fnv1a64;
+
+/// The first eight bytes of every replay file.
+pub const MAGIC: [u8; 8] = *b"TWREPLAY";
+/// The format version this build reads and writes.
+pub const FORMAT_VERSION: u16 = 1;
+/// The checkpoint interval used when none is given: one second at 60 Hz.
+pub const DEFAULT_CHECKPOINT_EVERY: u64 = 60;
+/// The longest sim id or field name, in bytes.
+pub const MAX_NAME_BYTES: usize = 64;
+/// Bytes before the first variable-length part: magic, version, flags, length.
+pub const FIXED_HEADER_BYTES: usize = 20;
+/// Bytes of the integrity checksum at the end of the file.
+pub const TRAILER_BYTES: usize = 8;
+
+/// Bounds on what a reader accepts, so that a hostile file cannot make it
+/// allocate or work without limit. Every field can be raised by the caller
+/// (the CLI has flags for the first two).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplayLimits {
+    /// Largest file accepted (checked before parsing; callers reading from
+    /// disk should check the file's size before reading it).
+    pub max_file_bytes: u64,
+    /// Largest declared tick count accepted; re-simulation never runs more
+    /// ticks than the file declares, so this bounds verification work.
+    pub max_ticks: u64,
+    /// Largest embedded config.
+    pub max_config_bytes: usize,
+    /// Most state fields per checkpoint.
+    pub max_fields: usize,
+    /// Longest final text digest.
+    pub max_digest_bytes: usize,
+}
+
+impl ReplayLimits {
+    /// The defaults: 64 MiB files, 10 million ticks (46 hours at 60 Hz),
+    /// 64 KiB configs, 1024 fields, 4 KiB digests.
+    pub const DEFAULT: ReplayLimits = ReplayLimits {
+        max_file_bytes: 64 * 1024 * 1024,
+        max_ticks: 10_000_000,
+        max_config_bytes: 64 * 1024,
+        max_fields: 1024,
+        max_digest_bytes: 4096,
+    };
+}
+
+impl Default for ReplayLimits {
+    fn default() -> Self {
+        ReplayLimits::DEFAULT
+    }
+}
+
+/// Everything before the inputs: what a registry needs to pick the sim,
+/// the input decoder and the config before decoding the rest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayHeader {
+    /// Which sim recorded the replay (`"island"`, `"horde"`).
+    pub sim_id: String,
+    /// The sim's version; a sim bumps it whenever its step changes results.
+    pub sim_version: u32,
+    /// The config bytes exactly as the sim parsed them.
+    pub config: Vec<u8>,
+    /// The sim's seed as its config states it (for indexing and display;
+    /// verifiers check it against the config).
+    pub seed: u64,
+    /// How many ticks the replay covers.
+    pub ticks: u64,
+    /// A checkpoint is stored after every this many ticks (at least 1).
+    pub checkpoint_every: u64,
+    /// The input encoding ([`ReplayInput::KIND`]).
+    pub input_kind: u8,
+}
+
+impl ReplayHeader {
+    /// FNV-1a 64 of the config bytes, as stored in the file.
+    #[must_use]
+    pub const fn config_hash(&self) -> u64 {
+        Fnv1a64::hash(self.config.as_slice())
+    }
+
+    /// The number of checkpoints (`ticks / checkpoint_every`), not counting
+    /// the final state.
+    #[must_use]
+    pub const fn checkpoint_count(&self) -> u64 {
+        match self.ticks.checked_div(self.checkpoint_every) {
+            Some(n) => n,
+            None => 0,
+        }
+    }
+}
+
+/// `len` consecutive ticks with the same input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run<I> {
+    /// Ticks covered (at least 1).
+    pub len: u64,
+    /// The input of each of those ticks.
+    pub input: I,
+}
+
+/// A stored state summary: the 64-bit checksum and one 32-bit hash per
+/// field (the low half of the field's FNV-1a 64), at `tick`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checkpoint<'a> {
+    /// The state's tick (steps run).
+    pub tick: u64,
+    /// The whole-state checksum ([`crate::Sim::checksum`]).
+    pub checksum: u64,
+    /// Per-field hashes, in [`Replay::field_names`] order.
+    pub fields: &'a [u32],
+}
+
+/// The parts of a replay, for building one from other sources (a server
+/// converting formats, a test forging a file). [`Replay::from_parts`]
+/// checks that they fit together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayParts<I> {
+    /// The header; `input_kind` is overwritten with `I::KIND`.
+    pub header: ReplayHeader,
+    /// Input runs covering exactly `header.ticks` ticks.
+    pub runs: Vec<Run<I>>,
+    /// The sim's state field names.
+    pub field_names: Vec<String>,
+    /// Checksums at ticks `every, 2*every, ...` (`header.checkpoint_count()` of them).
+    pub checkpoint_checksums: Vec<u64>,
+    /// Field hashes of those checkpoints, flattened (`count * fields`).
+    pub checkpoint_fields: Vec<u32>,
+    /// The final state's checksum.
+    pub final_checksum: u64,
+    /// The final state's field hashes.
+    pub final_fields: Vec<u32>,
+    /// The final state's text digest ([`crate::Sim::digest`]).
+    pub final_digest: String,
+}
+
+impl<I: PartialEq> ReplayParts<I> {
+    /// Replaces the inputs with one per tick (merged into runs) and sets
+    /// `header.ticks` to their count. Checkpoints are left as they are, so
+    /// [`Replay::from_parts`] accepts the result only for the same tick count,
+    /// and [`super::verify`] then checks the new inputs against the old states:
+    /// this is how tests forge replays.
+    pub fn set_inputs(&mut self, inputs: impl IntoIterator<Item = I>) {
+        self.runs.clear();
+        self.header.ticks = 0;
+        for input in inputs {
+            push_input(&mut self.runs, input);
+            self.header.ticks += 1;
+        }
+    }
+}
+
+/// Appends one tick's input, extending the last run when it is the same input.
+pub(crate) fn push_input<I: PartialEq>(runs: &mut Vec<Run<I>>, input: I) {
+    match runs.last_mut() {
+        Some(run) if run.input == input => run.len += 1,
+        _ => runs.push(Run { len: 1, input }),
+    }
+}
+
+/// Checkpoint intervals start at 1.
+pub(crate) const fn check_interval(every: u64) -> Result<(), ReplayError> {
+    if every == 0 {
+        return Err(ReplayError::LengthOutOfRange {
+            what: "checkpoint interval",
+            declared: 0,
+            min: 1,
+            max: u64::MAX,
+        });
+    }
+    Ok(())
+}
+
+/// A replay: header, per-tick inputs as runs, checkpoints and the final
+/// state. Always internally consistent (built by [`Replay::from_bytes`],
+/// [`Replay::from_parts`] or [`super::Recorder`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replay<I> {
+    parts: ReplayParts<I>,
+}
+
+/// Whether `name` is a valid sim id or field name.
+#[must_use]
+pub fn is_valid_name(name: &[u8]) -> bool {
+    (1..=MAX_NAME_BYTES).contains(&name.len())
+        && name
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+fn name(r: &mut ByteReader<'_>, what: &'static str) -> Result<String, ReplayError> {
+    let offset = r.offset();
+    let bytes = r.bytes_in(what, 1, MAX_NAME_BYTES)?;
+    if !is_valid_name(bytes) {
+        return Err(ReplayError::BadName { what, offset });
+    }
+    Ok(bytes.iter().map(|&b| char::from(b)).collect())
+}
+
+/// Checks the envelope (size limit, magic, version, flags, declared length,
+/// integrity checksum) and returns a reader over the body.
+fn envelope<'a>(bytes: &'a [u8], limits: &ReplayLimits) -> Result<ByteReader<'a>, ReplayError> {
+    let actual = bytes.len() as u64;
+    if actual > limits.max_file_bytes {
+        return Err(ReplayError::FileTooLarge {
+            bytes: actual,
+            limit: limits.max_file_bytes,
+        });
+    }
+    let head = &bytes[..bytes.len().min(MAGIC.len())];
+    if head != &MAGIC[..head.len()] {
+        let mut found = [0u8; 8];
+        found[..head.len()].copy_from_slice(head);
+        #[allow(clippy::cast_possible_truncation, reason = "at most 8")]
+        return Err(ReplayError::BadMagic {
+            found,
+            len: head.len() as u8,
+        });
+    }
+    let mut r = ByteReader::new(bytes);
+    r.take(MAGIC.len(), "magic")?;
+    let version = r.u16_le("format version")?;
+    if version != FORMAT_VERSION {
+        return Err(ReplayError::UnsupportedVersion {
+            found: version,
+            supported: FORMAT_VERSION,
+        });
+    }
+    let flags = r.u16_le("flags")?;
+    if flags != 0 {
+        return Err(ReplayError::UnsupportedFlags { found: flags });
+    }
+    let declared = r.u64_le("file length")?;
+    let min = (FIXED_HEADER_BYTES + TRAILER_BYTES) as u64;
+    if declared < min {
+        return Err(ReplayError::LengthOutOfRange {
+            what: "declared file length",
+            declared,
+            min,
+            max: limits.max_file_bytes,
+        });
+    }
+    if actual < declared {
+        return Err(ReplayError::Truncated {
+            what: "file (per its declared length)",
+            offset: actual,
+            needed: declared - actual,
+            available: 0,
+        });
+    }
+    if actual > declared {
+        return Err(ReplayError::TrailingBytes { declared, actual });
+    }
+    let end = bytes.len() - TRAILER_BYTES;
+    let mut stored = [0u8; 8];
+    stored.copy_from_slice(&bytes[end..]);
+    let stored = u64::from_le_bytes(stored);
+    let computed = Fnv1a64::hash(&bytes[..end]);
+    if stored != computed {
+        return Err(ReplayError::ChecksumMismatch { stored, computed });
+    }
+    Ok(ByteReader::with_base(
+        &bytes[FIXED_HEADER_BYTES..end],
+        FIXED_HEADER_BYTES as u64,
+    ))
+}
+
+fn header(r: &mut ByteReader<'_>, limits: &ReplayLimits) -> Result<ReplayHeader, ReplayError> {
+    let sim_id = name(r, "sim id")?;
+    let sim_version = r.u32_le("sim version")?;
+    let config = r.bytes_in("config", 0, limits.max_config_bytes)?.to_vec();
+    let stored = r.u64_le("config hash")?;
+    let computed = Fnv1a64::hash(&config);
+    if stored != computed {
+        return Err(ReplayError::ConfigHashMismatch { stored, computed });
+    }
+    let seed = r.u64_le("seed")?;
+    let ticks = r.varint("tick count")?;
+    if ticks > limits.max_ticks {
+        return Err(ReplayError::TooManyTicks {
+            declared: ticks,
+            limit: limits.max_ticks,
+        });
+    }
+    let checkpoint_every = r.varint_in("checkpoint interval", 1, u64::MAX)?;
+    let input_kind = r.u8("input kind")?;
+    Ok(ReplayHeader {
+        sim_id,
+        sim_version,
+        config,
+        seed,
+        ticks,
+        checkpoint_every,
+        input_kind,
+    })
+}
+
+/// Reads and checks a replay's envelope and header without decoding its
+/// inputs: enough to choose the sim (and its input type) from a registry.
+///
+/// # Errors
+///
+/// Any [`ReplayError`] of the envelope or header.
+pub fn read_header(bytes: &[u8], limits: &ReplayLimits) -> Result<ReplayHeader, ReplayError> {
+    let mut r = envelope(bytes, limits)?;
+    header(&mut r, limits)
+}
+
+fn read_runs<I: ReplayInput>(
+    r: &mut ByteReader<'_>,
+    ticks: u64,
+) -> Result<Vec<Run<I>>, ReplayError> {
+    let len = r.varint("input runs length")?;
+    let start = r.offset();
+    let section = r.take(usize::try_from(len).unwrap_or(usize::MAX), "input runs")?;
+    let mut s = ByteReader::with_base(section, start);
+    // Every run takes at least two bytes and one tick: bounded by the file.
+    let cap = (section.len() / 2).min(usize::try_from(ticks).unwrap_or(usize::MAX));
+    let mut runs = Vec::with_capacity(cap);
+    let mut covered = 0u64;
+    while !s.is_empty() {
+        let run_offset = s.offset();
+        let n = s.varint("run length")?;
+        if n == 0 {
+            return Err(ReplayError::EmptyRun { offset: run_offset });
+        }
+        covered = match covered.checked_add(n) {
+            Some(c) if c <= ticks => c,
+            _ => {
+                return Err(ReplayError::RunsDoNotCoverTicks {
+                    declared: ticks,
+                    covered: covered.saturating_add(n),
+                });
+            }
+        };
+        let input = I::decode(&mut s)?;
+        runs.push(Run { len: n, input });
+    }
+    if covered != ticks {
+        return Err(ReplayError::RunsDoNotCoverTicks {
+            declared: ticks,
+            covered,
+        });
+    }
+    Ok(runs)
+}
+
+fn read_hashes(r: &mut ByteReader<'_>, n: usize, out: &mut Vec<u32>) -> Result<(), ReplayError> {
+    for _ in 0..n {
+        out.push(r.u32_le("field hash")?);
+    }
+    Ok(())
+}
+
+impl<I: ReplayInput> Replay<I> {
+    /// Reads a replay.
+    ///
+    /// # Errors
+    ///
+    /// A specific [`ReplayError`] for every way the bytes can be wrong:
+    /// oversized, truncated, bad magic, unknown version, corrupted (integrity
+    /// checksum), limits exceeded, inputs of another kind, malformed inputs,
+    /// runs that do not cover the ticks, and so on. Never panics.
+    pub fn from_bytes(bytes: &[u8], limits: &ReplayLimits) -> Result<Replay<I>, ReplayError> {
+        let mut r = envelope(bytes, limits)?;
+        let header = header(&mut r, limits)?;
+        if header.input_kind != I::KIND {
+            return Err(ReplayError::InputKindMismatch {
+                expected: I::KIND,
+                found: header.input_kind,
+            });
+        }
+        let runs = read_runs(&mut r, header.ticks)?;
+        let max_fields = limits.max_fields as u64;
+        let n_fields = r.varint_in("field count", 1, max_fields)?;
+        let n_fields = usize::try_from(n_fields).unwrap_or(usize::MAX);
+        let mut field_names = Vec::with_capacity(n_fields.min(r.remaining() / 2));
+        for _ in 0..n_fields {
+            field_names.push(name(&mut r, "field name")?);
+        }
+        let count = header.checkpoint_count();
+        let per = 8 + 4 * n_fields as u64;
+        let needed = count.saturating_mul(per);
+        if needed > r.remaining() as u64 {
+            return Err(ReplayError::Truncated {
+                what: "checkpoints",
+                offset: r.offset(),
+                needed,
+                available: r.remaining() as u64,
+            });
+        }
+        // count * per fits the bytes present, so these capacities are bounded by the file.
+        let count = usize::try_from(count).unwrap_or(usize::MAX);
+        let mut checkpoint_checksums = Vec::with_capacity(count);
+        let mut checkpoint_fields = Vec::with_capacity(count * n_fields);
+        for _ in 0..count {
+            checkpoint_checksums.push(r.u64_le("checkpoint checksum")?);
+            read_hashes(&mut r, n_fields, &mut checkpoint_fields)?;
+        }
+        let final_checksum = r.u64_le("final checksum")?;
+        let mut final_fields = Vec::with_capacity(n_fields);
+        read_hashes(&mut r, n_fields, &mut final_fields)?;
+        let offset = r.offset();
+        let text = r.bytes_in("final digest", 0, limits.max_digest_bytes)?;
+        let final_digest = core::str::from_utf8(text)
+            .map_err(|_| ReplayError::BadText {
+                what: "final digest",
+                offset,
+            })?
+            .into();
+        if !r.is_empty() {
+            return Err(ReplayError::SectionLength {
+                what: "replay body",
+                declared: r.offset() - FIXED_HEADER_BYTES as u64 + r.remaining() as u64,
+                used: r.offset() - FIXED_HEADER_BYTES as u64,
+            });
+        }
+        Ok(Replay {
+            parts: ReplayParts {
+                header,
+                runs,
+                field_names,
+                checkpoint_checksums,
+                checkpoint_fields,
+                final_checksum,
+                final_fields,
+                final_digest,
+            },
+        })
+    }
+
+    /// Builds a replay from parts, checking that they fit together.
+    ///
+    /// # Errors
+    ///
+    /// [`ReplayError::BadName`] for an invalid sim id or field name,
+    /// [`ReplayError::LengthOutOfRange`] for a zero checkpoint interval or no
+    /// fields, [`ReplayError::EmptyRun`] / [`ReplayError::RunsDoNotCoverTicks`]
+    /// for runs that do not cover the ticks, [`ReplayError::CountMismatch`] for
+    /// checkpoint or field lists of the wrong size.
+    pub fn from_parts(mut parts: ReplayParts<I>) -> Result<Replay<I>, ReplayError> {
+        parts.header.input_kind = I::KIND;
+        let h = &parts.header;
+        if !is_valid_name(h.sim_id.as_bytes()) {
+            return Err(ReplayError::BadName {
+                what: "sim id",
+                offset: 0,
+            });
+        }
+        check_interval(h.checkpoint_every)?;
+        let mut covered = 0u64;
+        for run in &parts.runs {
+            if run.len == 0 {
+                return Err(ReplayError::EmptyRun { offset: 0 });
+            }
+            covered = covered.saturating_add(run.len);
+        }
+        if covered != h.ticks {
+            return Err(ReplayError::RunsDoNotCoverTicks {
+                declared: h.ticks,
+                covered,
+            });
+        }
+        let f = parts.field_names.len() as u64;
+        if f == 0 {
+            return Err(ReplayError::LengthOutOfRange {
+                what: "field count",
+                declared: 0,
+                min: 1,
+                max: u64::MAX,
+            });
+        }
+        if parts
+            .field_names
+            .iter()
+            .any(|n| !is_valid_name(n.as_bytes()))
+        {
+            return Err(ReplayError::BadName {
+                what: "field name",
+                offset: 0,
+            });
+        }
+        let count = h.checkpoint_count();
+        for (what, expected, found) in [
+            (
+                "checkpoint checksums",
+                count,
+                parts.checkpoint_checksums.len() as u64,
+            ),
+            (
+                "checkpoint field hashes",
+                count.saturating_mul(f),
+                parts.checkpoint_fields.len() as u64,
+            ),
+            ("final field hashes", f, parts.final_fields.len() as u64),
+        ] {
+            if expected != found {
+                return Err(ReplayError::CountMismatch {
+                    what,
+                    expected,
+                    found,
+                });
+            }
+        }
+        Ok(Replay { parts })
+    }
+
+    /// Writes the replay in the current format version.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let p = &self.parts;
+        let h = &p.header;
+        let mut out = Vec::with_capacity(128 + h.config.len() + 4 * p.runs.len());
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&0u64.to_le_bytes()); // length, patched below
+        put_bytes(&mut out, h.sim_id.as_bytes());
+        out.extend_from_slice(&h.sim_version.to_le_bytes());
+        put_bytes(&mut out, &h.config);
+        out.extend_from_slice(&h.config_hash().to_le_bytes());
+        out.extend_from_slice(&h.seed.to_le_bytes());
+        put_varint(&mut out, h.ticks);
+        put_varint(&mut out, h.checkpoint_every);
+        out.push(I::KIND);
+        let mut runs = Vec::with_capacity(2 * p.runs.len());
+        for run in &p.runs {
+            put_varint(&mut runs, run.len);
+            run.input.encode(&mut runs);
+        }
+        put_bytes(&mut out, &runs);
+        put_varint(&mut out, p.field_names.len() as u64);
+        for n in &p.field_names {
+            put_bytes(&mut out, n.as_bytes());
+        }
+        let f = p.field_names.len();
+        for (j, sum) in p.checkpoint_checksums.iter().enumerate() {
+            out.extend_from_slice(&sum.to_le_bytes());
+            put_hashes(&mut out, &p.checkpoint_fields[j * f..(j + 1) * f]);
+        }
+        out.extend_from_slice(&p.final_checksum.to_le_bytes());
+        put_hashes(&mut out, &p.final_fields);
+        put_bytes(&mut out, p.final_digest.as_bytes());
+        let len = (out.len() + TRAILER_BYTES) as u64;
+        out[12..20].copy_from_slice(&len.to_le_bytes());
+        let sum = Fnv1a64::hash(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    put_varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+fn put_hashes(out: &mut Vec<u8>, hashes: &[u32]) {
+    for h in hashes {
+        out.extend_from_slice(&h.to_le_bytes());
+    }
+}
+
+impl<I> Replay<I> {
+    /// The header.
+    #[must_use]
+    pub const fn header(&self) -> &ReplayHeader {
+        &self.parts.header
+    }
+
+    /// Ticks covered.
+    #[must_use]
+    pub const fn ticks(&self) -> u64 {
+        self.parts.header.ticks
+    }
+
+    /// The input runs, in tick order.
+    #[must_use]
+    pub fn runs(&self) -> &[Run<I>] {
+        &self.parts.runs
+    }
+
+    /// Every tick's input, in order (runs expanded lazily).
+    pub fn inputs(&self) -> impl Iterator<Item = &I> + '_ {
+        self.parts.runs.iter().flat_map(|r| RepeatN {
+            item: &r.input,
+            left: r.len,
+        })
+    }
+
+    /// The sim's state field names.
+    #[must_use]
+    pub fn field_names(&self) -> &[String] {
+        &self.parts.field_names
+    }
+
+    /// Checkpoints stored (not counting the final state).
+    #[must_use]
+    pub fn checkpoint_count(&self) -> usize {
+        self.parts.checkpoint_checksums.len()
+    }
+
+    /// Checkpoint `j` (0-based), at tick `(j + 1) * checkpoint_every`.
+    #[must_use]
+    pub fn checkpoint(&self, j: usize) -> Option<Checkpoint<'_>> {
+        let f = self.parts.field_names.len();
+        let checksum = *self.parts.checkpoint_checksums.get(j)?;
+        Some(Checkpoint {
+            tick: (j as u64 + 1).saturating_mul(self.parts.header.checkpoint_every),
+            checksum,
+            fields: self.parts.checkpoint_fields.get(j * f..(j + 1) * f)?,
+        })
+    }
+
+    /// The final state, at tick [`Replay::ticks`].
+    #[must_use]
+    pub fn final_state(&self) -> Checkpoint<'_> {
+        Checkpoint {
+            tick: self.parts.header.ticks,
+            checksum: self.parts.final_checksum,
+            fields: &self.parts.final_fields,
+        }
+    }
+
+    /// The final state's text digest.
+    #[must_use]
+    pub fn final_digest(&self) -> &str {
+        &self.parts.final_digest
+    }
+
+    /// The parts, for editing and rebuilding with [`Replay::from_parts`].
+    #[must_use]
+    pub fn into_parts(self) -> ReplayParts<I> {
+        self.parts
+    }
+}
+
+/// `repeat(item).take(n)` with a `u64` count (runs can be longer than a
+/// 32-bit `usize`).
+struct RepeatN<'a, I> {
+    item: &'a I,
+    left: u64,
+}
+
+impl<'a, I> Iterator for RepeatN<'a, I> {
+    type Item = &'a I;
+    fn next(&mut self) -> Option<&'a I> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        Some(self.item)
+    }
+}

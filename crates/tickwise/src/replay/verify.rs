@@ -1,0 +1,205 @@
+//! Re-simulating a replay and checking every stored checkpoint.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use super::format::{Checkpoint, Replay};
+use super::probe::Probe;
+use crate::sim::Sim;
+
+/// Where a re-simulation first disagreed with the replay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// The checkpoint index (0-based) that failed, or `None` for the final state.
+    pub checkpoint: Option<usize>,
+    /// The last tick whose stored state matched (0 when no checkpoint
+    /// matched yet: the initial state is rebuilt from the config).
+    pub last_good_tick: u64,
+    /// The tick of the failing checkpoint. The states first differed after
+    /// one of the ticks `last_good_tick + 1 ..= tick` (the inputs of ticks
+    /// `last_good_tick .. tick`).
+    pub tick: u64,
+    /// The checksum the replay stores.
+    pub expected_checksum: u64,
+    /// The checksum re-simulation computed.
+    pub found_checksum: u64,
+    /// Fields whose stored hash differs from the re-simulated one.
+    pub fields: Vec<String>,
+    /// At the final state: the stored and re-simulated text digests, when
+    /// they differ.
+    pub digests: Option<(String, String)>,
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.checkpoint {
+            Some(j) => write!(f, "checkpoint {} at tick {}", j + 1, self.tick)?,
+            None => write!(f, "final state at tick {}", self.tick)?,
+        }
+        write!(
+            f,
+            " diverges (last match at tick {}, so within ticks {}..={})",
+            self.last_good_tick,
+            self.last_good_tick + 1,
+            self.tick
+        )?;
+        if self.fields.is_empty() {
+            write!(
+                f,
+                "; checksum {:016x} expected, {:016x} found",
+                self.expected_checksum, self.found_checksum
+            )?;
+        } else {
+            write!(f, "; fields differ: {}", self.fields.join(", "))?;
+        }
+        if let Some((expected, found)) = &self.digests {
+            write!(f, "; digest {expected:?} expected, {found:?} found")?;
+        }
+        Ok(())
+    }
+}
+
+/// The result of [`verify`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum Verdict {
+    /// Every checkpoint and the final state match.
+    Match {
+        /// The final text digest.
+        digest: String,
+    },
+    /// Re-simulation disagreed; verification stopped there.
+    Diverged(Divergence),
+    /// The sim describes its state with other fields than the replay
+    /// records (a different sim build that kept its version number).
+    FieldNamesDiffer {
+        /// The replay's field names.
+        recorded: Vec<String>,
+        /// The sim's.
+        sim: Vec<&'static str>,
+    },
+}
+
+/// What [`verify`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub struct VerifyReport {
+    /// Ticks re-simulated (at most the replay's tick count).
+    pub ticks_run: u64,
+    /// The outcome.
+    pub verdict: Verdict,
+}
+
+impl VerifyReport {
+    /// Whether the replay verified.
+    #[must_use]
+    pub const fn is_match(&self) -> bool {
+        matches!(self.verdict, Verdict::Match { .. })
+    }
+}
+
+fn check(
+    probe: &Probe,
+    stored: &Checkpoint<'_>,
+    names: &[String],
+    checkpoint: Option<usize>,
+    last_good_tick: u64,
+) -> Option<Divergence> {
+    let fields: Vec<String> = probe
+        .short_hashes()
+        .zip(stored.fields)
+        .zip(names)
+        .filter(|((found, expected), _)| found != *expected)
+        .map(|(_, name)| name.clone())
+        .collect();
+    if probe.checksum() == stored.checksum && fields.is_empty() {
+        return None;
+    }
+    Some(Divergence {
+        checkpoint,
+        last_good_tick,
+        tick: stored.tick,
+        expected_checksum: stored.checksum,
+        found_checksum: probe.checksum(),
+        fields,
+        digests: None,
+    })
+}
+
+/// Re-simulates `replay` on `sim` (which must be the initial state built
+/// from the replay's config) and checks every checkpoint and the final
+/// state. Stops at the first divergence.
+///
+/// Work is bounded by the replay's declared tick count, which the reader
+/// has already checked against [`super::ReplayLimits::max_ticks`].
+pub fn verify<S: Sim>(mut sim: S, replay: &Replay<S::Input>) -> VerifyReport {
+    let mut probe = Probe::default();
+    probe.take(&sim);
+    let names = replay.field_names();
+    if probe.names().len() != names.len()
+        || probe
+            .names()
+            .iter()
+            .zip(names)
+            .any(|(a, b)| *a != b.as_str())
+    {
+        return VerifyReport {
+            ticks_run: 0,
+            verdict: Verdict::FieldNamesDiffer {
+                recorded: names.to_vec(),
+                sim: probe.names().to_vec(),
+            },
+        };
+    }
+    let every = replay.header().checkpoint_every;
+    let mut tick = 0u64;
+    let mut next = every;
+    let mut j = 0usize;
+    let mut last_good = 0u64;
+    for run in replay.runs() {
+        for _ in 0..run.len {
+            sim.step(&run.input);
+            tick += 1;
+            if tick == next {
+                next = next.saturating_add(every);
+                probe.take(&sim);
+                if let Some(stored) = replay.checkpoint(j)
+                    && let Some(d) = check(&probe, &stored, names, Some(j), last_good)
+                {
+                    return VerifyReport {
+                        ticks_run: tick,
+                        verdict: Verdict::Diverged(d),
+                    };
+                }
+                last_good = tick;
+                j += 1;
+            }
+        }
+    }
+    probe.take(&sim);
+    let digest = sim.digest();
+    let divergence = check(&probe, &replay.final_state(), names, None, last_good);
+    let verdict = match divergence {
+        Some(mut d) => {
+            if digest != replay.final_digest() {
+                d.digests = Some((replay.final_digest().to_string(), digest));
+            }
+            Verdict::Diverged(d)
+        }
+        None if digest != replay.final_digest() => Verdict::Diverged(Divergence {
+            checkpoint: None,
+            last_good_tick: last_good,
+            tick,
+            expected_checksum: replay.final_state().checksum,
+            found_checksum: probe.checksum(),
+            fields: Vec::new(),
+            digests: Some((replay.final_digest().to_string(), digest)),
+        }),
+        None => Verdict::Match { digest },
+    };
+    VerifyReport {
+        ticks_run: tick,
+        verdict,
+    }
+}

@@ -1,0 +1,34 @@
+//! The test sim shared by the replay tests.
+
+use tickwise::{Sim, StateVisitor};
+
+/// Three fields: `steps` (input-independent), `vel` and `pos` (input-driven).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Walker {
+    pub(crate) steps: u64,
+    pub(crate) vel: i64,
+    pub(crate) pos: i64,
+}
+
+impl Sim for Walker {
+    type Input = i32;
+    fn step(&mut self, input: &i32) {
+        self.steps += 1;
+        // No friction: an input change shifts vel for good, and pos with it.
+        self.vel += i64::from(*input);
+        self.pos += self.vel;
+    }
+    fn visit_state(&self, v: &mut dyn StateVisitor) {
+        v.field("steps");
+        v.value(self.steps);
+        v.field("vel");
+        v.value_i64(self.vel);
+        v.field("pos");
+        v.value_i64(self.pos);
+    }
+}
+
+/// The seeds' input pattern: `tick % 40 < 20 ? 1 : -1`.
+pub(crate) fn pattern(t: u64) -> i32 {
+    if t % 40 < 20 { 1 } else { -1 }
+}

@@ -1,0 +1,4 @@
+import { boot } from './horde.js';
+import { start } from './start.js';
+
+start(boot);

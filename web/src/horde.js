@@ -1,0 +1,149 @@
+// The horde page: the horde sim at its fixed tick rate (30 Hz), drawn at the
+// display rate with interpolation between the previous and the current tick.
+// All simulation, timing and input assignment is Rust (the `Horde` class);
+// this file draws, forwards events, and exposes the test API.
+//
+// window.__tickwiseHorde
+//   frameAt(ms) -> ticks run          one display frame at browser time ms
+//   key(code, down, ms) -> bool       a KeyboardEvent.code at time ms (arrows / WASD)
+//   state() -> { tick, digest, alpha, fps, tickRate, alive, kills, ... }
+//   reset(), setRealtime(on), realtime() -> bool
+// Real-time mode (default; ?manual turns it off) feeds requestAnimationFrame
+// timestamps; keyboard events carry their own event.timeStamp (same clock).
+import init, { Horde } from './pkg/tickwise_web.js';
+import { frameLoop, wireVisibility } from './platform.js';
+import { rateMeter } from './meter.js';
+
+const SCALE = 0.5; // screen px per field px
+const BG = '#0f172a';
+
+export async function boot() {
+  await init();
+  const params = new URLSearchParams(location.search);
+  const enemies = params.has('enemies') ? Number(params.get('enemies')) : undefined;
+  const horde = new Horde(enemies);
+  const info = JSON.parse(horde.drawInfo());
+  const $ = (id) => document.getElementById(id);
+  const cv = $('field');
+  const g = cv.getContext('2d');
+  const meter = rateMeter(1000);
+  let paintCount = 0;
+  let status = 'ready';
+
+  const snapshot = () => JSON.parse(horde.stateJson());
+
+  function draw() {
+    const pos = horde.interpolated();
+    const W = cv.width;
+    const H = cv.height;
+    const [camX, camY] = [pos[0], pos[1]];
+    const sx = (x) => (x - camX) * SCALE + W / 2;
+    const sy = (y) => (y - camY) * SCALE + H / 2;
+    g.fillStyle = BG;
+    g.fillRect(0, 0, W, H);
+    // Field grid every 128 px and the field's edge, so motion is visible.
+    g.fillStyle = '#1e293b';
+    const step = 128;
+    for (let x = Math.ceil((camX - W / SCALE / 2) / step) * step; sx(x) < W; x += step) g.fillRect(sx(x), 0, 1, H);
+    for (let y = Math.ceil((camY - H / SCALE / 2) / step) * step; sy(y) < H; y += step) g.fillRect(0, sy(y), W, 1);
+    g.strokeStyle = '#475569';
+    g.strokeRect(sx(0), sy(0), info.fieldWidth * SCALE, info.fieldHeight * SCALE);
+    // Enemies.
+    const r = Math.max(1, info.enemyRadius * SCALE);
+    g.fillStyle = '#f43f5e';
+    for (let i = 2; i < pos.length; i += 2) {
+      const x = sx(pos[i]);
+      const y = sy(pos[i + 1]);
+      if (x > -r && x < W + r && y > -r && y < H + r) g.fillRect(x - r, y - r, 2 * r, 2 * r);
+    }
+    // Player and its attack radius.
+    g.strokeStyle = '#38bdf8';
+    g.beginPath();
+    g.arc(W / 2, H / 2, info.attackRadius * SCALE, 0, Math.PI * 2);
+    g.stroke();
+    g.fillStyle = '#e0f2fe';
+    g.beginPath();
+    g.arc(W / 2, H / 2, Math.max(2, info.playerRadius * SCALE), 0, Math.PI * 2);
+    g.fill();
+    paintCount += 1;
+  }
+
+  function readout() {
+    const s = snapshot();
+    const { fps, tickRate } = meter.rates();
+    $('fps').textContent = fps === null ? '-' : fps.toFixed(1);
+    $('tickrate').textContent = tickRate === null ? '-' : tickRate.toFixed(1);
+    $('alpha').textContent = s.alpha.toFixed(2);
+    $('tick').textContent = String(s.tick);
+    $('alive').textContent = `${s.alive} / ${s.kills}`;
+    $('hp').textContent = String(s.playerHp);
+    $('state').textContent = s.state;
+    $('status').textContent = status;
+    $('realtime').setAttribute('aria-pressed', String(loop.running));
+    return s;
+  }
+
+  let lastReadout = -Infinity;
+  function frame(ms) {
+    const steps = horde.frameAt(ms);
+    meter.frame(ms, horde.tick());
+    draw();
+    // Text readouts four times a second: cheap, and still legible.
+    if (!(ms - lastReadout < 250)) {
+      readout();
+      lastReadout = ms;
+    }
+    return steps;
+  }
+
+  const loop = frameLoop(frame);
+  function setRealtime(on) {
+    if (on && !loop.running) {
+      horde.reanchor();
+      meter.clear();
+      loop.start();
+    } else if (!on) {
+      loop.stop();
+    }
+    readout();
+  }
+
+  // Key repeats are harmless (the input buffer ignores a down for a held key).
+  addEventListener('keydown', (e) => {
+    if (horde.key(e.code, true, e.timeStamp)) e.preventDefault();
+  });
+  addEventListener('keyup', (e) => {
+    if (horde.key(e.code, false, e.timeStamp)) e.preventDefault();
+  });
+  addEventListener('blur', () => horde.releaseAll(performance.now()));
+  wireVisibility(document, (hidden, ms) => {
+    if (hidden) horde.releaseAll(ms);
+    const out = JSON.parse(horde.visibility(hidden, ms));
+    status = `visibilitychange: ${hidden ? 'hidden' : 'visible'} -> ${out.outcome}` +
+      (out.resume ? ` (away ${out.resume.elapsedMs} ms: caught up ${out.resume.catchUpSteps} ticks, dropped ${out.resume.droppedMs} ms)` : '');
+    meter.clear();
+    readout();
+  });
+  $('realtime').addEventListener('click', () => setRealtime(!loop.running));
+  $('reset').addEventListener('click', () => api.reset());
+
+  const api = {
+    frameAt: (ms) => frame(ms),
+    key: (code, down, ms) => horde.key(String(code), Boolean(down), ms),
+    state: () => ({ ...snapshot(), ...meter.rates(), paintCount, realtime: loop.running }),
+    reset: () => {
+      horde.reset();
+      meter.clear();
+      status = 'reset';
+      draw();
+      readout();
+    },
+    setRealtime: (on) => setRealtime(Boolean(on)),
+    realtime: () => loop.running,
+  };
+  globalThis.__tickwiseHorde = api;
+  draw();
+  setRealtime(!params.has('manual'));
+  document.documentElement.dataset.ready = 'true';
+  return api;
+}

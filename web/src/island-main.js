@@ -1,0 +1,4 @@
+import { boot } from './island.js';
+import { start } from './start.js';
+
+start(boot);

@@ -1,0 +1,576 @@
+// Browser tests for the tickwise pages: real headless Chromium (Debian's
+// /usr/bin/chromium) driven by playwright-core.
+//
+//   bash .ci/build-web.sh && npm --prefix web test
+//
+// Environment:
+//   TICKWISE_BIN       the tickwise binary (default: `cargo build --release -p
+//                      tickwise-cli`, then target/release/tickwise)
+//   TICKWISE_WEB_DIST  the built pages (default web/dist)
+//   TICKWISE_BENCH_STEPS  island steps per speed sample (default 10000000)
+//
+// Writes screenshots to out/screenshots/ and the measured figures to
+// out/browser-report.json, and prints the figures at the end.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { launch, serveDir } from './browser.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST = path.resolve(process.env.TICKWISE_WEB_DIST || path.join(ROOT, 'web/dist'));
+const SHOTS = path.join(ROOT, 'out/screenshots');
+const ORIGIN = 'http://tickwise.test';
+const BENCH_STEPS = Number(process.env.TICKWISE_BENCH_STEPS || 10_000_000);
+const BG = [15, 23, 42]; // both pages' canvas background, #0f172a
+
+const report = { wasm: {}, island: {}, horde: {}, speed: {} };
+
+// ------------------------------------------------------------------ helpers
+
+function requireBuild() {
+  for (const f of ['index.html', 'island.html', 'island-module.html', 'horde.html', 'pkg/tickwise_web_bg.wasm']) {
+    if (!existsSync(path.join(DIST, f))) {
+      throw new Error(`${path.join(DIST, f)} is missing: run \`bash .ci/build-web.sh\` first`);
+    }
+  }
+}
+
+let cliPath = null;
+function cli() {
+  if (cliPath) return cliPath;
+  if (process.env.TICKWISE_BIN) {
+    // Relative to the repository root, whatever directory npm runs in.
+    cliPath = path.resolve(ROOT, process.env.TICKWISE_BIN);
+  } else {
+    const r = spawnSync('cargo', ['build', '--release', '--quiet', '-p', 'tickwise-cli'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    assert.equal(r.status, 0, 'cargo build --release -p tickwise-cli failed');
+    cliPath = path.join(ROOT, 'target/release/tickwise');
+  }
+  assert.ok(existsSync(cliPath), `${cliPath} not found`);
+  return cliPath;
+}
+
+/** Runs `tickwise script` on `text`; returns the parsed JSON lines. */
+function runScript(text) {
+  const r = spawnSync(cli(), ['script', '-'], { cwd: ROOT, input: text, encoding: 'utf8' });
+  assert.equal(r.status, 0, `tickwise script failed: ${r.stderr}`);
+  return r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+}
+
+/** Collects page errors and console errors/warnings of a page. */
+function watch(page) {
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`);
+  });
+  return problems;
+}
+
+async function ready(page) {
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 15000 });
+}
+
+/** A new page of the shared browser at `url`, ready, with its problems watched. */
+async function open(url) {
+  const page = await browser.context.newPage();
+  const problems = watch(page);
+  await page.goto(url);
+  await ready(page);
+  return { page, problems };
+}
+
+/** Non-background pixels of a canvas, with a bounded retry (a cold headless
+ * page can read back blank for a moment). */
+async function paintedPixels(page, id) {
+  let best = 0;
+  for (let i = 0; i < 20 && best < 500; i += 1) {
+    best = Math.max(best, await page.evaluate(([cid, bg]) => {
+      const cv = document.getElementById(cid);
+      const px = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+      let n = 0;
+      for (let i = 0; i < px.length; i += 4) {
+        const d = Math.abs(px[i] - bg[0]) + Math.abs(px[i + 1] - bg[1]) + Math.abs(px[i + 2] - bg[2]);
+        if (px[i + 3] > 0 && d > 30) n += 1;
+      }
+      return n;
+    }, [id, BG]));
+    if (best < 500) await page.waitForTimeout(50);
+  }
+  return best;
+}
+
+async function shot(page, name) {
+  mkdirSync(SHOTS, { recursive: true });
+  const file = path.join(SHOTS, name);
+  await page.screenshot({ path: file, fullPage: true });
+  return path.relative(ROOT, file);
+}
+
+// Seed 002's browser timeline, as page API calls and as a `tickwise script`.
+const TIMELINE = [
+  ['stepFrames', 100, 16],
+  ['pauseNow'],
+  ['resumeAfter', 5000],
+  ['pauseNow'],
+  ['resumeAfter', 3600000],
+  ['pushScene', 'popup'],
+  ['popScene'],
+  ['popScene'],
+  ['popScene'],
+  ['popScene'],
+];
+const TIMELINE_SCRIPT = [
+  'frames 100 16', 'pause', 'resume-after 5000', 'pause', 'resume-after 3600000',
+  'push popup', 'pop', 'pop', 'pop', 'pop',
+].join('\n') + '\n';
+
+/** Runs the timeline in the page; returns each call's result and the state after it. */
+function runTimeline(page) {
+  return page.evaluate((steps) => {
+    const api = window.__tickwise;
+    return steps.map(([fn, ...args]) => ({ fn, result: api[fn](...args), state: api.state() }));
+  }, TIMELINE);
+}
+
+/** Every number of seed 002's timeline (SPEC.md "Browser timeline"). */
+function assertSeedTimeline(rows) {
+  const [frames, pause1, r5, pause2, r1h, push, pop1, pop2, pop3, pop4] = rows;
+  assert.equal(frames.result, 100, '100 frames of 16 ms -> tick 100');
+  assert.equal(frames.state.digest, '100|-131|5050|18|100|323|3492529440|0');
+  assert.equal(pause1.result, true);
+  assert.equal(pause1.state.state, 'paused');
+  assert.deepEqual(
+    { ...r5.result, digest: undefined },
+    { ok: true, elapsedMs: 5000, wantedSteps: 312, catchUpSteps: 300, carriedMs: 0, droppedMs: 200, digest: undefined },
+  );
+  assert.equal(r5.state.tick, 400);
+  assert.equal(r5.state.state, 'running');
+  assert.equal(r5.result.digest, r5.state.digest);
+  assert.equal(pause2.result, true);
+  assert.equal(r1h.result.ok, true);
+  assert.equal(r1h.result.elapsedMs, 3600000);
+  assert.equal(r1h.result.wantedSteps, 225000);
+  assert.equal(r1h.result.catchUpSteps, 300);
+  assert.equal(r1h.result.droppedMs, 3600000 - 300 * 16);
+  assert.equal(r1h.state.tick, 700);
+  assert.deepEqual(r1h.state.lastResume, r1h.result);
+  assert.equal(push.result, true);
+  assert.equal(push.state.scenes, 'menu=paused,game=paused,popup=active');
+  assert.equal(pop1.result, true);
+  assert.equal(pop1.state.scenes, 'menu=paused,game=active');
+  assert.equal(pop2.result, true);
+  assert.equal(pop3.result, true);
+  assert.equal(pop3.state.scenes, '');
+  assert.equal(pop4.result, false, 'a fourth pop on an empty stack is refused');
+  assert.equal(pop4.state.scenes, '');
+  assert.equal(pop4.state.tick, 700);
+  assert.ok(pop4.state.paintCount >= TIMELINE.length + 1, `paintCount ${pop4.state.paintCount}`);
+}
+
+function sizes(file) {
+  const b = readFileSync(file);
+  return { raw: b.length, gzip9: gzipSync(b, { level: 9 }).length };
+}
+
+// ------------------------------------------------------------------ tests
+
+let browser;
+before(async () => {
+  requireBuild();
+  browser = await launch({ viewport: { width: 800, height: 1000 } });
+  await serveDir(browser.context, DIST);
+  report.wasm = {
+    wasm: sizes(path.join(DIST, 'pkg/tickwise_web_bg.wasm')),
+    islandSingleFile: sizes(path.join(DIST, 'island.html')),
+  };
+});
+after(async () => {
+  await browser?.close();
+  mkdirSync(path.join(ROOT, 'out'), { recursive: true });
+  writeFileSync(path.join(ROOT, 'out/browser-report.json'), JSON.stringify(report, null, 2) + '\n');
+  const w = report.wasm;
+  const s = report.speed;
+  console.log('\n== tickwise browser figures (out/browser-report.json) ==');
+  if (w.wasm) {
+    console.log(`wasm (tickwise_web_bg.wasm): ${w.wasm.raw} B raw, ${w.wasm.gzip9} B gzip -9`);
+    console.log(`island.html single file:     ${w.islandSingleFile.raw} B raw, ${w.islandSingleFile.gzip9} B gzip -9`);
+  }
+  if (s.chromiumStepsPerSec) {
+    console.log(`island steps/s: Chromium (wasm) ${(s.chromiumStepsPerSec / 1e6).toFixed(1)} M, ` +
+      `native ${(s.nativeStepsPerSec / 1e6).toFixed(1)} M, wasm/native ${(s.chromiumStepsPerSec / s.nativeStepsPerSec).toFixed(2)} ` +
+      `(${s.steps} steps, best of ${s.samples})`);
+  }
+  if (report.island.finalDigest) console.log(`island timeline final digest: ${report.island.finalDigest}`);
+});
+
+describe('island page (module build over http)', () => {
+  test('seed 002 timeline: every number, painted canvas, readouts, no page errors', async () => {
+    const { page, problems } = await open(`${ORIGIN}/island-module.html`);
+    const fresh = await page.evaluate(() => window.__tickwise.state());
+    assert.equal(fresh.tick, 0);
+    assert.equal(fresh.scenes, 'menu=paused,game=active');
+    assert.equal(fresh.state, 'running');
+    assert.equal(fresh.lastResume, null);
+    const rows = await runTimeline(page);
+    assertSeedTimeline(rows);
+    const last = rows.at(-1).state;
+    // The readouts show the same state.
+    assert.equal(await page.textContent('#tick'), '700');
+    assert.equal(await page.textContent('#state'), 'running');
+    assert.equal(await page.textContent('#digest'), last.digest);
+    assert.match(await page.textContent('#catchup'), /^300 \/ 3595200 ms/);
+    assert.equal(await page.textContent('#scenes'), '(empty)');
+    const painted = await paintedPixels(page, 'board');
+    assert.ok(painted > 500, `canvas painted ${painted} px`);
+    report.island.timeline = rows.map((r) => ({ fn: r.fn, result: r.result }));
+    report.island.finalDigest = last.digest;
+    report.island.canvasPaintedPx = painted;
+    report.island.screenshot = await shot(page, 'island-timeline.png');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the seed frame pattern 16 x (3,7,13,29,48) ms gives the seed digest', async () => {
+    const { page } = await open(`${ORIGIN}/island-module.html`);
+    const s = await page.evaluate(() => {
+      const api = window.__tickwise;
+      for (let i = 0; i < 16; i += 1) for (const ms of [3, 7, 13, 29, 48]) api.stepFrames(1, ms);
+      return api.state();
+    });
+    assert.equal(s.tick, 100);
+    assert.equal(s.digest, '100|-131|5050|18|100|323|3492529440|0');
+    await page.close();
+  });
+
+  test('two fresh loads end on the same digest', async () => {
+    const digests = [];
+    for (let i = 0; i < 2; i += 1) {
+      const { page } = await open(`${ORIGIN}/island-module.html`);
+      digests.push((await runTimeline(page)).at(-1).state.digest);
+      await page.close();
+    }
+    assert.equal(digests[0], digests[1]);
+    assert.equal(digests[0], report.island.finalDigest);
+  });
+
+  test('parity: the page and `tickwise script` agree line by line', async () => {
+    const { page } = await open(`${ORIGIN}/island-module.html`);
+    const rows = await runTimeline(page);
+    await page.close();
+    const lines = runScript(TIMELINE_SCRIPT);
+    assert.equal(lines.length, rows.length);
+    rows.forEach((row, i) => {
+      const line = lines[i];
+      assert.equal(row.state.tick, line.tick, `tick after ${row.fn}`);
+      assert.equal(row.state.digest, line.digest, `digest after ${row.fn}`);
+      if (row.fn === 'resumeAfter') {
+        for (const k of ['ok', 'elapsedMs', 'wantedSteps', 'catchUpSteps', 'carriedMs', 'droppedMs']) {
+          assert.equal(row.result[k], line[k], `${k} of line ${line.line}`);
+        }
+      } else if (row.fn !== 'stepFrames') {
+        assert.equal(row.result, line.ok, `ok of ${row.fn}`);
+      }
+      if ('scenes' in line) assert.equal(row.state.scenes, line.scenes);
+    });
+    assert.equal(rows.at(-1).state.digest, lines.at(-1).digest);
+    report.island.parityWithCli = { finalDigest: lines.at(-1).digest, lines: lines.length };
+  });
+
+  test('bad arguments throw an Error naming them and change nothing', async () => {
+    const { page } = await open(`${ORIGIN}/island-module.html`);
+    const out = await page.evaluate(() => {
+      const api = window.__tickwise;
+      const tries = [() => api.stepFrames(-1), () => api.stepFrames(10, 16.5), () => api.stepFrames(NaN),
+        () => api.advance(1e12), () => api.resumeAfter(-5), () => api.resumeAfter(Infinity)];
+      const errors = tries.map((f) => { try { f(); return null; } catch (e) { return e instanceof Error ? e.message : String(e); } });
+      return { errors, state: api.state(), badPush: api.pushScene('a=b') };
+    });
+    assert.deepEqual(out.errors, [
+      'n must be a whole number from 0 to 10000000, got -1',
+      'ms must be a whole number from 0 to 1000000000000, got 16.5',
+      'n must be a whole number from 0 to 10000000, got NaN',
+      'n must be a whole number from 0 to 100000000, got 1000000000000',
+      'ms must be a whole number from 0 to 1000000000000, got -5',
+      'ms must be a whole number from 0 to 1000000000000, got Infinity',
+    ]);
+    assert.equal(out.state.tick, 0);
+    assert.equal(out.state.wallMs, 0);
+    assert.equal(out.badPush, false);
+    await page.close();
+  });
+
+  test('speed: island steps per second in Chromium versus native', async () => {
+    const { page } = await open(`${ORIGIN}/island-module.html`);
+    const samples = 3;
+    const wasmMs = await page.evaluate(([n, k]) => {
+      const api = window.__tickwise;
+      api.advance(100000); // warm up
+      const times = [];
+      for (let i = 0; i < k; i += 1) {
+        api.reset();
+        const t0 = performance.now();
+        api.advance(n);
+        times.push(performance.now() - t0);
+      }
+      return Math.min(...times);
+    }, [BENCH_STEPS, samples]);
+    await page.close();
+    // Native: the same steps through `tickwise script` (same session code),
+    // minus a run that does no steps (process start, config parsing).
+    const timeScript = (n) => {
+      let best = Infinity;
+      for (let i = 0; i < samples; i += 1) {
+        const t0 = process.hrtime.bigint();
+        runScript(`advance ${n}\n`);
+        best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+      return best;
+    };
+    cli();
+    const nativeMs = Math.max(1e-3, timeScript(BENCH_STEPS) - timeScript(0));
+    report.speed = {
+      steps: BENCH_STEPS,
+      samples,
+      chromiumMs: wasmMs,
+      nativeMs,
+      chromiumStepsPerSec: BENCH_STEPS / (wasmMs / 1000),
+      nativeStepsPerSec: BENCH_STEPS / (nativeMs / 1000),
+    };
+    assert.ok(wasmMs > 0 && nativeMs > 0);
+  });
+});
+
+describe('island page, single file from disk (file://)', () => {
+  test('works without a server: same timeline, same digest, no requests out', async () => {
+    const page = await browser.context.newPage();
+    const problems = watch(page);
+    const urls = [];
+    page.on('request', (r) => urls.push(r.url()));
+    await page.goto(pathToFileURL(path.join(DIST, 'island.html')).href);
+    await ready(page);
+    const rows = await runTimeline(page);
+    assertSeedTimeline(rows);
+    assert.equal(rows.at(-1).state.digest, report.island.finalDigest);
+    const painted = await paintedPixels(page, 'board');
+    assert.ok(painted > 500, `canvas painted ${painted} px`);
+    report.island.singleFileScreenshot = await shot(page, 'island-single-file.png');
+    assert.deepEqual(urls.filter((u) => !u.startsWith('file:') && !u.startsWith('data:')), []);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
+describe('island page lifecycle: visibilitychange through the platform adapter', () => {
+  // A browser of its own: the fake clock is per context.
+  let b;
+  before(async () => {
+    b = await launch({ viewport: { width: 800, height: 1000 } });
+    await serveDir(b.context, DIST);
+  });
+  after(async () => b?.close());
+
+  const setVisibility = (page, hidden) => page.evaluate((h) => {
+    Object.defineProperty(document, 'visibilityState', { value: h ? 'hidden' : 'visible', configurable: true });
+    Object.defineProperty(document, 'hidden', { value: h, configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  }, hidden);
+
+  test('real-time frames; hidden for an hour resumes with a capped catch-up and shows it', async () => {
+    const { page } = b;
+    const problems = watch(page);
+    await page.clock.install({ time: 0 });
+    await page.goto(`${ORIGIN}/island-module.html`);
+    await ready(page);
+    // Stop the fake clock, then start real-time mode: from here on, time moves
+    // only when the test says so (runFor fires requestAnimationFrame every 16 ms).
+    await page.clock.pauseAt(60_000);
+    await page.evaluate(() => window.__tickwise.setRealtime(true));
+    await page.clock.runFor(1600);
+    const s0 = await page.evaluate(() => window.__tickwise.state());
+    assert.equal(s0.realtime, true);
+    assert.ok(s0.tick >= 90, `ticks after 1.6 s of frames: ${s0.tick}`);
+    // The accumulator's arithmetic, independently: every ms since the first
+    // frame is either in a whole step or in the accumulator.
+    assert.equal(s0.tick, Math.floor(s0.wallMs / 16));
+    assert.equal(s0.accumulator, s0.wallMs - 16 * s0.tick);
+
+    await setVisibility(page, true);
+    const hidden = await page.evaluate(() => window.__tickwise.state());
+    assert.equal(hidden.state, 'background');
+    await page.clock.fastForward(3_600_000);
+    await setVisibility(page, false);
+    const back = await page.evaluate(() => window.__tickwise.state());
+    assert.equal(back.state, 'running');
+    assert.deepEqual({ ...back.lastResume, digest: undefined }, {
+      ok: true, elapsedMs: 3_600_000, wantedSteps: 225_000, catchUpSteps: 300,
+      carriedMs: 0, droppedMs: 3_600_000 - 300 * 16, digest: undefined,
+    });
+    assert.equal(back.tick, hidden.tick + 300);
+    assert.match(await page.textContent('#catchup'), /^300 \/ 3595200 ms/);
+    assert.match(await page.textContent('#status'), /visible -> resumed/);
+    report.island.lifecycleScreenshot = await shot(page, 'island-resumed-after-1h-hidden.png');
+
+    // Frames go on after the resume.
+    await page.clock.runFor(320);
+    const later = await page.evaluate(() => window.__tickwise.state());
+    assert.ok(later.tick >= back.tick + 18, `${later.tick} vs ${back.tick}`);
+
+    // A player's pause survives the tab being hidden and shown.
+    await page.evaluate(() => window.__tickwise.pauseNow());
+    await setVisibility(page, true);
+    await page.clock.fastForward(5000);
+    await setVisibility(page, false);
+    const paused = await page.evaluate(() => window.__tickwise.state());
+    assert.equal(paused.state, 'paused');
+    assert.deepEqual(paused.lastResume, back.lastResume);
+
+    // A blink shorter than minCatchUpMs (32 ms) is jitter: nothing caught up.
+    await page.evaluate(() => window.__tickwise.resumeAfter(0));
+    await setVisibility(page, true);
+    await page.clock.runFor(20);
+    await setVisibility(page, false);
+    const blink = await page.evaluate(() => window.__tickwise.state());
+    assert.equal(blink.lastResume.elapsedMs, 20);
+    assert.equal(blink.lastResume.catchUpSteps, 0);
+    assert.equal(blink.lastResume.droppedMs, 20);
+    report.island.lifecycle = { hiddenOneHour: back.lastResume, blink: blink.lastResume };
+    assert.deepEqual(problems, []);
+  });
+});
+
+describe('horde page', () => {
+  test('30 ticks per simulated second at 60, 144 and 20 Hz; same digest; interpolated drawing', async () => {
+    const { page, problems } = await open(`${ORIGIN}/horde.html?manual`);
+    const runs = {};
+    for (const hz of [60, 144, 20]) {
+      runs[hz] = await page.evaluate((rate) => {
+        const api = window.__tickwiseHorde;
+        api.reset();
+        const t0 = 5000;
+        const alphas = [];
+        let steps = 0;
+        for (let k = 0; k <= rate * 10; k += 1) {
+          steps += api.frameAt(t0 + (k * 1000) / rate);
+          alphas.push(api.state().alpha);
+        }
+        return { steps, alphas, state: api.state() };
+      }, hz);
+    }
+    for (const hz of [60, 144, 20]) {
+      const r = runs[hz];
+      assert.equal(r.state.tick, 300, `${hz} Hz: ticks after 10 simulated seconds`);
+      assert.equal(r.steps, 300);
+      assert.ok(Math.abs(r.state.tickRate - 30) < 0.01, `${hz} Hz: tick-rate readout ${r.state.tickRate}`);
+      assert.ok(Math.abs(r.state.fps - hz) < 0.01, `${hz} Hz: fps readout ${r.state.fps}`);
+      assert.ok(r.alphas.every((a) => a >= 0 && a < 1), `${hz} Hz alphas in [0, 1)`);
+      assert.equal(r.state.digest, runs[60].state.digest, `${hz} Hz digest equals 60 Hz digest`);
+    }
+    // 30 Hz under 144 Hz frames: alpha takes many values between ticks (the
+    // drawing is interpolated); each frame adds 30/144 of a tick to it.
+    const distinct = new Set(runs[144].alphas.map((a) => a.toFixed(2)));
+    assert.ok(distinct.size >= 10, `alphas at 144 Hz: ${[...distinct]}`);
+    const a144 = runs[144].alphas;
+    for (let k = 1; k < a144.length; k += 1) {
+      const d = (a144[k] - a144[k - 1] + 1) % 1;
+      assert.ok(Math.abs(d - 30 / 144) < 1e-4, `alpha step at frame ${k}: ${d}`);
+    }
+    const painted = await paintedPixels(page, 'field');
+    assert.ok(painted > 500, `horde canvas painted ${painted} px`);
+    report.horde.ticksAfter10s = Object.fromEntries(Object.entries(runs).map(([hz, r]) => [hz, r.state.tick]));
+    report.horde.digestAfter300Ticks = runs[60].state.digest;
+    report.horde.screenshot = await shot(page, 'horde.png');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('key events go to the ticks of their timestamps, whatever the frame rate', async () => {
+    const { page } = await open(`${ORIGIN}/horde.html?manual`);
+    const run = (hz, keys) => page.evaluate(([rate, events]) => {
+      const api = window.__tickwiseHorde;
+      api.reset();
+      let next = 0;
+      const x0 = api.state().playerX;
+      api.frameAt(0);
+      for (let k = 1; k <= rate * 3; k += 1) {
+        const t = (k * 1000) / rate;
+        while (next < events.length && events[next][0] <= t) {
+          const [at, code, down] = events[next];
+          api.key(code, down, at);
+          next += 1;
+        }
+        api.frameAt(t);
+      }
+      const s = api.state();
+      return { digest: s.digest, tick: s.tick, dx: s.playerX - x0 };
+    }, [hz, keys]);
+    const keys = [[1000, 'ArrowRight', true], [1500, 'KeyW', true], [1505, 'KeyW', false], [2000, 'ArrowRight', false]];
+    const a = await run(60, keys);
+    const b = await run(144, keys);
+    const c = await run(20, keys);
+    const still = await run(60, []);
+    assert.equal(a.tick, 90);
+    assert.equal(a.digest, b.digest);
+    assert.equal(a.digest, c.digest);
+    assert.notEqual(a.digest, still.digest);
+    // Right held for 1000 ms = 30 ticks at 3 px per tick.
+    assert.equal(a.dx, 90);
+    await page.close();
+  });
+
+  test('real keyboard in real-time mode moves the player', async () => {
+    const { page } = await open(`${ORIGIN}/horde.html`);
+    await page.waitForTimeout(200);
+    const x0 = await page.evaluate(() => window.__tickwiseHorde.state().playerX);
+    await page.keyboard.down('ArrowRight');
+    await page.waitForTimeout(400);
+    await page.keyboard.up('ArrowRight');
+    await page.waitForTimeout(200);
+    const s = await page.evaluate(() => window.__tickwiseHorde.state());
+    assert.equal(s.realtime, true);
+    assert.ok(s.playerX > x0, `player moved right: ${x0} -> ${s.playerX}`);
+    assert.equal((s.playerX - x0) % 3, 0, 'whole ticks of 3 px');
+    await page.close();
+  });
+});
+
+describe('tickwise serve', () => {
+  test('serves the pages on 127.0.0.1 to a real browser (wasm as application/wasm)', async () => {
+    const server = spawn(cli(), ['serve', '--port', '0', '--dir', DIST], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise((resolve, reject) => {
+        let out = '';
+        server.stdout.on('data', (d) => {
+          out += d;
+          const m = out.match(/at (http:\/\/127\.0\.0\.1:\d+\/)/);
+          if (m) resolve(m[1]);
+        });
+        server.on('exit', (code) => reject(new Error(`tickwise serve exited with ${code}`)));
+        setTimeout(() => reject(new Error('tickwise serve printed no URL')), 10000);
+      });
+      const page = await browser.context.newPage();
+      const problems = watch(page);
+      const wasm = page.waitForResponse((r) => r.url().endsWith('.wasm'));
+      await page.goto(`${url}island-module.html`);
+      await ready(page);
+      assert.equal((await wasm).headers()['content-type'], 'application/wasm');
+      const s = await page.evaluate(() => { window.__tickwise.stepFrames(100); return window.__tickwise.state(); });
+      assert.equal(s.digest, '100|-131|5050|18|100|323|3492529440|0');
+      const index = await page.goto(url);
+      assert.equal(index.status(), 200);
+      const missing = await page.goto(`${url}nope.html`);
+      assert.equal(missing.status(), 404);
+      assert.deepEqual(problems.filter((p) => !p.includes('404')), []);
+      await page.close();
+    } finally {
+      server.kill();
+    }
+  });
+});
