@@ -96,7 +96,7 @@ impl RegisteredSim for IslandWorld {
 
     /// The seeds' pattern: `tick % 40 < 20 ? 1 : -1`.
     fn pattern_input(tick: u64) -> i32 {
-        if tick % 40 < 20 { 1 } else { -1 }
+        crate::island::seed_input(tick)
     }
 
     /// `-1`, `0` or `1`: `next_u32() % 3 - 1`.

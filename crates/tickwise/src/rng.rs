@@ -72,6 +72,13 @@ impl Pcg32 {
         rng
     }
 
+    /// The generator's internal `(state, increment)`, for checksums and
+    /// snapshots: two generators with equal parts produce equal sequences.
+    #[must_use]
+    pub const fn parts(&self) -> (u64, u64) {
+        (self.state, self.inc)
+    }
+
     /// The next 32 random bits.
     pub const fn next_u32(&mut self) -> u32 {
         let old = self.state;
@@ -160,6 +167,15 @@ mod tests {
                 0xcbed_606e
             ]
         );
+    }
+
+    #[test]
+    fn parts_follow_the_reference_seeding() {
+        // pcg32_srandom_r(42, 54): inc = 54*2+1 = 109; state = (0*M + 109 + 42)*M + 109 (mod 2^64).
+        let r = Pcg32::new(42, 54);
+        let m = PCG_MULTIPLIER;
+        let expected = 109u64.wrapping_add(42).wrapping_mul(m).wrapping_add(109);
+        assert_eq!(r.parts(), (expected, 109));
     }
 
     #[test]

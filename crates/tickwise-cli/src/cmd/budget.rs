@@ -15,7 +15,8 @@
 //! frame.
 //!
 //! Method: one thread, `Instant` around every step, after a warm-up that lets
-//! the horde close in on the player (the expensive, steady state). Medians and
+//! the horde close in on the player (the expensive, steady state; by default
+//! `HordeConfig::settle_ticks`). Medians and
 //! p99 are nearest-rank. The numbers are this machine's; the seed's 9.2 ms
 //! can be replayed with `--cost-ms 9.2` to check the table arithmetic.
 
@@ -61,9 +62,10 @@ pub struct Args {
     /// Required headroom factor: budget / p99 cost must reach it for `ok`.
     #[arg(long, value_name = "X", default_value_t = 3.0)]
     pub headroom: f64,
-    /// Ticks run before timing starts.
-    #[arg(long, value_name = "N", default_value_t = 300)]
-    pub warmup: u64,
+    /// Ticks run before timing starts (default: the config's settle time,
+    /// until the initial horde can have reached the player).
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<u64>,
     /// Ticks timed one by one.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub ticks: u64,
@@ -305,10 +307,10 @@ struct Measured {
     pairs: Option<u64>,
 }
 
-fn measure(cfg: &HordeConfig, args: &Args, catch_up: u64) -> Measured {
+fn measure(cfg: &HordeConfig, args: &Args, warmup: u64, catch_up: u64) -> Measured {
     let mut world = HordeWorld::new(cfg);
-    let _ = time_burst(&mut world, 0, args.warmup, demo_input);
-    let mut t = args.warmup;
+    let _ = time_burst(&mut world, 0, warmup, demo_input);
+    let mut t = warmup;
     let times = time_ticks(&mut world, t, args.ticks, demo_input);
     t += args.ticks;
     let mut bursts = Vec::new();
@@ -348,7 +350,6 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
             args.headroom
         )));
     }
-    check_ticks("--warmup", args.warmup)?;
     check_ticks("--ticks", args.ticks)?;
     if args.ticks == 0 && args.cost_ms.is_none() {
         return Err(Failure::usage(anyhow::anyhow!(
@@ -356,6 +357,7 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
         )));
     }
     let cfg = load_horde(&args.config, args.enemies)?;
+    let warmup = check_ticks("--warmup", args.warmup.unwrap_or(cfg.settle_ticks()))?;
     let catch_up = check_ticks(
         "--catch-up",
         args.catch_up.unwrap_or(cfg.max_catch_up_steps()),
@@ -378,151 +380,159 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
                 pairs: None,
             }
         }
-        None => measure(&cfg, args, catch_up),
+        None => measure(&cfg, args, warmup, catch_up),
     };
     let rows = rate_table(m.median_ns, m.p99_ns, &args.hz, args.headroom);
     let rec = recommend(&rows);
+    let run = Run {
+        cfg: &cfg,
+        args,
+        warmup,
+        catch_up,
+        m: &m,
+    };
     let text = if args.json {
-        json_report(&cfg, args, catch_up, &m, &rows, rec)
+        run.json(&rows, rec)
     } else {
-        text_report(&cfg, args, catch_up, &m, &rows, rec)
+        run.text(&rows, rec)
     };
     println!("{text}");
     Ok(0)
 }
 
-fn text_report(
-    cfg: &HordeConfig,
-    args: &Args,
+/// Everything a report prints besides the table.
+struct Run<'a> {
+    cfg: &'a HordeConfig,
+    args: &'a Args,
+    warmup: u64,
     catch_up: u64,
-    m: &Measured,
-    rows: &[RateRow],
-    rec: Option<u32>,
-) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::new();
-    let how = if args.cost_ms.is_some() {
-        "assumed cost (--cost-ms), nothing measured".to_owned()
-    } else {
-        format!(
-            "{} ticks timed one by one after {} warm-up ticks, one thread",
-            args.ticks, args.warmup
-        )
-    };
-    let _ = writeln!(s, "horde: {}", cfg.summary());
-    let _ = writeln!(s, "method: {how}");
-    let _ = writeln!(
-        s,
-        "cost per tick: median {:.4} ms, p99 {:.4} ms, mean {:.4} ms, max {:.4} ms",
-        ms(m.median_ns),
-        ms(m.p99_ns),
-        ms(m.mean_ns),
-        ms(m.max_ns)
-    );
-    let _ = writeln!(s);
-    let _ = writeln!(
-        s,
-        "{:>6}  {:>7}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  verdict",
-        "rate", "ticks/s", "budget ms", "median ms", "p99 ms", "headroom", "p99 room"
-    );
-    for r in rows {
-        let _ = writeln!(
-            s,
-            "{:>6}  {:>7}  {:>10.1}  {:>10.4}  {:>10.4}  {:>9.1}x  {:>9.1}x  {}",
-            format!("{} Hz", r.hz),
-            r.hz,
-            r.budget_ms_seed(),
-            ms(m.median_ns),
-            ms(m.p99_ns),
-            r.headroom_median,
-            r.headroom_p99,
-            r.verdict.as_str()
-        );
-    }
-    let _ = writeln!(s);
-    match rec {
-        Some(hz) => {
-            let _ = writeln!(
-                s,
-                "recommended: {hz} Hz (the highest candidate whose p99 tick fits {}x into its budget)",
-                args.headroom
-            );
-        }
-        None => {
-            let _ = writeln!(
-                s,
-                "recommended: none of the candidates keeps {}x headroom at p99: make the tick cheaper or the horde smaller",
-                args.headroom
-            );
-        }
-    }
-    let _ = writeln!(
-        s,
-        "highest rate with {}x headroom at p99: {} Hz",
-        args.headroom,
-        max_rate(m.p99_ns, args.headroom)
-    );
-    if let Some(c) = m.catch_up_ns {
-        let _ = writeln!(
-            s,
-            "catch-up: {catch_up} ticks at once (maxCatchUpSteps) cost {:.3} ms = {:.2} display frames of 16.7 ms",
-            ms(c),
-            c as f64 / DISPLAY_FRAME_NS as f64
-        );
-    }
-    if let (Some(d), Some(p)) = (&m.digest, m.pairs) {
-        let _ = write!(s, "final digest: {d} (overlapping pairs last tick: {p})");
-    }
-    s.trim_end().to_owned()
+    m: &'a Measured,
 }
 
-fn json_report(
-    cfg: &HordeConfig,
-    args: &Args,
-    catch_up: u64,
-    m: &Measured,
-    rows: &[RateRow],
-    rec: Option<u32>,
-) -> String {
-    let rates: Vec<serde_json::Value> = rows
-        .iter()
-        .map(|r| {
-            serde_json::json!({
-                "hz": r.hz,
-                "ticksPerSecond": r.hz,
-                "budgetNs": r.budget_ns,
-                "budgetMs": ms(r.budget_ns),
-                "headroomMedian": r.headroom_median,
-                "headroomP99": r.headroom_p99,
-                "verdict": r.verdict.as_str(),
+impl Run<'_> {
+    fn text(&self, rows: &[RateRow], rec: Option<u32>) -> String {
+        use std::fmt::Write as _;
+        let (cfg, args, warmup, catch_up, m) =
+            (self.cfg, self.args, self.warmup, self.catch_up, self.m);
+        let mut s = String::new();
+        let how = if args.cost_ms.is_some() {
+            "assumed cost (--cost-ms), nothing measured".to_owned()
+        } else {
+            format!(
+                "{} ticks timed one by one after {} warm-up ticks, one thread",
+                args.ticks, warmup
+            )
+        };
+        let _ = writeln!(s, "horde: {}", cfg.summary());
+        let _ = writeln!(s, "method: {how}");
+        let _ = writeln!(
+            s,
+            "cost per tick: median {:.4} ms, p99 {:.4} ms, mean {:.4} ms, max {:.4} ms",
+            ms(m.median_ns),
+            ms(m.p99_ns),
+            ms(m.mean_ns),
+            ms(m.max_ns)
+        );
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "{:>6}  {:>7}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  verdict",
+            "rate", "ticks/s", "budget ms", "median ms", "p99 ms", "headroom", "at p99"
+        );
+        for r in rows {
+            let _ = writeln!(
+                s,
+                "{:>6}  {:>7}  {:>10.1}  {:>10.4}  {:>10.4}  {:>9.1}x  {:>9.1}x  {}",
+                format!("{} Hz", r.hz),
+                r.hz,
+                r.budget_ms_seed(),
+                ms(m.median_ns),
+                ms(m.p99_ns),
+                r.headroom_median,
+                r.headroom_p99,
+                r.verdict.as_str()
+            );
+        }
+        let _ = writeln!(s);
+        match rec {
+            Some(hz) => {
+                let _ = writeln!(
+                    s,
+                    "recommended: {hz} Hz (the highest candidate whose p99 tick fits {}x into its budget)",
+                    args.headroom
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "recommended: none of the candidates keeps {}x headroom at p99: make the tick cheaper or the horde smaller",
+                    args.headroom
+                );
+            }
+        }
+        let _ = writeln!(
+            s,
+            "highest rate with {}x headroom at p99: {} Hz",
+            args.headroom,
+            max_rate(m.p99_ns, args.headroom)
+        );
+        if let Some(c) = m.catch_up_ns {
+            let _ = writeln!(
+                s,
+                "catch-up: {catch_up} ticks at once (maxCatchUpSteps) cost {:.3} ms = {:.2} display frames of 16.7 ms",
+                ms(c),
+                c as f64 / DISPLAY_FRAME_NS as f64
+            );
+        }
+        if let (Some(d), Some(p)) = (&m.digest, m.pairs) {
+            let _ = write!(s, "final digest: {d} (overlapping pairs last tick: {p})");
+        }
+        s.trim_end().to_owned()
+    }
+
+    fn json(&self, rows: &[RateRow], rec: Option<u32>) -> String {
+        let (cfg, args, warmup, catch_up, m) =
+            (self.cfg, self.args, self.warmup, self.catch_up, self.m);
+        let rates: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "hz": r.hz,
+                    "ticksPerSecond": r.hz,
+                    "budgetNs": r.budget_ns,
+                    "budgetMs": ms(r.budget_ns),
+                    "headroomMedian": r.headroom_median,
+                    "headroomP99": r.headroom_p99,
+                    "verdict": r.verdict.as_str(),
+                })
             })
+            .collect();
+        serde_json::json!({
+            "sim": "horde",
+            "enemies": cfg.enemies(),
+            "config": args.config.display().to_string(),
+            "measured": args.cost_ms.is_none(),
+            "warmupTicks": warmup,
+            "ticks": args.ticks,
+            "medianNs": m.median_ns,
+            "p99Ns": m.p99_ns,
+            "meanNs": m.mean_ns,
+            "maxNs": m.max_ns,
+            "requiredHeadroom": args.headroom,
+            "rates": rates,
+            "recommendedHz": rec,
+            "maxHzAtHeadroom": max_rate(m.p99_ns, args.headroom),
+            "catchUp": {
+                "steps": catch_up,
+                "runs": args.catch_up_runs,
+                "ns": m.catch_up_ns,
+                "displayFrames": m.catch_up_ns.map(|c| c as f64 / DISPLAY_FRAME_NS as f64),
+            },
+            "digest": m.digest,
+            "lastPairs": m.pairs,
         })
-        .collect();
-    serde_json::json!({
-        "sim": "horde",
-        "enemies": cfg.enemies(),
-        "config": args.config.display().to_string(),
-        "measured": args.cost_ms.is_none(),
-        "warmupTicks": args.warmup,
-        "ticks": args.ticks,
-        "medianNs": m.median_ns,
-        "p99Ns": m.p99_ns,
-        "meanNs": m.mean_ns,
-        "maxNs": m.max_ns,
-        "requiredHeadroom": args.headroom,
-        "rates": rates,
-        "recommendedHz": rec,
-        "maxHzAtHeadroom": max_rate(m.p99_ns, args.headroom),
-        "catchUp": {
-            "steps": catch_up,
-            "runs": args.catch_up_runs,
-            "ns": m.catch_up_ns,
-            "displayFrames": m.catch_up_ns.map(|c| c as f64 / DISPLAY_FRAME_NS as f64),
-        },
-        "digest": m.digest,
-        "lastPairs": m.pairs,
-    })
-    .to_string()
+        .to_string()
+    }
 }
 
 #[cfg(test)]
@@ -567,5 +577,67 @@ mod tests {
         assert_eq!((t.median(), t.p99()), (5, 7));
         assert_eq!(TickTimes::new(vec![]).median(), 0);
         assert_eq!(t.percentile(0), 3);
+    }
+}
+
+/// Asserts that `result` is a usage error (exit code 2) whose message
+/// contains `needle`; `what` names the case in the failure message.
+#[cfg(test)]
+pub(crate) fn assert_usage_error(result: Result<u8, Failure>, what: &[&str], needle: &str) {
+    let f = result.expect_err(&format!("{what:?} should fail"));
+    assert_eq!(f.code, 2, "{what:?}");
+    let msg = format!("{:#}", f.error);
+    assert!(msg.contains(needle), "{what:?}: {msg}");
+}
+
+#[cfg(test)]
+mod cli_tests {
+    use clap::Parser as _;
+
+    use super::assert_usage_error;
+    use crate::{Cli, run};
+
+    fn budget(extra: &[&str]) -> Result<u8, crate::Failure> {
+        let cfg = format!("{}/../../config/horde.json", env!("CARGO_MANIFEST_DIR"));
+        let mut args = vec!["tickwise", "budget", "--config", &cfg];
+        args.extend_from_slice(extra);
+        run(Cli::try_parse_from(args).unwrap())
+    }
+
+    #[test]
+    fn assumed_and_measured_runs_succeed() {
+        assert_eq!(budget(&["--cost-ms", "9.2"]).unwrap(), 0);
+        assert_eq!(
+            budget(&["--cost-ms", "9.2", "--json", "--hz", "24,48"]).unwrap(),
+            0
+        );
+        let small = [
+            "--enemies",
+            "30",
+            "--warmup",
+            "5",
+            "--ticks",
+            "20",
+            "--catch-up",
+            "10",
+        ];
+        assert_eq!(budget(&small).unwrap(), 0);
+    }
+
+    #[test]
+    fn bad_numbers_are_usage_errors() {
+        for (extra, needle) in [
+            (&["--headroom", "0.5"][..], "--headroom"),
+            (&["--headroom", "NaN"][..], "--headroom"),
+            (&["--cost-ms=-1"][..], "--cost-ms"),
+            (&["--cost-ms", "inf"][..], "--cost-ms"),
+            (&["--ticks", "0"][..], "--ticks"),
+            (&["--warmup", "99999999999"][..], "--warmup"),
+            (&["--enemies", "0"][..], "enemies"),
+        ] {
+            assert_usage_error(budget(extra), extra, needle);
+        }
+        // Rates outside 1..=10000 never reach the command.
+        assert!(Cli::try_parse_from(["tickwise", "budget", "--hz", "30,0"]).is_err());
     }
 }

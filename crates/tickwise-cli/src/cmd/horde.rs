@@ -81,7 +81,11 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
         println!("{v}");
     } else {
         println!("horde: {}", cfg.summary());
-        println!("ticks: {} (input: {:?})", world.tick(), args.input);
+        let input = match args.input {
+            Drive::Walk => "walk",
+            Drive::Still => "still",
+        };
+        println!("ticks: {} (input: {input})", world.tick());
         println!("digest: {}", world.digest());
         println!(
             "alive {}, kills {}, waves {}, player hp {}, downs {}, overlapping pairs last tick {}",
@@ -102,4 +106,46 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
         );
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use crate::cmd::budget::assert_usage_error;
+    use crate::{Cli, run};
+
+    fn config() -> String {
+        format!("{}/../../config/horde.json", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    fn horde(extra: &[&str]) -> Result<u8, crate::Failure> {
+        let cfg = config();
+        let mut args = vec!["tickwise", "horde", "--config", &cfg];
+        args.extend_from_slice(extra);
+        run(Cli::try_parse_from(args).unwrap())
+    }
+
+    #[test]
+    fn runs_and_refuses_bad_arguments_with_exit_code_2() {
+        assert_eq!(
+            horde(&["--enemies", "20", "--ticks", "5", "--json"]).unwrap(),
+            0
+        );
+        for (extra, needle) in [
+            (&["--enemies", "0"][..], "enemies"),
+            (&["--enemies", "5000000"][..], "enemies"),
+            (&["--ticks", "10000001"][..], "--ticks"),
+        ] {
+            assert_usage_error(horde(extra), extra, needle);
+        }
+        let f =
+            run(Cli::try_parse_from(["tickwise", "horde", "--config", "/no/such.json"]).unwrap())
+                .unwrap_err();
+        assert!(
+            format!("{:#}", f.error).contains("/no/such.json"),
+            "{:#}",
+            f.error
+        );
+    }
 }

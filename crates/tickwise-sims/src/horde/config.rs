@@ -8,8 +8,9 @@ use tickwise::{CatchUpPolicy, ClockConfig, Nanos, StepLength};
 use super::fixed::SUBPX;
 use crate::config::{ConfigError, ConfigObject};
 
-/// The most enemies a config may ask for. Memory is about 40 bytes per
-/// enemy, so this is 40 MB; the issue asks for at least 100,000.
+/// The most enemies a config may ask for. Memory is about 80 bytes per
+/// enemy (the sorted arrays are double-buffered), so this is 80 MB; the
+/// issue asks for at least 100,000.
 pub const MAX_ENEMIES: u32 = 1_000_000;
 
 /// The largest field side in pixels. In 1/256 px an `i32` position reaches

@@ -97,6 +97,9 @@ pub struct HordeWorld {
     p: Params,
     kernel: SeparationKernel,
     band: SpawnBand,
+    /// `want[min(c, K)]`: the speed an enemy with `c` overlapping neighbours
+    /// steers for, `enemySpeed · (K − c) / K` (a table: no division per enemy).
+    want: Vec<i64>,
     // State (visited).
     tick: u64,
     rng: Pcg32,
@@ -163,6 +166,12 @@ impl HordeWorld {
             p,
             kernel: SeparationKernel::new(sep, cfg.separation_strength),
             band: SpawnBand::new(cfg.spawn_distance, cfg.spawn_spacing, cfg.enemies),
+            want: match p.crowd_limit {
+                0 => vec![p.enemy_speed],
+                k => (0..=k)
+                    .map(|c| p.enemy_speed * i64::from(k - c) / i64::from(k))
+                    .collect(),
+            },
             tick: 0,
             rng: Pcg32::new(cfg.seed, RNG_STREAM),
             player_x: p.max_x / 2,
@@ -208,7 +217,7 @@ impl HordeWorld {
             }
         };
         self.take_contacts(contacts);
-        self.tick += 1;
+        self.tick = self.tick.wrapping_add(1);
     }
 
     fn move_player(&mut self, input: &TickInput) {
@@ -245,7 +254,8 @@ impl HordeWorld {
     fn steer(&mut self) {
         let (px, py) = (i64::from(self.player_x), i64::from(self.player_y));
         let speed = self.p.enemy_speed;
-        let limit = self.p.crowd_limit;
+        let want_by_crowd = &self.want[..];
+        let most = want_by_crowd.len() - 1;
         let shift = self.p.steer_shift;
         let (max_x, max_y) = (self.p.max_x, self.p.max_y);
         let e = &mut self.e;
@@ -258,11 +268,7 @@ impl HordeWorld {
             if h <= 0 {
                 continue;
             }
-            let want = if limit == 0 {
-                speed
-            } else {
-                speed * i64::from(limit - c.min(limit)) / i64::from(limit)
-            };
+            let want = want_by_crowd[usize::from(c).min(most)];
             let (dx, dy) = (px - i64::from(pos.x), py - i64::from(pos.y));
             let len = oct_len(dx, dy);
             // desired = d * want / len, as one division: k = want * 2^32 / len.
@@ -280,8 +286,11 @@ impl HordeWorld {
             let mut nvy = vy + ((wy - vy) >> shift);
             let vlen = oct_len(nvx, nvy);
             if vlen > speed as u64 {
-                nvx = nvx * speed / vlen as i64;
-                nvy = nvy * speed / vlen as i64;
+                // v * speed / vlen with one division; `/ 2^32` truncates
+                // toward zero, so the result stays within the cap.
+                let k = (((speed as u64) << 32) / vlen).cast_signed();
+                nvx = nvx * k / (1 << 32);
+                nvy = nvy * k / (1 << 32);
             }
             // |v| <= speed <= 2^14: fits.
             *vel = [nvx as i32, nvy as i32];
@@ -698,10 +707,9 @@ impl Sim for HordeWorld {
         v.field("tick");
         v.value(self.tick);
         v.field("rng");
-        // Pcg32 does not expose its state; its next 64 output bits are a
-        // function of it, computed on a copy.
-        let mut peek = self.rng;
-        v.value(peek.next_u64());
+        let (state, inc) = self.rng.parts();
+        v.value(state);
+        v.value(inc);
         v.field("playerX");
         v.value_i64(i64::from(self.player_x));
         v.field("playerY");
@@ -852,7 +860,8 @@ mod tests {
         // Diagonal: len = 25600 + 9600 = 35200; k = floor(384*2^32/35200) =
         // 46854188; each desired axis = floor(-25600*46854188/2^32) = -280
         // (-279.27 floored); oct(280, 280) = 385 > 384, so capped:
-        // -280 * 384 / 385 = -279.27 -> -279.
+        // -280 * floor(384 * 2^32 / 385) / 2^32 = -279.27, truncated to -279;
+        // oct(279, 279) = 383.
         let e = w.enemy(0).unwrap();
         assert_eq!((e.vx, e.vy), (-279, -279));
     }

@@ -169,10 +169,17 @@ impl LifecycleConfig {
     }
 }
 
-/// The seeds' input pattern: `tick % 40 < 20 ? 1 : -1` for ticks `0..len`.
+/// The seeds' input for `tick`: `tick % 40 < 20 ? 1 : -1` (20 ticks right,
+/// 20 ticks left).
+#[must_use]
+pub const fn seed_input(tick: u64) -> i32 {
+    if tick % 40 < 20 { 1 } else { -1 }
+}
+
+/// The seeds' input pattern ([`seed_input`]) for ticks `0..len`.
 #[must_use]
 pub fn seed_inputs(len: usize) -> Vec<i32> {
-    (0..len).map(|i| if i % 40 < 20 { 1 } else { -1 }).collect()
+    (0..len as u64).map(seed_input).collect()
 }
 
 /// The island world's state.
