@@ -12,6 +12,11 @@ step() { printf '\n==> %s\n' "$*"; }
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 started=$SECONDS
 
+if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+  step "setup: rustfmt and clippy"
+  rustup component add rustfmt clippy
+fi
+
 if [ -z "${TICKWISE_SKIP_BROWSER:-}" ]; then
   step "setup: Chromium, wasm toolchain, playwright-core (cached after the first run)"
   bash .ci/setup-web.sh

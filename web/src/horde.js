@@ -88,8 +88,9 @@ export async function boot() {
     const steps = horde.frameAt(ms);
     meter.frame(ms, horde.tick());
     draw();
-    // Text readouts four times a second: cheap, and still legible.
-    if (!(ms - lastReadout < 250)) {
+    // Text readouts four times a second: cheap, and still legible. A time
+    // earlier than the last readout (a reset, a new manual timeline) refreshes too.
+    if (!(ms - lastReadout < 250) || ms < lastReadout) {
       readout();
       lastReadout = ms;
     }
