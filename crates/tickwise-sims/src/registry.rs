@@ -60,6 +60,10 @@ pub trait RegisteredSim: Sim<Input: ReplayInput> + Clone {
     /// The seed the config states (stored in the replay header).
     fn seed(config: &Self::Config) -> u64;
 
+    /// Work units one tick costs under `config`, for
+    /// [`ReplayLimits::max_work`]: 1 per island step, 1 + enemies per horde tick.
+    fn work_per_tick(config: &Self::Config) -> u64;
+
     /// The input of `tick` in the sim's standard scripted pattern.
     fn pattern_input(tick: u64) -> Self::Input;
 
@@ -92,6 +96,10 @@ impl RegisteredSim for IslandWorld {
 
     fn seed(config: &IslandConfig) -> u64 {
         u64::from(config.seed)
+    }
+
+    fn work_per_tick(_config: &IslandConfig) -> u64 {
+        1
     }
 
     /// The seeds' pattern: `tick % 40 < 20 ? 1 : -1`.
@@ -130,6 +138,10 @@ impl RegisteredSim for HordeWorld {
 
     fn seed(config: &HordeConfig) -> u64 {
         config.seed()
+    }
+
+    fn work_per_tick(config: &HordeConfig) -> u64 {
+        1 + u64::from(config.enemies())
     }
 
     /// The demo walk ([`demo_input`]): right, down, left, up, 90 ticks each.
@@ -276,6 +288,15 @@ pub enum RegistryError {
         /// What is wrong.
         message: String,
     },
+    /// Re-simulating would take more work than [`ReplayLimits::max_work`].
+    TooMuchWork {
+        /// Ticks the replay declares.
+        ticks: u64,
+        /// Work units per tick under its config.
+        per_tick: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// Two replays of different sims cannot be compared.
     DifferentSims {
         /// The first replay's sim id.
@@ -307,6 +328,14 @@ impl fmt::Display for RegistryError {
                 "replay header says seed {stored} but its config says {config}"
             ),
             RegistryError::Inputs { message } => write!(f, "inputs: {message}"),
+            RegistryError::TooMuchWork {
+                ticks,
+                per_tick,
+                limit,
+            } => write!(
+                f,
+                "re-simulating {ticks} ticks at {per_tick} work units each exceeds the limit of {limit} (raise it with --max-work)"
+            ),
             RegistryError::DifferentSims { a, b } => {
                 write!(f, "cannot compare a {a} replay with a {b} replay")
             }
@@ -511,6 +540,14 @@ fn load<S: RegisteredSim>(
 ) -> Result<(S, Replay<S::Input>), RegistryError> {
     let replay = Replay::<S::Input>::from_bytes(bytes, limits)?;
     let cfg = S::parse_config(&replay.header().config)?;
+    let (ticks, per_tick) = (replay.header().ticks, S::work_per_tick(&cfg));
+    if ticks.saturating_mul(per_tick) > limits.max_work {
+        return Err(RegistryError::TooMuchWork {
+            ticks,
+            per_tick,
+            limit: limits.max_work,
+        });
+    }
     let seed = S::seed(&cfg);
     if seed != replay.header().seed {
         return Err(RegistryError::SeedMismatch {

@@ -390,3 +390,55 @@ fn island_checksum_golden_vectors() {
         ]
     );
 }
+
+#[test]
+fn work_above_the_limit_is_refused_before_re_simulating() {
+    // Island: one unit per tick, so 1000 ticks need 1000 units.
+    let bytes = island(1000, &InputPlan::Pattern);
+    let tight = ReplayLimits {
+        max_work: 999,
+        ..LIMITS
+    };
+    assert_eq!(
+        registry::verify_bytes(&bytes, &tight).unwrap_err(),
+        RegistryError::TooMuchWork {
+            ticks: 1000,
+            per_tick: 1,
+            limit: 999
+        }
+    );
+    assert!(
+        registry::verify_bytes(
+            &bytes,
+            &ReplayLimits {
+                max_work: 1000,
+                ..LIMITS
+            }
+        )
+        .is_ok()
+    );
+    // Horde: 1 + enemies units per tick, taken from the replay's own config, so a
+    // small file cannot declare a huge world and buy hours of verification.
+    let horde_cfg = include_bytes!("../../../config/horde.json");
+    let enemies = tickwise_sims::horde::HordeConfig::from_json(horde_cfg)
+        .unwrap()
+        .enemies();
+    let rec = registry::record(SimKind::Horde, horde_cfg, &InputPlan::Pattern, 10, 60).unwrap();
+    let per_tick = 1 + u64::from(enemies);
+    let limit = 10 * per_tick - 1;
+    assert_eq!(
+        registry::verify_bytes(
+            &rec.bytes,
+            &ReplayLimits {
+                max_work: limit,
+                ..LIMITS
+            }
+        )
+        .unwrap_err(),
+        RegistryError::TooMuchWork {
+            ticks: 10,
+            per_tick,
+            limit
+        }
+    );
+}

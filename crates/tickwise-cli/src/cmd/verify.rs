@@ -48,6 +48,10 @@ pub struct LimitArgs {
     /// Refuse files larger than this many bytes (checked before reading).
     #[arg(long, value_name = "BYTES", default_value_t = ReplayLimits::DEFAULT.max_file_bytes)]
     pub max_file_bytes: u64,
+    /// Refuse replays whose re-simulation would cost more: ticks × work units
+    /// per tick (1 per island step, 1 + enemies per horde tick).
+    #[arg(long, value_name = "UNITS", default_value_t = ReplayLimits::DEFAULT.max_work)]
+    pub max_work: u64,
 }
 
 impl LimitArgs {
@@ -57,6 +61,7 @@ impl LimitArgs {
         ReplayLimits {
             max_ticks: self.max_ticks,
             max_file_bytes: self.max_file_bytes,
+            max_work: self.max_work,
             ..ReplayLimits::DEFAULT
         }
     }
