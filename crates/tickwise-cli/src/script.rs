@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use tickwise::{MAX_SCENE_NAME, is_valid_scene_name};
 use tickwise_sims::island::{
-    self, IslandConfig, IslandSession, LifecycleConfig, SessionError, seed_inputs,
+    self, IslandConfig, IslandSession, LifecycleConfig, ResumeSummary, SessionError, seed_inputs,
 };
 
 use crate::Failure;
@@ -351,23 +351,11 @@ pub fn execute(session: &mut IslandSession, line: &Line) -> Result<String, Sessi
                 Err(SessionError::Lifecycle(_)) => None,
                 Err(e) => return Err(e),
             };
-            push_bool(&mut extra, "ok", r.is_some());
-            let ms_of = |f: fn(&tickwise::ResumeReport) -> tickwise::Nanos| {
-                r.as_ref().map_or(0, |r| f(r).as_millis())
-            };
-            push_num(&mut extra, "elapsedMs", ms_of(|r| r.elapsed));
-            push_num(
-                &mut extra,
-                "wantedSteps",
-                r.as_ref().map_or(0, |r| r.wanted_steps),
-            );
-            push_num(
-                &mut extra,
-                "catchUpSteps",
-                r.as_ref().map_or(0, |r| r.catch_up_steps),
-            );
-            push_num(&mut extra, "carriedMs", ms_of(|r| r.carried));
-            push_num(&mut extra, "droppedMs", ms_of(|r| r.dropped));
+            let summary = ResumeSummary::new(r.as_ref());
+            push_bool(&mut extra, "ok", summary.ok);
+            for (key, value) in summary.numbers() {
+                push_num(&mut extra, key, value);
+            }
         }
         Command::Push(name) => {
             push_bool(&mut extra, "ok", session.push(name).is_ok());

@@ -428,7 +428,10 @@ mod tests {
             panic!("expected a resume");
         };
         // 3 600 s at 30 Hz = 108 000 wanted; capped at 300.
-        assert_eq!((r.wanted_steps, r.catch_up_steps), (108_000, 300));
+        assert_eq!(
+            (r.summary.wanted_steps, r.summary.catch_up_steps),
+            (108_000, 300)
+        );
         assert_eq!(p.fixed_loop().tick().get(), 330);
     }
 

@@ -321,11 +321,11 @@ mod tests {
     /// elapsed, wanted, caught up, carried, dropped.
     fn numbers(r: &ResumeOutcome) -> (u64, u64, u64, u64, u64) {
         (
-            r.elapsed_ms,
-            r.wanted_steps,
-            r.catch_up_steps,
-            r.carried_ms,
-            r.dropped_ms,
+            r.summary.elapsed_ms,
+            r.summary.wanted_steps,
+            r.summary.catch_up_steps,
+            r.summary.carried_ms,
+            r.summary.dropped_ms,
         )
     }
 
@@ -338,15 +338,23 @@ mod tests {
         assert!(p.pause_now());
         assert_eq!(state(&p)["state"], "paused");
         let r = p.resume_after(5000.0).unwrap().clone();
-        assert!(r.ok);
+        assert!(r.summary.ok);
         assert_eq!(
-            (r.elapsed_ms, r.wanted_steps, r.catch_up_steps, r.dropped_ms),
+            (
+                r.summary.elapsed_ms,
+                r.summary.wanted_steps,
+                r.summary.catch_up_steps,
+                r.summary.dropped_ms
+            ),
             (5000, 312, 300, 200)
         );
         assert_eq!(p.session().tick(), 400);
         assert!(p.pause_now());
         let r = p.resume_after(3_600_000.0).unwrap().clone();
-        assert_eq!((r.wanted_steps, r.catch_up_steps), (225_000, 300));
+        assert_eq!(
+            (r.summary.wanted_steps, r.summary.catch_up_steps),
+            (225_000, 300)
+        );
         assert_eq!(p.session().tick(), 700);
         assert_eq!(state(&p)["state"], "running");
         assert!(p.push_scene("popup"));
@@ -369,7 +377,7 @@ mod tests {
     fn refused_resume_reports_ok_false_and_zeros() {
         let mut p = page();
         let r = p.resume_after(10.0).unwrap().clone();
-        assert!(!r.ok);
+        assert!(!r.summary.ok);
         assert_eq!(numbers(&r), (0, 0, 0, 0, 0));
         let j = r.to_json();
         let mut keys: Vec<&str> = j.as_object().unwrap().keys().map(String::as_str).collect();
@@ -476,7 +484,14 @@ mod tests {
         let VisibilityOutcome::Resumed(r) = p.visibility(false, 3_601_620.0).unwrap() else {
             panic!("expected a resume");
         };
-        assert_eq!((r.wanted_steps, r.catch_up_steps, r.dropped_ms), (1, 0, 20));
+        assert_eq!(
+            (
+                r.summary.wanted_steps,
+                r.summary.catch_up_steps,
+                r.summary.dropped_ms
+            ),
+            (1, 0, 20)
+        );
     }
 
     #[test]

@@ -3,26 +3,17 @@
 //! The keys of [`ResumeOutcome::to_json`] are the keys of `tickwise script`'s
 //! `resume-after` line: tools compare the page and the CLI key by key.
 
-use serde_json::{Value, json};
-use tickwise::{AppState, Nanos, PlatformEvent, ResumeReport};
+use serde_json::{Map, Value, json};
+use tickwise::{AppState, PlatformEvent, ResumeReport};
+use tickwise_sims::island::ResumeSummary;
 
-/// A resume as the pages report it: `ok`, `elapsedMs`, `wantedSteps`,
-/// `catchUpSteps`, `carriedMs`, `droppedMs`, `digest`. A refused resume has
-/// `ok: false` and zeros.
+/// A resume as the pages report it: the [`ResumeSummary`] `tickwise script`
+/// prints (`ok`, `elapsedMs`, `wantedSteps`, `catchUpSteps`, `carriedMs`,
+/// `droppedMs`; zeros when refused) plus the world's `digest` after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResumeOutcome {
-    /// Whether the resume happened.
-    pub ok: bool,
-    /// Time away, whole ms.
-    pub elapsed_ms: u64,
-    /// Steps the time away is worth.
-    pub wanted_steps: u64,
-    /// Steps run.
-    pub catch_up_steps: u64,
-    /// Remainder returned to the accumulator, whole ms.
-    pub carried_ms: u64,
-    /// Time thrown away, whole ms.
-    pub dropped_ms: u64,
+    /// The numbers, exactly as the script reports them.
+    pub summary: ResumeSummary,
     /// The world's digest after the resume.
     pub digest: String,
 }
@@ -31,14 +22,8 @@ impl ResumeOutcome {
     /// The outcome of a resume (`None`: refused) that left the world at `digest`.
     #[must_use]
     pub fn new(report: Option<&ResumeReport>, digest: String) -> ResumeOutcome {
-        let ms = |f: fn(&ResumeReport) -> Nanos| report.map_or(0, |r| f(r).as_millis());
         ResumeOutcome {
-            ok: report.is_some(),
-            elapsed_ms: ms(|r| r.elapsed),
-            wanted_steps: report.map_or(0, |r| r.wanted_steps),
-            catch_up_steps: report.map_or(0, |r| r.catch_up_steps),
-            carried_ms: ms(|r| r.carried),
-            dropped_ms: ms(|r| r.dropped),
+            summary: ResumeSummary::new(report),
             digest,
         }
     }
@@ -46,15 +31,13 @@ impl ResumeOutcome {
     /// The report as a JSON object with the script's keys.
     #[must_use]
     pub fn to_json(&self) -> Value {
-        json!({
-            "ok": self.ok,
-            "elapsedMs": self.elapsed_ms,
-            "wantedSteps": self.wanted_steps,
-            "catchUpSteps": self.catch_up_steps,
-            "carriedMs": self.carried_ms,
-            "droppedMs": self.dropped_ms,
-            "digest": self.digest,
-        })
+        let mut obj = Map::new();
+        obj.insert("ok".into(), self.summary.ok.into());
+        for (key, value) in self.summary.numbers() {
+            obj.insert(key.into(), value.into());
+        }
+        obj.insert("digest".into(), self.digest.clone().into());
+        Value::Object(obj)
     }
 }
 

@@ -28,7 +28,7 @@ use crate::config::{ConfigError, ConfigObject};
 
 pub use session::{
     IslandSession, MAX_ADVANCE, MAX_DURATION_MS, MAX_FRAME_LIST, MAX_FRAMES_PER_CALL, MAX_WALL_MS,
-    SessionError,
+    ResumeSummary, SessionError,
 };
 
 /// The largest step accepted in a config, in ms (one minute).

@@ -69,6 +69,52 @@ impl core::fmt::Display for SessionError {
 
 impl core::error::Error for SessionError {}
 
+/// A resume as `tickwise script` and the browser page report it: whole
+/// milliseconds, and zeros when the resume was refused. The key names of
+/// [`ResumeSummary::numbers`] are a contract shared with `parity/` and the page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResumeSummary {
+    /// Whether the resume happened.
+    pub ok: bool,
+    /// Time away, whole ms.
+    pub elapsed_ms: u64,
+    /// Steps the time away is worth.
+    pub wanted_steps: u64,
+    /// Steps run.
+    pub catch_up_steps: u64,
+    /// Remainder returned to the accumulator, whole ms.
+    pub carried_ms: u64,
+    /// Time thrown away, whole ms.
+    pub dropped_ms: u64,
+}
+
+impl ResumeSummary {
+    /// The summary of a resume; `None` for a refused one (all zeros, `ok: false`).
+    #[must_use]
+    pub fn new(report: Option<&ResumeReport>) -> ResumeSummary {
+        report.map_or_else(ResumeSummary::default, |r| ResumeSummary {
+            ok: true,
+            elapsed_ms: r.elapsed.as_millis(),
+            wanted_steps: r.wanted_steps,
+            catch_up_steps: r.catch_up_steps,
+            carried_ms: r.carried.as_millis(),
+            dropped_ms: r.dropped.as_millis(),
+        })
+    }
+
+    /// The numbers under their contract keys, in output order (after `ok`).
+    #[must_use]
+    pub const fn numbers(&self) -> [(&'static str, u64); 5] {
+        [
+            ("elapsedMs", self.elapsed_ms),
+            ("wantedSteps", self.wanted_steps),
+            ("catchUpSteps", self.catch_up_steps),
+            ("carriedMs", self.carried_ms),
+            ("droppedMs", self.dropped_ms),
+        ]
+    }
+}
+
 fn at_most(what: &'static str, value: u64, limit: u64) -> Result<u64, SessionError> {
     if value > limit {
         Err(SessionError::TooLarge { what, value, limit })
