@@ -87,13 +87,26 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::Syntax { message } => write!(f, "duel config is not a JSON object: {message}"),
+            ConfigError::Syntax { message } => {
+                write!(f, "duel config is not a JSON object: {message}")
+            }
             ConfigError::UnknownKey { key } => {
-                write!(f, "duel config: unknown key {key:?} (known: {})", KEYS.join(", "))
+                write!(
+                    f,
+                    "duel config: unknown key {key:?} (known: {})",
+                    KEYS.join(", ")
+                )
             }
             ConfigError::MissingKey { key } => write!(f, "duel config: key {key:?} is missing"),
-            ConfigError::Invalid { key, expected, found } => {
-                write!(f, "duel config: key {key:?} must be {expected}, found {found}")
+            ConfigError::Invalid {
+                key,
+                expected,
+                found,
+            } => {
+                write!(
+                    f,
+                    "duel config: key {key:?} must be {expected}, found {found}"
+                )
             }
             ConfigError::Inconsistent { key, message } => {
                 write!(f, "duel config: key {key:?} {message}")
@@ -170,7 +183,9 @@ impl DuelConfig {
         if let Some(key) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
             return Err(ConfigError::UnknownKey { key: key.clone() });
         }
-        let seed_value = obj.get("seed").ok_or(ConfigError::MissingKey { key: "seed" })?;
+        let seed_value = obj
+            .get("seed")
+            .ok_or(ConfigError::MissingKey { key: "seed" })?;
         let seed = seed_value.as_u64().ok_or_else(|| ConfigError::Invalid {
             key: "seed",
             expected: format!("an integer in 0..={}", u64::MAX),
@@ -213,7 +228,10 @@ impl DuelConfig {
             return Err(inconsistent("paddleHalf", msg));
         }
         if self.paddle_inset > self.width / 4 {
-            let msg = format!("must be at most a quarter of the width ({})", self.width / 4);
+            let msg = format!(
+                "must be at most a quarter of the width ({})",
+                self.width / 4
+            );
             return Err(inconsistent("paddleInset", msg));
         }
         if self.max_ball_speed < self.ball_speed {
@@ -222,7 +240,8 @@ impl DuelConfig {
         }
         let limit = (self.height / 2).min(self.width / 4);
         if self.max_ball_speed > limit {
-            let msg = format!("must be at most half the height and a quarter of the width ({limit})");
+            let msg =
+                format!("must be at most half the height and a quarter of the width ({limit})");
             return Err(inconsistent("maxBallSpeed", msg));
         }
         if self.max_serve_vy > self.max_ball_speed {

@@ -26,6 +26,20 @@
 //! The [`session`] module drives the duel live: irregular frames, timestamped
 //! keys through an [`tickwise::InputBuffer`], a pause with capped catch-up,
 //! and interpolated drawing.
+//!
+//! ```
+//! use tickwise::Sim;
+//! use tickwise_example_duel::{DEFAULT_CONFIG, Duel, DuelConfig, scripted_input};
+//!
+//! let cfg = DuelConfig::parse(DEFAULT_CONFIG)?;
+//! let mut duel = Duel::new(&cfg);
+//! for tick in 0..31 {
+//!     duel.step(&scripted_input(tick));
+//! }
+//! // Served on the 30th tick, right and level at 5 units a tick; one tick later:
+//! assert_eq!((duel.ball(), duel.velocity()), ([325, 180], [5, 0]));
+//! # Ok::<(), tickwise_example_duel::ConfigError>(())
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
@@ -97,7 +111,14 @@ const fn button(index: u8) -> Button {
     }
 }
 
-const BUTTONS: [Button; 6] = [button(0), button(1), button(2), button(3), button(4), button(5)];
+const BUTTONS: [Button; 6] = [
+    button(0),
+    button(1),
+    button(2),
+    button(3),
+    button(4),
+    button(5),
+];
 
 impl Key {
     /// The kernel button this key is.
@@ -180,7 +201,9 @@ impl Duel {
     /// The side that reached `winScore`, if any.
     #[must_use]
     pub fn winner(&self) -> Option<Side> {
-        Side::BOTH.into_iter().find(|s| self.score[s.index()] >= self.cfg.win_score)
+        Side::BOTH
+            .into_iter()
+            .find(|s| self.score[s.index()] >= self.cfg.win_score)
     }
 
     fn move_paddle(&mut self, side: Side, input: &TickInput) {
@@ -188,7 +211,8 @@ impl Duel {
         let i = side.index();
         let dir = i32::from(input.is_held(down)) - i32::from(input.is_held(up));
         let v = if dir == 0 {
-            i32::from(input.axes[i]).clamp(-AXIS_FULL, AXIS_FULL) * self.cfg.paddle_speed / AXIS_FULL
+            i32::from(input.axes[i]).clamp(-AXIS_FULL, AXIS_FULL) * self.cfg.paddle_speed
+                / AXIS_FULL
         } else {
             dir * self.cfg.paddle_speed
         };
@@ -214,7 +238,11 @@ impl Duel {
             return x;
         }
         let max = self.cfg.max_ball_speed;
-        let boost = if self.charged[i] { self.cfg.smash_boost } else { 0 };
+        let boost = if self.charged[i] {
+            self.cfg.smash_boost
+        } else {
+            0
+        };
         self.charged[i] = false;
         let speed = (self.vel[0].abs() + boost).min(max);
         self.vel[0] = if side == Side::Left { speed } else { -speed };
@@ -324,8 +352,14 @@ impl DuelFrame {
             i32::try_from(i64::from(p) + d).unwrap_or(c)
         };
         DuelFrame {
-            ball: [lerp(prev.ball[0], curr.ball[0]), lerp(prev.ball[1], curr.ball[1])],
-            paddles: [lerp(prev.paddles[0], curr.paddles[0]), lerp(prev.paddles[1], curr.paddles[1])],
+            ball: [
+                lerp(prev.ball[0], curr.ball[0]),
+                lerp(prev.ball[1], curr.ball[1]),
+            ],
+            paddles: [
+                lerp(prev.paddles[0], curr.paddles[0]),
+                lerp(prev.paddles[1], curr.paddles[1]),
+            ],
         }
     }
 }
@@ -376,7 +410,12 @@ pub fn scripted_input(tick: u64) -> TickInput {
     key(Key::RightSmash, cycle(tick, 150, 75, 5));
     let saw = i64::try_from(tick % 64).map_or(0, |t| t * 1024 - 32 * 1024);
     let saw = i16::try_from(saw).unwrap_or(0);
-    TickInput { held, pressed, released, axes: [0, saw, 0, 0] }
+    TickInput {
+        held,
+        pressed,
+        released,
+        axes: [0, saw, 0, 0],
+    }
 }
 
 /// A random input for fuzzing and sync tests: any of the six buttons held,

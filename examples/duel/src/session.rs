@@ -145,7 +145,11 @@ impl LiveSession {
         match action {
             Action::Key { at, key, down } => {
                 let b = key.button();
-                let kind = if down { EventKind::Down(b) } else { EventKind::Up(b) };
+                let kind = if down {
+                    EventKind::Down(b)
+                } else {
+                    EventKind::Up(b)
+                };
                 let event = InputEvent { at, kind };
                 let buffer = &mut self.lp.inputs_mut().buffer;
                 buffer.push(event).map_err(SessionError::Input)?;
@@ -202,7 +206,6 @@ impl LiveSession {
     }
 
     /// The report of every resume, in order.
-    #[must_use]
     pub fn resumes(&self) -> &[ResumeReport] {
         &self.resumes
     }
@@ -231,7 +234,11 @@ pub fn deliver(keys: &[(u64, Key, bool)], frames_ms: &[u64], start_ms: u64) -> V
     for &ms in frames_ms {
         now = now.saturating_add(ms);
         while let Some(&(at, key, down)) = next.next_if(|k| k.0 < now) {
-            out.push(Action::Key { at: Timestamp::from_millis(at), key, down });
+            out.push(Action::Key {
+                at: Timestamp::from_millis(at),
+                key,
+                down,
+            });
         }
         out.push(Action::Frame(Nanos::from_millis(ms)));
     }
@@ -246,7 +253,12 @@ pub fn deliver(keys: &[(u64, Key, bool)], frames_ms: &[u64], start_ms: u64) -> V
 pub fn demo_actions() -> Vec<Action> {
     let mut out = deliver(&DEMO_KEYS, &IRREGULAR_MS.repeat(4), 0);
     out.push(Action::Pause);
-    out.extend(IRREGULAR_MS.repeat(10).into_iter().map(|ms| Action::Frame(Nanos::from_millis(ms))));
+    out.extend(
+        IRREGULAR_MS
+            .repeat(10)
+            .into_iter()
+            .map(|ms| Action::Frame(Nanos::from_millis(ms))),
+    );
     out.push(Action::Resume);
     out.extend(deliver(&[], &IRREGULAR_MS.repeat(4), 1_400));
     out.push(Action::Frame(Nanos::from_millis(8)));

@@ -16,13 +16,19 @@ fn duel_in_play() -> Duel {
 
 fn holding(keys: &[Key]) -> TickInput {
     let held = keys.iter().fold(Buttons::NONE, |b, k| b.with(k.button()));
-    TickInput { held, ..TickInput::default() }
+    TickInput {
+        held,
+        ..TickInput::default()
+    }
 }
 
 #[test]
 fn starts_centred_with_a_serve_pending() {
     let d = Duel::new(&DuelConfig::parse(DEFAULT_CONFIG).unwrap());
-    assert_eq!((d.ball(), d.velocity(), d.paddles()), ([320, 180], [0, 0], [180, 180]));
+    assert_eq!(
+        (d.ball(), d.velocity(), d.paddles()),
+        ([320, 180], [0, 0], [180, 180])
+    );
     assert_eq!((d.serve_in, d.score(), d.winner()), (30, [0, 0], None));
 }
 
@@ -76,13 +82,20 @@ fn a_charged_paddle_smashes_once_up_to_the_top_speed() {
         ..TickInput::default()
     };
     d.step(&tap);
-    assert_eq!(d.charged(), [true, false], "a press edge charges even when released in the same tick");
+    assert_eq!(
+        d.charged(),
+        [true, false],
+        "a press edge charges even when released in the same tick"
+    );
     // (26, 180) + (-11, 0) = (15, 180): returned at speed min(11 + 3, 12) = 12,
     // x = 32 - 15 = 17; the charge is spent.
     d.ball = [26, 180];
     d.vel = [-11, 0];
     d.step(&TickInput::default());
-    assert_eq!((d.ball(), d.velocity(), d.charged()), ([17, 180], [12, 0], [false, false]));
+    assert_eq!(
+        (d.ball(), d.velocity(), d.charged()),
+        ([17, 180], [12, 0], [false, false])
+    );
 }
 
 #[test]
@@ -96,7 +109,10 @@ fn a_ball_outside_the_paddle_passes_and_scores() {
     d.step(&TickInput::default()); // x = 8
     d.step(&TickInput::default()); // x = 3
     d.step(&TickInput::default()); // x = -2: the right player scores
-    assert_eq!((d.score(), d.ball(), d.velocity(), d.serve_in), ([0, 1], [320, 180], [0, 0], 30));
+    assert_eq!(
+        (d.score(), d.ball(), d.velocity(), d.serve_in),
+        ([0, 1], [320, 180], [0, 0], 30)
+    );
 }
 
 #[test]
@@ -127,9 +143,14 @@ fn the_state_names_every_field() {
     let names: Vec<&str> = d.field_hashes().iter().map(|f| f.name).collect();
     assert_eq!(
         names,
-        ["tick", "ball", "velocity", "paddles", "charged", "score", "serveIn", "rng"]
+        [
+            "tick", "ball", "velocity", "paddles", "charged", "score", "serveIn", "rng"
+        ]
     );
-    assert!(d.digest().starts_with("t=0 ball=(320,180) vel=(0,0) paddles=(180,180) score=0-0 chk="));
+    assert!(
+        d.digest()
+            .starts_with("t=0 ball=(320,180) vel=(0,0) paddles=(180,180) score=0-0 chk=")
+    );
 }
 
 fn config_with(key: &str, value: &str) -> Vec<u8> {
@@ -144,24 +165,65 @@ fn config_errors_name_the_key() {
     let err = |bytes: &[u8]| DuelConfig::parse(bytes).unwrap_err();
     assert!(matches!(err(b"[1, 2]"), ConfigError::Syntax { .. }));
     assert!(matches!(err(b"{\"seed\": 1,"), ConfigError::Syntax { .. }));
-    assert!(matches!(err(b"{}"), ConfigError::MissingKey { key: "seed" }));
+    assert!(matches!(
+        err(b"{}"),
+        ConfigError::MissingKey { key: "seed" }
+    ));
     let unknown = err(&config_with("width", "640, \"widht\": 1"));
-    assert_eq!(unknown, ConfigError::UnknownKey { key: "widht".into() });
+    assert_eq!(
+        unknown,
+        ConfigError::UnknownKey {
+            key: "widht".into()
+        }
+    );
     assert!(unknown.to_string().contains("unknown key \"widht\""));
     let float = err(&config_with("width", "640.5"));
     assert_eq!(
         float.to_string(),
         "duel config: key \"width\" must be an integer in 64..=10000, found 640.5"
     );
-    assert!(matches!(err(&config_with("winScore", "0")), ConfigError::Invalid { key: "winScore", .. }));
-    assert!(matches!(err(&config_with("seed", "-1")), ConfigError::Invalid { key: "seed", .. }));
-    assert!(matches!(err(&config_with("stepMs", "\"16\"")), ConfigError::Invalid { key: "stepMs", .. }));
+    assert!(matches!(
+        err(&config_with("winScore", "0")),
+        ConfigError::Invalid {
+            key: "winScore",
+            ..
+        }
+    ));
+    assert!(matches!(
+        err(&config_with("seed", "-1")),
+        ConfigError::Invalid { key: "seed", .. }
+    ));
+    assert!(matches!(
+        err(&config_with("stepMs", "\"16\"")),
+        ConfigError::Invalid { key: "stepMs", .. }
+    ));
     // 2 * 180 >= 360: the paddle could not move.
     let tall = err(&config_with("paddleHalf", "180"));
-    assert_eq!(tall.to_string(), "duel config: key \"paddleHalf\" must be under half the height (180)");
-    assert!(matches!(err(&config_with("paddleInset", "161")), ConfigError::Inconsistent { key: "paddleInset", .. }));
-    assert!(matches!(err(&config_with("maxBallSpeed", "4")), ConfigError::Inconsistent { key: "maxBallSpeed", .. }));
-    assert!(matches!(err(&config_with("maxServeVy", "13")), ConfigError::Inconsistent { key: "maxServeVy", .. }));
+    assert_eq!(
+        tall.to_string(),
+        "duel config: key \"paddleHalf\" must be under half the height (180)"
+    );
+    assert!(matches!(
+        err(&config_with("paddleInset", "161")),
+        ConfigError::Inconsistent {
+            key: "paddleInset",
+            ..
+        }
+    ));
+    assert!(matches!(
+        err(&config_with("maxBallSpeed", "4")),
+        ConfigError::Inconsistent {
+            key: "maxBallSpeed",
+            ..
+        }
+    ));
+    assert!(matches!(
+        err(&config_with("maxServeVy", "13")),
+        ConfigError::Inconsistent {
+            key: "maxServeVy",
+            ..
+        }
+    ));
     // The largest seed is fine.
     let big = DuelConfig::parse(&config_with("seed", "18446744073709551615")).unwrap();
     assert_eq!(big.seed(), u64::MAX);
@@ -169,13 +231,23 @@ fn config_errors_name_the_key() {
 
 #[test]
 fn config_parser_never_panics_on_garbage() {
-    let samples: [&[u8]; 6] = [b"", b"\xff\xfe", b"null", b"{\"seed\":1e400}", &[b'['; 10_000], b"{\"a\":{}}"];
+    let samples: [&[u8]; 6] = [
+        b"",
+        b"\xff\xfe",
+        b"null",
+        b"{\"seed\":1e400}",
+        &[b'['; 10_000],
+        b"{\"a\":{}}",
+    ];
     for s in samples {
         assert!(DuelConfig::parse(s).is_err());
     }
     // Every prefix of the default config is refused, the whole is accepted.
     for n in 0..DEFAULT_CONFIG.len() - 1 {
-        assert!(DuelConfig::parse(&DEFAULT_CONFIG[..n]).is_err(), "prefix {n}");
+        assert!(
+            DuelConfig::parse(&DEFAULT_CONFIG[..n]).is_err(),
+            "prefix {n}"
+        );
     }
     assert!(DuelConfig::parse(DEFAULT_CONFIG).is_ok());
 }

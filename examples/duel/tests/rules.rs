@@ -4,7 +4,9 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use tickwise::{Pcg32, Sim, StateVisitor, TickInput, sync_test};
-use tickwise_example_duel::{DEFAULT_CONFIG, Duel, DuelConfig, Key, Side, random_input, scripted_input};
+use tickwise_example_duel::{
+    DEFAULT_CONFIG, Duel, DuelConfig, Key, Side, random_input, scripted_input,
+};
 
 /// A 100 × 60 court: paddle faces at x = 10 and 90, half height 10, paddle
 /// speed 4, serve speed 5 straight across (maxServeVy 0), smash +2, top
@@ -49,17 +51,26 @@ fn a_scripted_match_scored_on_paper() {
     assert_eq!((d.ball(), d.velocity()), ([50, 30], [5, 0]));
     // Step 5 reads tick 4's tap: the right paddle is charged.
     run_to(&mut d, 10);
-    assert_eq!((d.ball(), d.charged(), d.paddles()), ([90, 30], [false, true], [18, 30]));
+    assert_eq!(
+        (d.ball(), d.charged(), d.paddles()),
+        ([90, 30], [false, true], [18, 30])
+    );
     // Step 11: 95 crosses the right face 90 at offset 0: returned at
     // min(5 + 2, 8) = 7, x = 180 - 95 = 85, charge spent.
     run_to(&mut d, 11);
-    assert_eq!((d.ball(), d.velocity(), d.charged()), ([85, 30], [-7, 0], [false, false]));
+    assert_eq!(
+        (d.ball(), d.velocity(), d.charged()),
+        ([85, 30], [-7, 0], [false, false])
+    );
     // 78, 71, ..., 15 at step 21, 8 at step 22 (crosses x = 10, paddle at 18
     // is 12 away: missed), 1 at step 23, -6 at step 24: right scores.
     run_to(&mut d, 23);
     assert_eq!((d.ball(), d.score()), ([1, 30], [0, 0]));
     run_to(&mut d, 24);
-    assert_eq!((d.ball(), d.velocity(), d.score()), ([50, 30], [0, 0], [0, 1]));
+    assert_eq!(
+        (d.ball(), d.velocity(), d.score()),
+        ([50, 30], [0, 0], [0, 1])
+    );
     // Step 26 serves left (top bit of 0x7b47f409 is 0): 45, 40, ..., 5 at
     // step 35 (missed again), 0 at step 36, -5 at step 37: 0-2, right wins.
     run_to(&mut d, 26);
@@ -70,7 +81,10 @@ fn a_scripted_match_scored_on_paper() {
     assert_eq!((d.score(), d.winner()), ([0, 2], Some(Side::Right)));
     // After the win only the paddles move.
     run_to(&mut d, 60);
-    assert_eq!((d.tick(), d.ball(), d.velocity(), d.score()), (60, [50, 30], [0, 0], [0, 2]));
+    assert_eq!(
+        (d.tick(), d.ball(), d.velocity(), d.score()),
+        (60, [50, 30], [0, 0], [0, 2])
+    );
 }
 
 #[test]
@@ -88,7 +102,11 @@ fn the_first_default_serve_goes_right_and_level() {
 
 #[test]
 fn the_scripted_bots_follow_their_cycles() {
-    let (up, down, smash) = (Key::LeftUp.button(), Key::LeftDown.button(), Key::LeftSmash.button());
+    let (up, down, smash) = (
+        Key::LeftUp.button(),
+        Key::LeftDown.button(),
+        Key::LeftSmash.button(),
+    );
     let t0 = scripted_input(0);
     assert!(t0.is_held(up) && t0.was_pressed(up) && !t0.was_released(down));
     let t45 = scripted_input(45);
@@ -149,8 +167,14 @@ fn sync_test_catches_hidden_state() {
     // steps 18..=25: the 25th step moves the left paddle in the re-run of
     // tick 8 only, so the state after tick 8 (tick 9) differs in "paddles".
     let cfg = DuelConfig::parse(DEFAULT_CONFIG).unwrap();
-    let sim = Leaky { duel: Duel::new(&cfg), steps: Rc::new(Cell::new(0)) };
+    let sim = Leaky {
+        duel: Duel::new(&cfg),
+        steps: Rc::new(Cell::new(0)),
+    };
     let report = sync_test(sim, |_| TickInput::default(), 40, 8);
     let m = report.mismatch.expect("the hidden counter desyncs");
-    assert_eq!((m.tick, m.rolled_back_from, m.fields), (9, 9, vec!["paddles"]));
+    assert_eq!(
+        (m.tick, m.rolled_back_from, m.fields),
+        (9, 9, vec!["paddles"])
+    );
 }
