@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import dataclass
 from itertools import repeat
@@ -34,6 +35,10 @@ MAX_SCRIPT_WORK = 10**9
 # All durations of a script (frames and resume-after) add up to at most this
 # many ms, so no host clock value can saturate (the Rust kernel keeps u64 ns).
 MAX_SCRIPT_TIME_MS = 10**13
+# Time scale `speed P Q`: 1 <= P, Q <= MAX_SPEED_TERM and P <= MAX_SPEED * Q.
+MAX_SPEED_TERM = 1000
+MAX_SPEED = 16
+NS_PER_MS = 1_000_000
 
 # Every world value is a two's-complement 64-bit integer: the Rust world wraps
 # on overflow in every build, and so does this reference (Python ints are
@@ -249,15 +254,31 @@ class Session:
         self.vel_y = 0
         self.score = 0
         self.rng = self.cfg.seed & MASK32
-        self.dropped_ms = 0
-        # Loop.
-        self.acc = 0
+        # Time thrown away (clamp and step cap), exact in ns; the digest shows
+        # whole ms, rounded down.
+        self.dropped_ns = 0
+        # Loop: the accumulator in ns (sim time not yet turned into steps).
+        self.acc_ns = 0
+        # Time scale P/Q (reduced) and the carried sub-ns remainder, in 1/Q ns.
+        self.speed_p = 1
+        self.speed_q = 1
+        self.speed_rem = 0
         # Lifecycle.
         self.wall = 0
         self.state = "running"
         self.away_since = 0
         # Scenes, bottom first.
         self.scenes: list[str] = list(INITIAL_SCENES)
+
+    @property
+    def dropped_ms(self) -> int:
+        """The world's dropped time in whole ms (rounded down)."""
+        return self.dropped_ns // NS_PER_MS
+
+    @property
+    def acc(self) -> int:
+        """The accumulator in whole ms (rounded down)."""
+        return self.acc_ns // NS_PER_MS
 
     # -- world
 
@@ -298,26 +319,49 @@ class Session:
         self.tick, self.pos_x, self.pos_y, self.vel_x, self.vel_y = t, px, py, vx, vy
         self.score, self.rng = score, rng
 
+    # -- time scale
+
+    def set_speed(self, p: int, q: int) -> bool:
+        """Sets the time scale to P/Q (already validated by the parser).
+
+        A different speed drops the carried sub-ns remainder (it was in
+        units of the old 1/Q ns); the same speed, however written, keeps it."""
+        g = math.gcd(p, q)
+        p, q = p // g, q // g
+        if (p, q) != (self.speed_p, self.speed_q):
+            self.speed_p, self.speed_q = p, q
+            self.speed_rem = 0
+        return True
+
+    def scale_ns(self, host_ns: int) -> int:
+        """Host time → sim time at the current speed, carrying the remainder
+        so that no time is created or lost by rounding."""
+        x = host_ns * self.speed_p + self.speed_rem
+        sim, self.speed_rem = divmod(x, self.speed_q)
+        return sim
+
     # -- loop
 
     def frame(self, ms: int) -> int:
-        """One frame of `ms` milliseconds; returns the steps it ran."""
+        """One frame of `ms` host milliseconds; returns the steps it ran."""
         self.wall += ms
         if self.state != "running":
+            # Time away is scaled at resume, not here.
             return 0
+        dt = self.scale_ns(ms * NS_PER_MS)
         cap = self.cfg.max_frame_ms
-        if cap is not None and ms > cap:
-            self.dropped_ms += ms - cap
-            ms = cap
-        step = self.cfg.step_ms
-        self.acc += ms
+        if cap is not None and dt > cap * NS_PER_MS:
+            self.dropped_ns += dt - cap * NS_PER_MS
+            dt = cap * NS_PER_MS
+        step = self.cfg.step_ms * NS_PER_MS
+        self.acc_ns += dt
         # The contract's "step while acc >= stepMs and steps < cap", in one go.
-        steps = min(self.acc // step, self.cfg.max_steps_per_frame)
+        steps = min(self.acc_ns // step, self.cfg.max_steps_per_frame)
         self.step_n(steps)
-        self.acc -= steps * step
-        if self.acc >= step:
-            self.dropped_ms += self.acc
-            self.acc = 0
+        self.acc_ns -= steps * step
+        if self.acc_ns >= step:
+            self.dropped_ns += self.acc_ns
+            self.acc_ns = 0
         return steps
 
     def frames(self, durations: Iterable[int]) -> int:
@@ -359,22 +403,26 @@ class Session:
             }
         self.wall += ms
         lc = self.lc
+        # Host time away (reported as is), then the sim time it is worth at
+        # the current speed: every decision below is about the sim time.
         elapsed = max(0, self.wall - self.away_since)
-        wanted = elapsed // lc.step_ms
-        rem = elapsed - wanted * lc.step_ms
+        sim = self.scale_ns(elapsed * NS_PER_MS)
+        step = lc.step_ms * NS_PER_MS
+        wanted = sim // step
+        rem = sim - wanted * step
         if lc.policy == "full":
-            catch, carried, dropped = wanted, rem, 0
+            catch, carried = wanted, rem
         elif lc.policy == "freeze":
-            catch, carried, dropped = 0, 0, elapsed
-        elif elapsed < lc.min_catch_up_ms:
-            catch, carried, dropped = 0, 0, elapsed
+            catch, carried = 0, 0
+        elif sim < lc.min_catch_up_ms * NS_PER_MS:
+            catch, carried = 0, 0
         elif wanted > lc.max_catch_up_steps:
-            catch = lc.max_catch_up_steps
-            carried, dropped = 0, elapsed - catch * lc.step_ms
+            catch, carried = lc.max_catch_up_steps, 0
         else:
-            catch, carried, dropped = wanted, rem, 0
+            catch, carried = wanted, rem
+        dropped = sim - catch * step - carried
         self.step_n(catch)
-        self.acc += carried
+        self.acc_ns += carried
         self.state = "running"
         # The resume's dropped time is reported, not added to the world's.
         return {
@@ -382,8 +430,8 @@ class Session:
             "elapsedMs": elapsed,
             "wantedSteps": wanted,
             "catchUpSteps": catch,
-            "carriedMs": carried,
-            "droppedMs": dropped,
+            "carriedMs": carried // NS_PER_MS,
+            "droppedMs": dropped // NS_PER_MS,
         }
 
     # -- scenes
@@ -466,6 +514,15 @@ def _parse_command(words: list[str]):
         _arity(args, 1, "resume-after MS")
         ms = _number(args[0], "MS", MAX_MS)
         return cmd, (ms,), 0, ms
+    if cmd == "speed":
+        _arity(args, 2, "speed P Q")
+        p = _number(args[0], "P", MAX_SPEED_TERM)
+        q = _number(args[1], "Q", MAX_SPEED_TERM)
+        if p == 0 or q == 0:
+            raise ValueError(f"P and Q must be at least 1, found {p} {q}")
+        if p > MAX_SPEED * q:
+            raise ValueError(f"speed {p}/{q} is faster than {MAX_SPEED}")
+        return cmd, (p, q), 0, 0
     if cmd == "push":
         _arity(args, 1, "push NAME")
         if not valid_scene_name(args[0]):
@@ -480,12 +537,21 @@ def _parse_command(words: list[str]):
 def parse_script(text: str, lc: "LifecycleConfig | None" = None) -> list[tuple[int, str, tuple]]:
     """The whole script → [(line, cmd, args)]; raises ScriptError on the first bad line.
 
+    Time limit: all durations (host ms) add up to at most MAX_SCRIPT_TIME_MS.
+    From the first `speed` line on, that sum counts MAX_SPEED (16) times,
+    earlier lines included, so the speed line itself can be the one named:
+    every ms of host time may become up to 16 ms of sim time, and sim-time
+    totals (the world's dropped ns, a resume's scaled absence) must stay
+    below 2^64 ns on the Rust side too.
+
     With a `full` lifecycle policy and at least one resume-after, every ms of
-    the script could become catch-up work: total_time // stepMs counts toward
-    MAX_SCRIPT_WORK (a whole-script error, line 0)."""
+    the script could become catch-up work: total_time × factor // stepMs
+    counts toward MAX_SCRIPT_WORK (a whole-script error, line 0), where the
+    factor is 16 when the script has a `speed` line and 1 otherwise."""
     out = []
     work = 0
     time = 0
+    factor = 1
     for idx, raw in enumerate(text.split("\n")):
         line_no = idx + 1
         words = _tokens(raw.split("#", 1)[0])
@@ -501,13 +567,17 @@ def parse_script(text: str, lc: "LifecycleConfig | None" = None) -> list[tuple[i
                 line_no, f"the script asks for more than {MAX_SCRIPT_WORK} frames and steps"
             )
         time += ms
-        if time > MAX_SCRIPT_TIME_MS:
+        if cmd == "speed":
+            factor = MAX_SPEED
+        if time * factor > MAX_SCRIPT_TIME_MS:
             raise ScriptError(
-                line_no, f"the script's durations add up to more than {MAX_SCRIPT_TIME_MS} ms"
+                line_no,
+                f"the script's durations add up to more than {MAX_SCRIPT_TIME_MS} ms"
+                + (f" (counted {MAX_SPEED} times once a speed is set)" if factor > 1 else ""),
             )
         out.append((line_no, cmd, args))
     if lc is not None and lc.policy == "full" and any(c == "resume-after" for _, c, _ in out):
-        if work + time // lc.step_ms > MAX_SCRIPT_WORK:
+        if work + time * factor // lc.step_ms > MAX_SCRIPT_WORK:
             raise ScriptError(0, "with the full policy the catch-up work could exceed the limit")
     return out
 
@@ -531,6 +601,8 @@ def execute(s: Session, line_no: int, cmd: str, args: tuple) -> dict:
         extra["ok"] = s.background()
     elif cmd == "resume-after":
         extra = s.resume_after(args[0])
+    elif cmd == "speed":
+        extra["ok"] = s.set_speed(*args)
     elif cmd == "push":
         extra["ok"] = s.push(args[0])
         extra["scenes"] = s.scene_dump()

@@ -4,7 +4,7 @@ use alloc::string::String;
 
 use tickwise::{Sim, StateVisitor, TickInput};
 
-use super::world::Neighbours;
+use super::world::{Neighbours, Push, Tally, apply_push, pair_push, strike_one};
 use super::{HordeConfig, HordeWorld};
 
 /// The horde stepped with all-pairs neighbour search.
@@ -46,5 +46,71 @@ impl Sim for NaiveHorde {
 
     fn digest(&self) -> String {
         self.0.digest()
+    }
+}
+
+/// The reference's phases: the same rules as the grid's separation and strike,
+/// over every pair and every enemy. Only [`NaiveHorde`] runs them (its step is
+/// `step_with` with `Neighbours::AllPairs`); they live here, not in
+/// `world.rs`, so that the world's file holds only what the shipped sim runs.
+impl HordeWorld {
+    /// Separation over every pair of live enemies, by slot (which is by id:
+    /// the reference never sorts): the reference.
+    pub(super) fn separate_all_pairs(&mut self) {
+        let e = &mut self.e;
+        let n = e.hp.len();
+        self.acc.fill(Push::ZERO);
+        let r2 = self.kernel.radius_sq();
+        let mut pairs = 0u64;
+        for i in 0..n {
+            if e.hp[i] <= 0 {
+                continue;
+            }
+            for j in i + 1..n {
+                if e.hp[j] <= 0 {
+                    continue;
+                }
+                let (bi, bj) = (e.body[i], e.body[j]);
+                let (dx, dy) = (bi.x - bj.x, bi.y - bj.y);
+                let d2 = i64::from(dx) * i64::from(dx) + i64::from(dy) * i64::from(dy);
+                if d2 < r2 {
+                    pairs += 1;
+                    let (fx, fy) = pair_push(&self.kernel, dx, dy, d2, bi.id < bj.id);
+                    self.acc[i].add(Push {
+                        x: fx,
+                        y: fy,
+                        near: 1,
+                    });
+                    self.acc[j].add(Push {
+                        x: fx.wrapping_neg(),
+                        y: fy.wrapping_neg(),
+                        near: 1,
+                    });
+                }
+            }
+        }
+        self.last_pairs = pairs;
+        let p = self.p;
+        for i in 0..n {
+            if e.hp[i] > 0 {
+                let a = self.acc[i];
+                e.crowd[i] = u16::try_from(a.near).unwrap_or(u16::MAX);
+                apply_push(&mut e.body[i], &mut e.vel[i], (a.x, a.y), &p);
+            }
+        }
+    }
+
+    /// Contacts and the auto-attack over every live enemy: the reference.
+    pub(super) fn strike_all(&mut self) -> u32 {
+        let attacking = self.attack_timer == 0;
+        let player = (i64::from(self.player_x), i64::from(self.player_y));
+        let mut tally = Tally::default();
+        let e = &mut self.e;
+        for (pos, hp) in e.body.iter().zip(e.hp.iter_mut()) {
+            if *hp > 0 {
+                strike_one(&self.p, attacking, player, *pos, hp, &mut tally);
+            }
+        }
+        self.settle(tally)
     }
 }

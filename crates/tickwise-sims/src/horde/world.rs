@@ -28,7 +28,7 @@ pub(super) enum Neighbours {
 
 /// Per-tick constants derived from the config, in sub-pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Params {
+pub(super) struct Params {
     max_x: i32,
     max_y: i32,
     player_speed: i64,
@@ -53,13 +53,13 @@ struct Params {
 /// everything observable (digest, snapshots, accessors, respawn order) goes
 /// by id.
 #[derive(Clone, Debug, Default)]
-struct Enemies {
+pub(super) struct Enemies {
     /// Position and id, together: the separation loop reads both per candidate.
-    body: Vec<Body>,
-    vel: Vec<[i32; 2]>,
-    hp: Vec<i32>,
+    pub(super) body: Vec<Body>,
+    pub(super) vel: Vec<[i32; 2]>,
+    pub(super) hp: Vec<i32>,
     /// Overlapping neighbours in the last separation (saturating).
-    crowd: Vec<u16>,
+    pub(super) crowd: Vec<u16>,
 }
 
 impl Enemies {
@@ -94,8 +94,8 @@ pub struct Enemy {
 /// allocated by [`HordeWorld::new`]; [`Sim::step`] never allocates.
 #[derive(Clone, Debug)]
 pub struct HordeWorld {
-    p: Params,
-    kernel: SeparationKernel,
+    pub(super) p: Params,
+    pub(super) kernel: SeparationKernel,
     band: SpawnBand,
     /// `want[min(c, K)]`: the speed an enemy with `c` overlapping neighbours
     /// steers for, `enemySpeed · (K − c) / K` (a table: no division per enemy).
@@ -103,25 +103,25 @@ pub struct HordeWorld {
     // State (visited).
     tick: u64,
     rng: Pcg32,
-    player_x: i32,
-    player_y: i32,
+    pub(super) player_x: i32,
+    pub(super) player_y: i32,
     player_hp: i64,
     player_downs: u64,
     invuln: u32,
-    attack_timer: u32,
+    pub(super) attack_timer: u32,
     kills: u64,
     waves: u64,
     alive: u32,
-    last_pairs: u64,
+    pub(super) last_pairs: u64,
     last_contacts: u32,
-    e: Enemies,
+    pub(super) e: Enemies,
     /// `slot_of[id]`: where enemy `id` is stored.
     slot_of: Vec<u32>,
     // Scratch, rebuilt every tick.
     grid: Grid,
     back: Enemies,
     /// Separation sums by slot.
-    acc: Vec<Push>,
+    pub(super) acc: Vec<Push>,
 }
 
 const fn clamp_i32(v: i64, hi: i32) -> i32 {
@@ -350,52 +350,6 @@ impl HordeWorld {
         }
     }
 
-    /// Separation over every pair of live enemies, by slot (which is by id:
-    /// the reference never sorts): the reference.
-    fn separate_all_pairs(&mut self) {
-        let e = &mut self.e;
-        let n = e.hp.len();
-        self.acc.fill(Push::ZERO);
-        let r2 = self.kernel.radius_sq();
-        let mut pairs = 0u64;
-        for i in 0..n {
-            if e.hp[i] <= 0 {
-                continue;
-            }
-            for j in i + 1..n {
-                if e.hp[j] <= 0 {
-                    continue;
-                }
-                let (bi, bj) = (e.body[i], e.body[j]);
-                let (dx, dy) = (bi.x - bj.x, bi.y - bj.y);
-                let d2 = i64::from(dx) * i64::from(dx) + i64::from(dy) * i64::from(dy);
-                if d2 < r2 {
-                    pairs += 1;
-                    let (fx, fy) = pair_push(&self.kernel, dx, dy, d2, bi.id < bj.id);
-                    self.acc[i].add(Push {
-                        x: fx,
-                        y: fy,
-                        near: 1,
-                    });
-                    self.acc[j].add(Push {
-                        x: fx.wrapping_neg(),
-                        y: fy.wrapping_neg(),
-                        near: 1,
-                    });
-                }
-            }
-        }
-        self.last_pairs = pairs;
-        let p = self.p;
-        for i in 0..n {
-            if e.hp[i] > 0 {
-                let a = self.acc[i];
-                e.crowd[i] = u16::try_from(a.near).unwrap_or(u16::MAX);
-                apply_push(&mut e.body[i], &mut e.vel[i], (a.x, a.y), &p);
-            }
-        }
-    }
-
     /// The half-size of the box around the player that holds every enemy
     /// this tick's contact and attack checks can reach: positions moved at
     /// most `maxPush` per axis since the grid was built.
@@ -427,22 +381,8 @@ impl HordeWorld {
         self.settle(tally)
     }
 
-    /// Contacts and the auto-attack over every live enemy: the reference.
-    fn strike_all(&mut self) -> u32 {
-        let attacking = self.attack_timer == 0;
-        let player = (i64::from(self.player_x), i64::from(self.player_y));
-        let mut tally = Tally::default();
-        let e = &mut self.e;
-        for (pos, hp) in e.body.iter().zip(e.hp.iter_mut()) {
-            if *hp > 0 {
-                strike_one(&self.p, attacking, player, *pos, hp, &mut tally);
-            }
-        }
-        self.settle(tally)
-    }
-
     /// Books a strike's kills; returns its contacts.
-    const fn settle(&mut self, t: Tally) -> u32 {
+    pub(super) const fn settle(&mut self, t: Tally) -> u32 {
         self.kills += t.kills as u64;
         self.alive -= t.kills;
         t.contacts
@@ -564,21 +504,21 @@ impl HordeWorld {
 /// are found in. The count cannot wrap: it is below the enemy count (at most
 /// a million).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Push {
-    x: i32,
-    y: i32,
-    near: u32,
+pub(super) struct Push {
+    pub(super) x: i32,
+    pub(super) y: i32,
+    pub(super) near: u32,
 }
 
 impl Push {
-    const ZERO: Push = Push {
+    pub(super) const ZERO: Push = Push {
         x: 0,
         y: 0,
         near: 0,
     };
 
     #[inline]
-    const fn add(&mut self, o: Push) {
+    pub(super) const fn add(&mut self, o: Push) {
         self.x = self.x.wrapping_add(o.x);
         self.y = self.y.wrapping_add(o.y);
         self.near = self.near.wrapping_add(o.near);
@@ -632,7 +572,7 @@ fn pairs_against(
 /// `0 <= d2 < R²`. Two enemies on the same spot are split along x, the lower
 /// id toward −x: the rule depends on ids, never on visiting order.
 #[inline]
-fn pair_push(
+pub(super) fn pair_push(
     kernel: &SeparationKernel,
     dx: i32,
     dy: i32,
@@ -652,7 +592,7 @@ fn pair_push(
 /// actually did, so one held back by the crowd stops driving into it (the
 /// next tick's steering caps the speed again).
 #[inline]
-fn apply_push(pos: &mut Body, vel: &mut [i32; 2], (fx, fy): (i32, i32), p: &Params) {
+pub(super) fn apply_push(pos: &mut Body, vel: &mut [i32; 2], (fx, fy): (i32, i32), p: &Params) {
     let (fx, fy) = (
         fx.clamp(-p.max_push, p.max_push),
         fy.clamp(-p.max_push, p.max_push),
@@ -666,7 +606,7 @@ fn apply_push(pos: &mut Body, vel: &mut [i32; 2], (fx, fy): (i32, i32), p: &Para
 
 /// What a strike found: contacts and kills.
 #[derive(Clone, Copy, Debug, Default)]
-struct Tally {
+pub(super) struct Tally {
     contacts: u32,
     kills: u32,
 }
@@ -674,7 +614,7 @@ struct Tally {
 /// One live enemy against the player: a contact when it touches the player;
 /// the attack's damage when attacking and in range (a kill at 0 hit points).
 #[inline]
-fn strike_one(
+pub(super) fn strike_one(
     p: &Params,
     attacking: bool,
     (px, py): (i64, i64),
