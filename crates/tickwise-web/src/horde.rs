@@ -2,7 +2,7 @@
 //! `config/horde.json`), drawn at the display rate with interpolation.
 //!
 //! * **Time:** each `requestAnimationFrame` timestamp goes through a
-//!   [`HostClock`] and becomes a frame of the loop; the loop runs whatever
+//!   [`WebLoop`]'s host clock and becomes a frame of the loop; the loop runs whatever
 //!   whole ticks the accumulated time owes, so the sim advances `tickHz` ticks
 //!   per second of browser time at 20, 60 or 144 frames per second alike.
 //! * **Input:** keyboard events with their own timestamps go into the loop's

@@ -3,7 +3,7 @@
 //!
 //! A page needs the same few things whatever it simulates: turn
 //! `requestAnimationFrame` timestamps (float milliseconds) into frames of the
-//! loop, turn `visibilitychange` into the kernel's [`PlatformEvent`]s, pause
+//! loop, turn `visibilitychange` into the kernel's [`tickwise::PlatformEvent`]s, pause
 //! and resume with a report a tool can compare, and a test API that moves time
 //! synthetically without fighting the real clock. [`WebLoop`] is that adapter,
 //! written once: the island page, the horde page and a game's own page are thin
