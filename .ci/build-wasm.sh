@@ -4,6 +4,10 @@
 #
 #   bash .ci/build-wasm.sh CRATE OUTDIR [-- EXTRA_CARGO_ARGS...]
 #
+# Builds CRATE's lib, or, when EXTRA_CARGO_ARGS name `--example NAME`, that
+# example (which must have crate-type = ["cdylib"]). Feature flags such as
+# `--no-default-features` go in EXTRA_CARGO_ARGS too.
+#
 # Needs `bash .ci/setup-web.sh` first: it records in $TICKWISE_TOOLS/wasm-env.sh
 # which compiler route works here (rustup target, or Debian's rustc-web with
 # -Zbuild-std). The build uses its own target dir, target/wasm, so it never
@@ -34,7 +38,17 @@ mkdir -p "$OUTDIR"
 OUTDIR="$(cd "$OUTDIR" && pwd)"
 TARGET_DIR="$ROOT/target/wasm"
 
-CARGO_ARGS=(build --release --target "$TICKWISE_WASM_TARGET" -p "$CRATE" --lib
+WHAT=(--lib)
+EXAMPLE=""
+prev=""
+for a in "${EXTRA[@]}"; do
+  case "$a" in
+    --example=*) WHAT=(); EXAMPLE="${a#--example=}" ;;
+    *) [ "$prev" = --example ] && { WHAT=(); EXAMPLE="$a"; } ;;
+  esac
+  prev="$a"
+done
+CARGO_ARGS=(build --release --target "$TICKWISE_WASM_TARGET" -p "$CRATE" "${WHAT[@]}"
             --target-dir "$TARGET_DIR" --message-format=json-render-diagnostics)
 # The workspace's release profile keeps debug info (debug = 1) for native
 # profiling; in wasm that is ~1.5 MB of DWARF that wasm-bindgen strips anyway.
@@ -64,16 +78,23 @@ trap 'rm -f "$JSON"' EXIT
 # The cdylib's .wasm, from cargo's own artifact messages (robust to lib renames).
 WASM="$(node -e '
   const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n");
+  const example = process.argv[2];
   const out = new Set();
   for (const l of lines) {
     if (!l.startsWith("{")) continue;
     const m = JSON.parse(l);
-    if (m.reason === "compiler-artifact" && m.target.kind.includes("cdylib"))
-      for (const f of m.filenames) if (f.endsWith(".wasm")) out.add(f);
+    if (m.reason !== "compiler-artifact") continue;
+    // The lib reports "cdylib" in kind; an example reports "example" in kind
+    // and "cdylib" in crate_types (and its crate lib may be a cdylib too).
+    const wanted = example === ""
+      ? m.target.kind.includes("cdylib")
+      : m.target.kind.includes("example") && m.target.name === example &&
+        (m.target.crate_types || []).includes("cdylib");
+    if (wanted) for (const f of m.filenames) if (f.endsWith(".wasm")) out.add(f);
   }
   console.log([...out].join("\n"));
-' "$JSON")"
-[ -n "$WASM" ] || die "no .wasm produced: is '$CRATE' a cdylib (crate-type = [\"cdylib\", ...])?"
+' "$JSON" "$EXAMPLE")"
+[ -n "$WASM" ] || die "no .wasm produced: is '$CRATE'${EXAMPLE:+ (example $EXAMPLE)} a cdylib (crate-type = [\"cdylib\", ...])?"
 [ "$(printf '%s\n' "$WASM" | wc -l)" -eq 1 ] || die "several .wasm artifacts: $WASM"
 
 log "wasm-bindgen --target web --out-dir $OUTDIR"

@@ -9,6 +9,8 @@
 #   web/dist/island-module.html   the same page loading its modules and .wasm
 #   web/dist/horde.html           the horde page (30 Hz sim, interpolated drawing)
 #   web/dist/pkg/                 wasm-bindgen output for crates/tickwise-web
+#   web/dist/counter/             the smallest page for a sim of one's own
+#                                 (example counter_page, via .ci/build-page.sh)
 #
 # Needs `bash .ci/setup-web.sh` once (wasm target or Debian build-std route,
 # wasm-bindgen-cli, node). Serve the result with `tickwise serve`.
@@ -41,4 +43,9 @@ node "$ROOT/web/build/single-file.mjs" "$DIST/island-module.html" "$DIST/island.
 WASM="$DIST/pkg/tickwise_web_bg.wasm"
 log "wasm: $(wc -c < "$WASM") bytes raw, $(gzip -9 -c "$WASM" | wc -c) bytes gzip -9"
 log "island.html (single file): $(wc -c < "$DIST/island.html") bytes raw, $(gzip -9 -c "$DIST/island.html" | wc -c) bytes gzip -9"
+# A page for a sim that is not built in, the way a game builds its own: the
+# generic adapter only (no island or horde in its wasm).
+bash "$ROOT/.ci/build-page.sh" tickwise-web "$ROOT/web/examples/counter" "$DIST/counter" \
+  -- --example counter_page --no-default-features
+log "counter page wasm: $(wc -c < "$DIST/counter/pkg/counter_page_bg.wasm") bytes raw"
 log "done: $DIST"

@@ -21,7 +21,7 @@ export async function boot() {
   await init();
   const params = new URLSearchParams(location.search);
   const enemies = params.has('enemies') ? Number(params.get('enemies')) : undefined;
-  const horde = new Horde(enemies);
+  const horde = enemies === undefined ? new Horde() : Horde.withEnemies(enemies);
   const info = JSON.parse(horde.drawInfo());
   const $ = (id) => document.getElementById(id);
   const cv = $('field');

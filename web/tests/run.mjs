@@ -32,7 +32,8 @@ const report = { wasm: {}, island: {}, horde: {}, speed: {} };
 // ------------------------------------------------------------------ helpers
 
 function requireBuild() {
-  for (const f of ['index.html', 'island.html', 'island-module.html', 'horde.html', 'pkg/tickwise_web_bg.wasm']) {
+  for (const f of ['index.html', 'island.html', 'island-module.html', 'horde.html', 'pkg/tickwise_web_bg.wasm',
+    'counter/counter.html', 'counter/pkg/counter_page_bg.wasm']) {
     if (!existsSync(path.join(DIST, f))) {
       throw new Error(`${path.join(DIST, f)} is missing: run \`bash .ci/build-web.sh\` first`);
     }
@@ -190,6 +191,7 @@ before(async () => {
   report.wasm = {
     wasm: sizes(path.join(DIST, 'pkg/tickwise_web_bg.wasm')),
     islandSingleFile: sizes(path.join(DIST, 'island.html')),
+    counter: sizes(path.join(DIST, 'counter/pkg/counter_page_bg.wasm')),
   };
 });
 after(async () => {
@@ -538,6 +540,74 @@ describe('horde page', () => {
     assert.ok(s.playerX > x0, `player moved right: ${x0} -> ${s.playerX}`);
     assert.equal((s.playerX - x0) % 3, 0, 'whole ticks of 3 px');
     await page.close();
+  });
+});
+
+describe('a page for a sim of its own (the counter example on the generic WebLoop)', () => {
+  // A browser of its own: the fake clock is per context.
+  let b;
+  before(async () => {
+    b = await launch({ viewport: { width: 800, height: 600 } });
+    await serveDir(b.context, DIST);
+  });
+  after(async () => b?.close());
+
+  const setVisibility = (page, hidden) => page.evaluate((h) => {
+    Object.defineProperty(document, 'visibilityState', { value: h ? 'hidden' : 'visible', configurable: true });
+    Object.defineProperty(document, 'hidden', { value: h, configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  }, hidden);
+
+  test('test API, bad arguments, real-time frames, hide/show with a capped catch-up', async () => {
+    const { page } = b;
+    const problems = watch(page);
+    await page.clock.install({ time: 0 });
+    await page.goto(`${ORIGIN}/counter/counter.html?manual`);
+    await ready(page);
+    const api = 'window.__tickwisePage';
+    // 60 default frames at 60 Hz are exactly 60 steps; inputs are tick % 3,
+    // so the total is 20 * (0 + 1 + 2) = 60.
+    assert.equal(await page.evaluate(`${api}.stepFrames(60)`), 60);
+    let s = await page.evaluate(`${api}.state()`);
+    assert.equal(s.total, 60);
+    assert.equal(s.wallMs, 1000);
+    assert.equal(s.realtime, false);
+    const err = await page.evaluate(`(() => { try { ${api}.stepFrames(1, 16.5); } catch (e) { return e.message; } })()`);
+    assert.equal(err, 'ms must be a whole number from 0 to 1000000000000, got 16.5');
+    assert.equal(await page.evaluate(`${api}.state().tick`), 60);
+
+    // Real time: the fake clock fires requestAnimationFrame every 16 ms.
+    await page.clock.pauseAt(60_000);
+    await page.evaluate(`${api}.setRealtime(true)`);
+    await page.clock.runFor(1000);
+    s = await page.evaluate(`${api}.state()`);
+    // Every ms since the first frame is in a whole 60 Hz step or in the accumulator.
+    const ran = s.tick - 60;
+    assert.ok(ran >= 55, `steps in a second of frames: ${ran}`);
+    assert.equal(ran, Math.floor(((s.wallMs - 1000) * 60) / 1000));
+
+    // Hidden 10 s: 600 steps owed, 120 allowed, 10 000 - 2 000 ms dropped.
+    await setVisibility(page, true);
+    assert.equal(await page.evaluate(`${api}.state().state`), 'background');
+    await page.clock.fastForward(10_000);
+    await setVisibility(page, false);
+    s = await page.evaluate(`${api}.state()`);
+    assert.equal(s.state, 'running');
+    assert.deepEqual({ ...s.lastResume, digest: undefined }, {
+      ok: true, elapsedMs: 10_000, wantedSteps: 600, catchUpSteps: 120,
+      carriedMs: 0, droppedMs: 8_000, digest: undefined,
+    });
+    assert.equal(s.lastResume.digest, s.digest);
+    assert.match(await page.textContent('#status'), /visible -> resumed/);
+
+    // A player's pause survives hide and show.
+    assert.equal(await page.evaluate(`${api}.pauseNow()`), true);
+    await setVisibility(page, true);
+    await page.clock.fastForward(5000);
+    await setVisibility(page, false);
+    assert.equal(await page.evaluate(`${api}.state().state`), 'paused');
+    report.counter = { lastResume: s.lastResume, screenshot: await shot(page, 'counter-page.png') };
+    assert.deepEqual(problems, []);
   });
 });
 

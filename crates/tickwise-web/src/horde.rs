@@ -2,7 +2,7 @@
 //! `config/horde.json`), drawn at the display rate with interpolation.
 //!
 //! * **Time:** each `requestAnimationFrame` timestamp goes through a
-//!   [`HostClock`] and becomes a frame of the loop; the loop runs whatever
+//!   [`WebLoop`]'s host clock and becomes a frame of the loop; the loop runs whatever
 //!   whole ticks the accumulated time owes, so the sim advances `tickHz` ticks
 //!   per second of browser time at 20, 60 or 144 frames per second alike.
 //! * **Input:** keyboard events with their own timestamps go into the loop's
@@ -14,20 +14,25 @@
 //!   clock's alpha into `f32` pixels. Presentation only: nothing flows back
 //!   into the sim, which the presenter can only read.
 //!
-//! The lifecycle goes through the same platform adapter as the island page:
-//! a hidden tab goes to the background and resumes with a capped catch-up.
+//! Time, the lifecycle and the test API are the generic [`WebLoop`]'s: a
+//! hidden tab goes to the background and resumes with a capped catch-up, as
+//! on the island page. The `Horde` class for JavaScript is written by
+//! [`crate::wasm_page!`], plus the horde's own methods (keys, drawing).
 
 use serde_json::{Value, json};
 use tickwise::{
-    Button, EventKind, FixedLoop, FrameReport, InputBuffer, InputEvent, Nanos, Presenter, Sim,
-    TimeError,
+    Button, EventKind, FixedLoop, FrameReport, InputBuffer, InputEvent, Presenter, TimeError,
 };
 use tickwise_sims::ConfigError;
 use tickwise_sims::horde::{DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, RIGHT, SUBPX, UP};
+use wasm_bindgen::JsError;
+use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::args::{ArgError, whole};
-use crate::host::HostClock;
-use crate::lifecycle::{VisibilityOutcome, platform_event};
+use crate::bindings::js_err;
+use crate::lifecycle::VisibilityOutcome;
+use crate::page::WebPage;
+use crate::web_loop::WebLoop;
 
 /// `config/horde.json`, compiled in.
 pub const HORDE_JSON: &[u8] = include_bytes!("../../../config/horde.json");
@@ -78,15 +83,15 @@ impl std::fmt::Display for HordePageError {
 
 impl std::error::Error for HordePageError {}
 
+/// The horde's loop inside the adapter.
+pub type HordeLoop = WebLoop<HordeWorld, InputBuffer>;
+
 /// The horde page's model. See the [module docs](self).
 #[derive(Debug)]
 pub struct HordePage {
     cfg: HordeConfig,
-    lp: FixedLoop<HordeWorld, InputBuffer>,
+    web: HordeLoop,
     presenter: Presenter<HordeSnapshot>,
-    host: HostClock,
-    frames: u64,
-    backwards: u64,
     refused_events: u64,
     held: tickwise::Buttons,
     draw: Vec<f32>,
@@ -120,20 +125,12 @@ impl HordePage {
         let presenter = Presenter::new(lp.sim());
         HordePage {
             cfg,
-            lp,
+            web: WebLoop::new(lp),
             presenter,
-            host: HostClock::new(),
-            frames: 0,
-            backwards: 0,
             refused_events: 0,
             held: tickwise::Buttons::NONE,
             draw: Vec::new(),
         }
-    }
-
-    /// Back to tick 0 with the same config.
-    pub fn reset(&mut self) {
-        *self = HordePage::with_config(self.cfg);
     }
 
     /// The config.
@@ -145,31 +142,7 @@ impl HordePage {
     /// The loop (read-only).
     #[must_use]
     pub const fn fixed_loop(&self) -> &FixedLoop<HordeWorld, InputBuffer> {
-        &self.lp
-    }
-
-    /// Forgets the browser-clock anchor (real-time mode starting): the next
-    /// browser time maps to the loop's current host time.
-    pub const fn reanchor(&mut self) {
-        self.host.reanchor();
-    }
-
-    /// A display frame at browser time `ms`: runs the ticks it owes and
-    /// updates the interpolation snapshots.
-    ///
-    /// # Errors
-    ///
-    /// A [`TimeError`] for a NaN, infinite or negative timestamp: the frame is
-    /// ignored and counted (`rejectedTimes`). A timestamp before the previous
-    /// frame is a zero-length frame, counted in `backwardsFrames`.
-    pub fn frame_at(&mut self, ms: f64) -> Result<FrameReport, TimeError> {
-        let now = self.host.map(ms, self.lp.host_time())?;
-        let dt = now.checked_since(self.lp.host_time()).unwrap_or_else(|| {
-            self.backwards += 1;
-            Nanos::ZERO
-        });
-        self.frames += 1;
-        Ok(self.presenter.frame(&mut self.lp, dt))
+        self.web.fixed_loop()
     }
 
     /// A key went down (`down`) or up at browser time `ms` (the event's
@@ -183,13 +156,13 @@ impl HordePage {
         let Some(b) = button_for_key(code) else {
             return Ok(false);
         };
-        let at = self.host.map(ms, self.lp.host_time())?;
+        let at = self.web.host_time_at(ms)?;
         let kind = if down {
             EventKind::Down(b)
         } else {
             EventKind::Up(b)
         };
-        match self.lp.inputs_mut().push(InputEvent { at, kind }) {
+        match self.web.inputs_mut().push(InputEvent { at, kind }) {
             Ok(()) => {
                 self.held = if down {
                     self.held.with(b)
@@ -217,27 +190,6 @@ impl HordePage {
             }
         }
         Ok(())
-    }
-
-    /// The platform adapter's entry: hidden (`true`) or visible at browser time `ms`.
-    ///
-    /// # Errors
-    ///
-    /// A [`TimeError`] for a bad timestamp (the event is ignored and counted).
-    pub fn visibility(&mut self, hidden: bool, ms: f64) -> Result<VisibilityOutcome, TimeError> {
-        let now = self.host.map(ms, self.lp.host_time())?;
-        let before = self.lp.state();
-        let report = self.lp.platform_event(platform_event(hidden), now);
-        if report.is_some() {
-            // The catch-up ran outside a frame: restart interpolation from here.
-            self.presenter = Presenter::new(self.lp.sim());
-        }
-        Ok(VisibilityOutcome::classify(
-            before,
-            self.lp.state(),
-            report.as_ref(),
-            || self.lp.sim().digest(),
-        ))
     }
 
     /// The interpolation factor of the last frame, for drawing only.
@@ -282,19 +234,49 @@ impl HordePage {
         }
         &self.draw
     }
+}
 
-    /// The test API's state: `state`, `tick`, `digest`, `alive`, `kills`,
-    /// `waves`, `playerHp`, `playerDowns`, `playerX`/`playerY` (px, exact),
-    /// `alpha`, `tickHz`, `enemies`, `frames`, `wallMs`, `backwardsFrames`,
-    /// `rejectedTimes`, `lateEvents`, `pendingEvents`, `refusedEvents`.
-    #[must_use]
-    pub fn state_json(&self) -> Value {
-        let w = self.lp.sim();
-        let inputs = self.lp.inputs();
-        json!({
-            "state": self.lp.state().as_str(),
-            "tick": self.lp.tick().get(),
-            "digest": w.digest(),
+impl WebPage for HordePage {
+    type Sim = HordeWorld;
+    type Inputs = InputBuffer;
+    type Error = HordePageError;
+
+    fn create() -> Result<HordePage, HordePageError> {
+        HordePage::new(None)
+    }
+
+    fn web_loop(&self) -> &HordeLoop {
+        &self.web
+    }
+
+    fn web_loop_mut(&mut self) -> &mut HordeLoop {
+        &mut self.web
+    }
+
+    /// A display frame at browser time `ms`: runs the ticks it owes and
+    /// updates the interpolation snapshots.
+    fn frame_at(&mut self, ms: f64) -> Result<FrameReport, TimeError> {
+        self.web.frame_at_presenting(ms, &mut self.presenter)
+    }
+
+    fn visibility(&mut self, hidden: bool, ms: f64) -> Result<VisibilityOutcome, TimeError> {
+        let out = self.web.visibility(hidden, ms)?;
+        if matches!(out, VisibilityOutcome::Resumed(_)) {
+            // The catch-up ran outside a frame: restart interpolation from here.
+            // PHASE 2: `Presenter::resume` (kernel) keeps the last two ticks.
+            self.presenter = Presenter::new(self.web.sim());
+        }
+        Ok(out)
+    }
+
+    /// The adapter's state plus `alive`, `kills`, `waves`, `playerHp`,
+    /// `playerDowns`, `playerX`/`playerY` (px, exact), `alpha`, `tickHz`,
+    /// `enemies`, `lateEvents`, `pendingEvents`, `refusedEvents`.
+    fn state_json(&self) -> Value {
+        let mut m = self.web.state_json();
+        let w = self.web.sim();
+        let inputs = self.web.fixed_loop().inputs();
+        let extra = json!({
             "alive": w.alive(),
             "kills": w.kills(),
             "waves": w.waves(),
@@ -305,20 +287,83 @@ impl HordePage {
             "alpha": alpha_f64(self.presenter.alpha()),
             "tickHz": self.cfg.tick_hz(),
             "enemies": self.cfg.enemies(),
-            "frames": self.frames,
-            "wallMs": self.lp.host_time().as_nanos() / tickwise::NANOS_PER_MILLI,
-            "backwardsFrames": self.backwards,
-            "rejectedTimes": self.host.rejected(),
             "lateEvents": inputs.late_events(),
             "pendingEvents": inputs.pending(),
             "refusedEvents": self.refused_events,
+        });
+        if let Value::Object(extra) = extra {
+            m.extend(extra);
+        }
+        Value::Object(m)
+    }
+
+    /// Back to tick 0 with the same config (enemy count included).
+    fn reset(&mut self) -> Result<(), HordePageError> {
+        *self = HordePage::with_config(self.cfg);
+        Ok(())
+    }
+}
+
+crate::wasm_page! {
+    /// The horde page's model for JavaScript: `new Horde()` or
+    /// `Horde.withEnemies(n)` (see [`HordePage`]; the common methods are
+    /// [`crate::page`]'s).
+    pub struct HordeHandle(HordePage) as Horde;
+}
+
+#[wasm_bindgen(js_class = Horde)]
+impl HordeHandle {
+    /// A fresh page with `enemies` enemies.
+    ///
+    /// # Errors
+    ///
+    /// For an enemy count that is not a whole number in range.
+    #[wasm_bindgen(js_name = withEnemies)]
+    pub fn with_enemies(enemies: f64) -> Result<HordeHandle, JsError> {
+        HordePage::new(Some(enemies))
+            .map(HordeHandle::from_page)
+            .map_err(js_err)
+    }
+
+    /// A key event (`KeyboardEvent.code`, down or up, its `timeStamp`).
+    /// Returns whether the key moves the player (the page then prevents its
+    /// default action). A bad timestamp is ignored and counted.
+    pub fn key(&mut self, code: &str, down: bool, ms: f64) -> bool {
+        let _ = self.page_mut().key(code, down, ms);
+        button_for_key(code).is_some()
+    }
+
+    /// Releases every held movement key at browser time `ms`.
+    #[wasm_bindgen(js_name = releaseAll)]
+    pub fn release_all(&mut self, ms: f64) {
+        let _ = self.page_mut().release_all(ms);
+    }
+
+    /// Interpolated drawing positions in px: `[playerX, playerY, x0, y0, …]`.
+    pub fn interpolated(&mut self) -> Vec<f32> {
+        self.page_mut().interpolated().to_vec()
+    }
+
+    /// Sizes for drawing, JSON: `fieldWidth`, `fieldHeight`, `playerRadius`,
+    /// `enemyRadius`, `attackRadius` (px).
+    #[wasm_bindgen(js_name = drawInfo)]
+    pub fn draw_info(&self) -> String {
+        let c = self.page().config();
+        json!({
+            "fieldWidth": c.field_width_px(),
+            "fieldHeight": c.field_height_px(),
+            "playerRadius": c.player_radius_px(),
+            "enemyRadius": c.enemy_radius_px(),
+            "attackRadius": c.attack_radius_px(),
         })
+        .to_string()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tickwise::Sim as _;
 
     /// A frame that must be accepted; returns its steps.
     fn frame(p: &mut HordePage, ms: f64) -> u32 {

@@ -1,30 +1,31 @@
 //! The island prototype page's model: seed 002's controls over our kernel.
 //!
-//! [`IslandPage`] wraps the same [`IslandSession`] that `tickwise script`
-//! drives, with the same embedded configs (`config/island_loop.json` and
-//! `config/island_lifecycle.json`, compiled in: one config, every consumer)
-//! and the same 100 000 seed-pattern inputs, so a timeline run through the
-//! page ends on the digest the CLI prints. On top it adds what a page needs:
+//! [`IslandPage`] is a [`WebLoop`] over the island world with the same
+//! embedded configs as `tickwise script` (`config/island_loop.json` and
+//! `config/island_lifecycle.json`, compiled in: one config, every consumer),
+//! the loop built by the same [`island_loop`] and the same 100 000
+//! seed-pattern inputs, so a timeline run through the page ends on the digest
+//! the CLI prints. The page adds only what is the island's own: the scene
+//! stack (`menu`, `game`) and the numbers the canvas draws.
 //!
-//! * argument checking for numbers that arrive as JS `f64`s ([`crate::args`]);
-//! * real-time mode: `requestAnimationFrame` timestamps and `visibilitychange`
-//!   events mapped onto the loop's host clock by a [`HostClock`];
-//! * the last resume report, kept for the readout and the test API.
+//! The scene stack follows the loop's tick lazily: before any push, pop or
+//! dump it is given the ticks run since it last looked, which is exactly what
+//! running it after every call would do (only the active scene accrues ticks,
+//! and only push and pop change which one is active). So every path that
+//! steps the loop, real-time frames and the platform adapter included, counts.
 //!
-//! Everything here is plain Rust, tested natively; `crate::bindings` only
-//! converts types for JavaScript.
+//! Everything here is plain Rust, tested natively; the `Island` class for
+//! JavaScript is written by [`crate::wasm_page!`].
 
-use serde_json::{Value, json};
-use tickwise::{ResumeReport, TimeError};
+use serde_json::Value;
+use tickwise::{SceneStack, TickInputs};
 use tickwise_sims::ConfigError;
-use tickwise_sims::island::{
-    IslandConfig, IslandSession, LifecycleConfig, MAX_ADVANCE, MAX_DURATION_MS,
-    MAX_FRAMES_PER_CALL, SessionError, seed_inputs,
-};
+use tickwise_sims::island::{IslandConfig, IslandWorld, LifecycleConfig, island_loop, seed_inputs};
+use wasm_bindgen::prelude::wasm_bindgen;
 
-use crate::args::{ArgError, whole};
-use crate::host::HostClock;
-use crate::lifecycle::{ResumeOutcome, VisibilityOutcome, platform_event};
+use crate::bindings::num;
+use crate::page::WebPage;
+use crate::web_loop::WebLoop;
 
 /// `config/island_loop.json`, compiled in.
 pub const ISLAND_LOOP_JSON: &[u8] = include_bytes!("../../../config/island_loop.json");
@@ -32,37 +33,9 @@ pub const ISLAND_LOOP_JSON: &[u8] = include_bytes!("../../../config/island_loop.
 pub const ISLAND_LIFECYCLE_JSON: &[u8] = include_bytes!("../../../config/island_lifecycle.json");
 /// Seed-pattern inputs for ticks `0..INPUT_TICKS`, as `tickwise script` uses by default.
 pub const INPUT_TICKS: usize = 100_000;
-/// A page call that was refused; nothing ran.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PageError {
-    /// A JS number that is not a whole number in range.
-    Arg(ArgError),
-    /// A limit of the session (the same limits `tickwise script` enforces).
-    Session(SessionError),
-}
 
-impl std::fmt::Display for PageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PageError::Arg(e) => e.fmt(f),
-            PageError::Session(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for PageError {}
-
-impl From<ArgError> for PageError {
-    fn from(e: ArgError) -> PageError {
-        PageError::Arg(e)
-    }
-}
-
-impl From<SessionError> for PageError {
-    fn from(e: SessionError) -> PageError {
-        PageError::Session(e)
-    }
-}
+/// The island's loop inside the adapter.
+pub type IslandLoop = WebLoop<IslandWorld, TickInputs<i32>>;
 
 /// What the canvas draws: the world's state as numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,9 +61,19 @@ pub struct IslandView {
 pub struct IslandPage {
     cfg: IslandConfig,
     lc: LifecycleConfig,
-    session: IslandSession,
-    host: HostClock,
-    last_resume: Option<ResumeOutcome>,
+    web: IslandLoop,
+    scenes: SceneStack,
+    /// The loop's tick when the scene stack was last given its ticks.
+    scenes_at: u64,
+}
+
+fn start_scenes() -> SceneStack {
+    let mut scenes = SceneStack::new();
+    for name in ["menu", "game"] {
+        // Both names are valid and the stack is empty: this cannot fail.
+        let _ = scenes.push(name);
+    }
+    scenes
 }
 
 impl IslandPage {
@@ -115,24 +98,29 @@ impl IslandPage {
     ) -> Result<IslandPage, ConfigError> {
         let cfg = IslandConfig::from_json(loop_json)?;
         let lc = LifecycleConfig::from_json(lifecycle_json)?;
-        let session = IslandSession::new(&cfg, &lc, seed_inputs(INPUT_TICKS))?;
+        IslandPage::with_parsed(cfg, lc)
+    }
+
+    fn with_parsed(cfg: IslandConfig, lc: LifecycleConfig) -> Result<IslandPage, ConfigError> {
+        let lp = island_loop(&cfg, &lc, seed_inputs(INPUT_TICKS))?;
         Ok(IslandPage {
             cfg,
             lc,
-            session,
-            host: HostClock::new(),
-            last_resume: None,
+            web: WebLoop::new(lp),
+            scenes: start_scenes(),
+            scenes_at: 0,
         })
     }
 
-    /// Back to the fresh state (configs kept).
-    pub fn reset(&mut self) {
-        // The configs were accepted once, so the session builds again.
-        if let Ok(s) = IslandSession::new(&self.cfg, &self.lc, seed_inputs(INPUT_TICKS)) {
-            self.session = s;
-        }
-        self.host = HostClock::new();
-        self.last_resume = None;
+    /// The adapter (read-only).
+    #[must_use]
+    pub const fn web(&self) -> &IslandLoop {
+        &self.web
+    }
+
+    /// The adapter: frames, visibility, pause and resume, the test API.
+    pub const fn web_mut(&mut self) -> &mut IslandLoop {
+        &mut self.web
     }
 
     /// The configured step in ms (`stepFrames`' default frame).
@@ -141,174 +129,137 @@ impl IslandPage {
         self.cfg.step_ms
     }
 
-    /// Feeds `n` frames of `ms` each (default: one step); returns the tick.
-    ///
-    /// # Errors
-    ///
-    /// [`PageError`] unless `n` is a whole number up to
-    /// [`MAX_FRAMES_PER_CALL`], `ms` one up to [`MAX_DURATION_MS`], and the
-    /// session's wall clock has room; nothing runs then.
-    pub fn step_frames(&mut self, n: f64, ms: Option<f64>) -> Result<u64, PageError> {
-        let n = whole("n", n, MAX_FRAMES_PER_CALL)?;
-        let ms = match ms {
-            Some(v) => whole("ms", v, MAX_DURATION_MS)?,
-            None => self.cfg.step_ms,
-        };
-        self.session.frames(n, ms)?;
-        self.host.reanchor();
-        Ok(self.session.tick())
-    }
-
-    /// Runs `n` steps directly (whatever the lifecycle state); returns the tick.
-    ///
-    /// # Errors
-    ///
-    /// [`PageError`] unless `n` is a whole number up to [`MAX_ADVANCE`].
-    pub fn advance(&mut self, n: f64) -> Result<u64, PageError> {
-        let n = whole("n", n, MAX_ADVANCE)?;
-        self.session.advance(n)?;
-        Ok(self.session.tick())
-    }
-
-    /// Pauses now; `false` unless running.
-    pub fn pause_now(&mut self) -> bool {
-        self.session.pause()
-    }
-
-    /// Goes to the background now; `false` unless running.
-    pub fn background_now(&mut self) -> bool {
-        self.session.background()
-    }
-
-    /// Moves the host clock by `ms`, then resumes. A refused resume (already
-    /// running) reports `ok: false` and zeros, like `tickwise script`, and
-    /// changes nothing.
-    ///
-    /// # Errors
-    ///
-    /// [`PageError`] unless `ms` is a whole number up to [`MAX_DURATION_MS`]
-    /// and the session's wall clock has room; nothing happens then.
-    pub fn resume_after(&mut self, ms: f64) -> Result<&ResumeOutcome, PageError> {
-        let ms = whole("ms", ms, MAX_DURATION_MS)?;
-        let r = match self.session.resume_after(ms) {
-            Ok(r) => Some(r),
-            Err(SessionError::Lifecycle(_)) => None,
-            Err(e) => return Err(e.into()),
-        };
-        self.host.reanchor();
-        Ok(self.record_resume(r.as_ref()))
-    }
-
-    fn record_resume(&mut self, r: Option<&ResumeReport>) -> &ResumeOutcome {
-        self.last_resume
-            .insert(ResumeOutcome::new(r, self.session.digest()))
+    /// Gives the scene stack the ticks run since it last looked.
+    fn sync_scenes(&mut self) {
+        let now = self.web.tick();
+        self.scenes.run_ticks(now - self.scenes_at);
+        self.scenes_at = now;
     }
 
     /// Pushes a scene; `false` for an invalid name or a full stack.
     pub fn push_scene(&mut self, name: &str) -> bool {
-        self.session.push(name).is_ok()
+        self.sync_scenes();
+        self.scenes.push(name).is_ok()
     }
 
     /// Pops a scene; `false` on an empty stack.
     pub fn pop_scene(&mut self) -> bool {
-        self.session.pop().is_ok()
+        self.sync_scenes();
+        self.scenes.pop().is_ok()
     }
 
-    /// Forgets the browser-clock anchor: the next browser time maps to the
-    /// loop's current host time. The page calls it when real-time mode starts,
-    /// so time spent in manual mode is not fed as one huge frame.
-    pub const fn reanchor(&mut self) {
-        self.host.reanchor();
-    }
-
-    /// Real-time mode: a frame at browser time `ms` (a `requestAnimationFrame`
-    /// timestamp). Returns the steps it ran.
-    ///
-    /// # Errors
-    ///
-    /// A [`TimeError`] for a NaN, infinite or negative timestamp: the frame is
-    /// ignored (no time moves, nothing steps) and counted in the state's
-    /// `rejectedFrames`.
-    pub fn frame_at(&mut self, ms: f64) -> Result<u32, TimeError> {
-        let now = self.host.map(ms, self.session.fixed_loop().host_time())?;
-        Ok(self.session.frame_at(now).steps)
-    }
-
-    /// The platform adapter's entry: the page became hidden (`true`) or
-    /// visible (`false`) at browser time `ms`. Hidden sends a running app to
-    /// the background; visible resumes an app in the background under the
-    /// catch-up policy. A player's pause survives the tab being hidden.
-    ///
-    /// # Errors
-    ///
-    /// A [`TimeError`] for a NaN, infinite or negative time: the event is
-    /// ignored and counted in `rejectedFrames`.
-    pub fn visibility(&mut self, hidden: bool, ms: f64) -> Result<VisibilityOutcome, TimeError> {
-        let now = self.host.map(ms, self.session.fixed_loop().host_time())?;
-        let before = self.session.state();
-        let report = self.session.platform_event(platform_event(hidden), now);
-        let out =
-            VisibilityOutcome::classify(before, self.session.state(), report.as_ref(), || {
-                self.session.digest()
-            });
-        if let VisibilityOutcome::Resumed(r) = &out {
-            self.last_resume = Some(r.clone());
-        }
-        Ok(out)
-    }
-
-    /// The last resume (from the API, a button or the platform), if any.
+    /// The scene stack dump, e.g. `menu=paused,game=active`, up to the
+    /// loop's current tick.
     #[must_use]
-    pub const fn last_resume(&self) -> Option<&ResumeOutcome> {
-        self.last_resume.as_ref()
-    }
-
-    /// The session (read-only).
-    #[must_use]
-    pub const fn session(&self) -> &IslandSession {
-        &self.session
+    pub fn scenes(&self) -> SceneStack {
+        let mut s = self.scenes.clone();
+        s.run_ticks(self.web.tick() - self.scenes_at);
+        s
     }
 
     /// What the canvas draws.
     #[must_use]
     pub fn view(&self) -> IslandView {
-        let w = self.session.world();
+        let w = self.web.sim();
         IslandView {
             pos_x: w.pos_x(),
             pos_y: w.pos_y(),
             vel_x: w.vel_x(),
             vel_y: w.vel_y(),
             score: w.score(),
-            tick: self.session.tick(),
-            running: self.session.state() == tickwise::AppState::Running,
+            tick: self.web.tick(),
+            running: self.web.state() == tickwise::AppState::Running,
         }
     }
+}
 
-    /// The test API's state object, minus the page's own `paintCount`:
-    /// `state`, `scenes`, `digest`, `tick`, `accumulator` (ms), `lastResume`
-    /// (a resume report or `null`), `wallMs` (the host clock), `stepMs`,
-    /// `rejectedFrames` (bad browser times ignored) and `backwardsFrames`.
-    #[must_use]
-    pub fn state_json(&self) -> Value {
-        let lp = self.session.fixed_loop();
-        json!({
-            "state": self.session.state().as_str(),
-            "scenes": self.session.scenes(),
-            "digest": self.session.digest(),
-            "tick": self.session.tick(),
-            "accumulator": self.session.accumulator_ms(),
-            "lastResume": self.last_resume.as_ref().map(ResumeOutcome::to_json),
-            "wallMs": self.session.wall_ms(),
-            "stepMs": self.cfg.step_ms,
-            "rejectedFrames": self.host.rejected(),
-            "backwardsFrames": lp.backwards_frames(),
-        })
+impl WebPage for IslandPage {
+    type Sim = IslandWorld;
+    type Inputs = TickInputs<i32>;
+    type Error = ConfigError;
+
+    fn create() -> Result<IslandPage, ConfigError> {
+        IslandPage::new()
+    }
+
+    fn web_loop(&self) -> &IslandLoop {
+        &self.web
+    }
+
+    fn web_loop_mut(&mut self) -> &mut IslandLoop {
+        &mut self.web
+    }
+
+    /// The adapter's state plus `scenes`, `stepMs` and `rejectedFrames` (the
+    /// island's name for `rejectedTimes`, kept for its test API).
+    fn state_json(&self) -> Value {
+        let mut m = self.web.state_json();
+        m.insert("scenes".into(), self.scenes().to_string().into());
+        m.insert("stepMs".into(), self.cfg.step_ms.into());
+        m.insert(
+            "rejectedFrames".into(),
+            self.web.host_clock().rejected().into(),
+        );
+        Value::Object(m)
+    }
+
+    /// Back to the fresh state (configs kept).
+    fn reset(&mut self) -> Result<(), ConfigError> {
+        *self = IslandPage::with_parsed(self.cfg, self.lc)?;
+        Ok(())
+    }
+}
+
+crate::wasm_page! {
+    /// The island prototype page's model for JavaScript: `new Island()` (see
+    /// [`IslandPage`]; the common methods are [`crate::page`]'s).
+    pub struct IslandHandle(IslandPage) as Island;
+}
+
+#[wasm_bindgen(js_class = Island)]
+impl IslandHandle {
+    /// Pushes a scene; `false` when refused.
+    #[wasm_bindgen(js_name = pushScene)]
+    pub fn push_scene(&mut self, name: &str) -> bool {
+        self.page_mut().push_scene(name)
+    }
+
+    /// Pops a scene; `false` on an empty stack.
+    #[wasm_bindgen(js_name = popScene)]
+    pub fn pop_scene(&mut self) -> bool {
+        self.page_mut().pop_scene()
+    }
+
+    /// What the canvas draws: `[posX, posY, velX, velY, score, tick, running]`.
+    pub fn view(&self) -> Box<[f64]> {
+        let v = self.page().view();
+        #[allow(
+            clippy::cast_precision_loss,
+            reason = "presentation only: drawn positions need no exactness"
+        )]
+        let out = [
+            v.pos_x as f64,
+            v.pos_y as f64,
+            v.vel_x as f64,
+            v.vel_y as f64,
+            num(v.score),
+            num(v.tick),
+            if v.running { 1.0 } else { 0.0 },
+        ];
+        out.into()
+    }
+
+    /// The configured step in ms.
+    #[wasm_bindgen(js_name = stepMs)]
+    pub fn step_ms(&self) -> f64 {
+        num(self.page().step_ms())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lifecycle::{ResumeOutcome, VisibilityOutcome};
 
     fn page() -> IslandPage {
         IslandPage::new().expect("the compiled-in configs are valid")
@@ -318,44 +269,48 @@ mod tests {
         p.state_json()
     }
 
+    /// `stepFrames`: the tick after `n` frames of `ms`.
+    fn frames(p: &mut IslandPage, n: u32, ms: Option<u32>) -> u64 {
+        p.web_mut()
+            .step_frames(f64::from(n), ms.map(f64::from))
+            .expect("valid arguments");
+        p.web().tick()
+    }
+
+    fn resume_after(p: &mut IslandPage, ms: f64) -> ResumeOutcome {
+        p.web_mut().resume_after(ms).expect("valid ms").clone()
+    }
+
+    fn frame(p: &mut IslandPage, ms: f64) -> u32 {
+        p.web_mut().frame_at(ms).expect("a good timestamp").steps
+    }
+
     /// elapsed, wanted, caught up, carried, dropped.
-    fn numbers(r: &ResumeOutcome) -> (u64, u64, u64, u64, u64) {
-        (
-            r.summary.elapsed_ms,
-            r.summary.wanted_steps,
-            r.summary.catch_up_steps,
-            r.summary.carried_ms,
-            r.summary.dropped_ms,
-        )
+    fn numbers(r: &ResumeOutcome) -> [u64; 5] {
+        r.summary.numbers().map(|(_, v)| v)
     }
 
     #[test]
     fn seed_002_timeline_numbers() {
-        // Every number below is from SPEC.md / seed 002.
+        // The prototype's timeline: 100 frames of 16 ms, pause, 5 s away
+        // (312 steps owed at 16 ms, 300 allowed, 200 ms dropped), pause, an
+        // hour away (225 000 owed, 300 run), then the scene pushes and pops.
         let mut p = page();
         assert_eq!(state(&p)["scenes"], "menu=paused,game=active");
-        assert_eq!(p.step_frames(100.0, Some(16.0)), Ok(100));
-        assert!(p.pause_now());
+        assert_eq!(frames(&mut p, 100, Some(16)), 100);
+        assert!(p.web_mut().pause_now());
         assert_eq!(state(&p)["state"], "paused");
-        let r = p.resume_after(5000.0).unwrap().clone();
+        let r = resume_after(&mut p, 5000.0);
         assert!(r.summary.ok);
-        assert_eq!(
-            (
-                r.summary.elapsed_ms,
-                r.summary.wanted_steps,
-                r.summary.catch_up_steps,
-                r.summary.dropped_ms
-            ),
-            (5000, 312, 300, 200)
-        );
-        assert_eq!(p.session().tick(), 400);
-        assert!(p.pause_now());
-        let r = p.resume_after(3_600_000.0).unwrap().clone();
+        assert_eq!(numbers(&r), [5000, 312, 300, 0, 200]);
+        assert_eq!(p.web().tick(), 400);
+        assert!(p.web_mut().pause_now());
+        let r = resume_after(&mut p, 3_600_000.0);
         assert_eq!(
             (r.summary.wanted_steps, r.summary.catch_up_steps),
             (225_000, 300)
         );
-        assert_eq!(p.session().tick(), 700);
+        assert_eq!(p.web().tick(), 700);
         assert_eq!(state(&p)["state"], "running");
         assert!(p.push_scene("popup"));
         assert_eq!(state(&p)["scenes"], "menu=paused,game=paused,popup=active");
@@ -369,16 +324,16 @@ mod tests {
     #[test]
     fn hundred_frames_reach_the_seed_digest() {
         let mut p = page();
-        p.step_frames(100.0, None).unwrap();
+        assert_eq!(frames(&mut p, 100, None), 100);
         assert_eq!(state(&p)["digest"], "100|-131|5050|18|100|323|3492529440|0");
     }
 
     #[test]
     fn refused_resume_reports_ok_false_and_zeros() {
         let mut p = page();
-        let r = p.resume_after(10.0).unwrap().clone();
+        let r = resume_after(&mut p, 10.0);
         assert!(!r.summary.ok);
-        assert_eq!(numbers(&r), (0, 0, 0, 0, 0));
+        assert_eq!(numbers(&r), [0; 5]);
         let j = r.to_json();
         let mut keys: Vec<&str> = j.as_object().unwrap().keys().map(String::as_str).collect();
         keys.sort_unstable();
@@ -399,32 +354,43 @@ mod tests {
     #[test]
     fn bad_arguments_are_errors_and_run_nothing() {
         let mut p = page();
-        assert!(p.step_frames(-1.0, None).is_err());
-        assert!(p.step_frames(10.0, Some(16.5)).is_err());
-        assert!(p.step_frames(f64::NAN, None).is_err());
-        assert!(p.step_frames(1e8, None).is_err());
-        assert!(p.advance(1e9).is_err());
-        assert!(p.pause_now());
-        assert!(p.resume_after(-5.0).is_err());
+        let w = p.web_mut();
+        assert!(w.step_frames(-1.0, None).is_err());
+        assert!(w.step_frames(10.0, Some(16.5)).is_err());
+        assert!(w.step_frames(f64::NAN, None).is_err());
+        assert!(w.step_frames(1e8, None).is_err());
+        assert!(w.advance(1e9).is_err());
+        assert!(w.pause_now());
+        assert!(w.resume_after(-5.0).is_err());
         assert_eq!(
             state(&p)["state"],
             "paused",
             "a refused argument changes nothing"
         );
-        assert_eq!(p.session().tick(), 0);
+        assert_eq!(p.web().tick(), 0);
         assert!(!p.push_scene("a=b"));
+    }
+
+    #[test]
+    fn the_limits_are_the_scripts() {
+        use crate::web_loop as web;
+        use tickwise_sims::island as script;
+        assert_eq!(web::MAX_FRAMES_PER_CALL, script::MAX_FRAMES_PER_CALL);
+        assert_eq!(web::MAX_ADVANCE, script::MAX_ADVANCE);
+        assert_eq!(web::MAX_DURATION_MS, script::MAX_DURATION_MS);
+        assert_eq!(web::MAX_WALL_MS, script::MAX_WALL_MS);
     }
 
     #[test]
     fn reset_returns_to_the_fresh_state() {
         let mut p = page();
         let fresh = state(&p);
-        p.step_frames(7.0, Some(33.0)).unwrap();
-        p.pause_now();
-        p.resume_after(100.0).unwrap();
+        frames(&mut p, 7, Some(33));
+        p.web_mut().pause_now();
+        resume_after(&mut p, 100.0);
         p.push_scene("x");
-        p.frame_at(f64::NAN).unwrap_err();
-        p.reset();
+        p.web_mut().frame_at(f64::NAN).unwrap_err();
+        p.reset().unwrap();
         assert_eq!(state(&p), fresh);
     }
 
@@ -433,75 +399,85 @@ mod tests {
         let mut p = page();
         // First frame anchors (zero-length), then 16.5 ms frames: the
         // accumulator gives floor(total / 16) steps over 10 frames = 165 ms.
-        assert_eq!(p.frame_at(1234.5), Ok(0));
+        assert_eq!(frame(&mut p, 1234.5), 0);
         let steps: u32 = (1..=10)
-            .map(|k| p.frame_at(1234.5 + 16.5 * f64::from(k)).unwrap())
+            .map(|k| frame(&mut p, 1234.5 + 16.5 * f64::from(k)))
             .sum();
         assert_eq!(steps, 10); // 165 / 16 = 10 rem 5
         assert_eq!(state(&p)["accumulator"], 5);
         // A NaN frame is ignored and counted; time resumes from the last good frame.
-        assert!(p.frame_at(f64::NAN).is_err());
-        assert_eq!(p.frame_at(1234.5 + 165.0 + 11.0), Ok(1)); // 5 + 11 = 16
+        assert!(p.web_mut().frame_at(f64::NAN).is_err());
+        assert_eq!(frame(&mut p, 1234.5 + 165.0 + 11.0), 1); // 5 + 11 = 16
         assert_eq!(state(&p)["rejectedFrames"], 1);
         // A backwards frame is a zero-length frame, counted by the loop.
-        assert_eq!(p.frame_at(1000.0), Ok(0));
+        assert_eq!(frame(&mut p, 1000.0), 0);
         assert_eq!(state(&p)["backwardsFrames"], 1);
+        // The active scene accrued every real-time step: pushing a popup and
+        // popping it leaves `game` active with 11 ticks (not visible in the
+        // dump, but in the scene itself).
+        assert_eq!(
+            p.scenes().active().map(tickwise::Scene::active_ticks),
+            Some(11)
+        );
     }
 
     #[test]
     fn synthetic_moves_reanchor_the_browser_clock() {
         let mut p = page();
-        p.frame_at(500.0).unwrap();
-        p.step_frames(100.0, None).unwrap(); // host clock +1600 ms, no real time
+        frame(&mut p, 500.0);
+        frames(&mut p, 100, None); // host clock +1600 ms, no real time
         // The next real frame is pinned to the new host time: no double count.
-        assert_eq!(p.frame_at(516.0), Ok(0));
-        assert_eq!(p.frame_at(532.0), Ok(1));
-        assert_eq!(p.session().tick(), 101);
+        assert_eq!(frame(&mut p, 516.0), 0);
+        assert_eq!(frame(&mut p, 532.0), 1);
+        assert_eq!(p.web().tick(), 101);
     }
 
     #[test]
     fn hidden_for_an_hour_resumes_capped_through_the_platform_adapter() {
         let mut p = page();
-        p.frame_at(0.0).unwrap();
-        p.frame_at(1600.0).unwrap(); // capped at 8 steps per frame
-        assert_eq!(p.session().tick(), 8);
+        frame(&mut p, 0.0);
+        frame(&mut p, 1600.0); // capped at 8 steps per frame
+        assert_eq!(p.web().tick(), 8);
+        let w = p.web_mut();
         assert_eq!(
-            p.visibility(true, 1600.0),
+            w.visibility(true, 1600.0),
             Ok(VisibilityOutcome::Backgrounded)
         );
         assert_eq!(state(&p)["state"], "background");
-        assert_eq!(p.visibility(true, 1700.0), Ok(VisibilityOutcome::Ignored));
-        let out = p.visibility(false, 1600.0 + 3_600_000.0).unwrap();
+        let w = p.web_mut();
+        assert_eq!(w.visibility(true, 1700.0), Ok(VisibilityOutcome::Ignored));
+        let out = w.visibility(false, 1600.0 + 3_600_000.0).unwrap();
         let VisibilityOutcome::Resumed(r) = out else {
             panic!("expected a resume, got {out:?}");
         };
         // 3 600 000 ms / 16 = 225 000 wanted; cap 300; dropped 3 600 000 - 4 800.
-        assert_eq!(numbers(&r), (3_600_000, 225_000, 300, 0, 3_595_200));
-        assert_eq!(p.session().tick(), 308);
-        assert_eq!(p.last_resume(), Some(&r));
+        assert_eq!(numbers(&r), [3_600_000, 225_000, 300, 0, 3_595_200]);
+        assert_eq!(p.web().tick(), 308);
+        assert_eq!(p.web().last_resume(), Some(&r));
+        assert_eq!(state(&p)["lastResume"]["catchUpSteps"], 300);
         // A blink shorter than minCatchUpMs (32) is jitter: nothing runs.
-        p.visibility(true, 3_601_600.0).unwrap();
-        let VisibilityOutcome::Resumed(r) = p.visibility(false, 3_601_620.0).unwrap() else {
+        let w = p.web_mut();
+        w.visibility(true, 3_601_600.0).unwrap();
+        let VisibilityOutcome::Resumed(r) = w.visibility(false, 3_601_620.0).unwrap() else {
             panic!("expected a resume");
         };
+        assert_eq!(numbers(&r)[1..], [1, 0, 0, 20]);
+        // The catch-up ran the active scene's time too.
         assert_eq!(
-            (
-                r.summary.wanted_steps,
-                r.summary.catch_up_steps,
-                r.summary.dropped_ms
-            ),
-            (1, 0, 20)
+            p.scenes().active().map(tickwise::Scene::active_ticks),
+            Some(308)
         );
     }
 
     #[test]
     fn a_players_pause_survives_hide_and_show() {
         let mut p = page();
-        p.frame_at(0.0).unwrap();
-        assert!(p.pause_now());
-        assert_eq!(p.visibility(true, 100.0), Ok(VisibilityOutcome::Ignored));
-        assert_eq!(p.visibility(false, 5000.0), Ok(VisibilityOutcome::Ignored));
+        frame(&mut p, 0.0);
+        let w = p.web_mut();
+        assert!(w.pause_now());
+        assert_eq!(w.visibility(true, 100.0), Ok(VisibilityOutcome::Ignored));
+        assert_eq!(w.visibility(false, 5000.0), Ok(VisibilityOutcome::Ignored));
         assert_eq!(state(&p)["state"], "paused");
-        assert!(p.visibility(false, f64::NAN).is_err());
+        assert!(p.web_mut().visibility(false, f64::NAN).is_err());
     }
 }

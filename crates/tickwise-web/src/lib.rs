@@ -1,31 +1,53 @@
 //! # tickwise-web
 //!
-//! The tickwise kernel and sims in the browser: WebAssembly bindings for the
-//! pages in `web/` (build them with `bash .ci/build-web.sh`).
+//! The tickwise kernel in the browser: a generic adapter from browser time
+//! and page lifecycle to a [`tickwise::FixedLoop`], and the WebAssembly
+//! bindings for the pages in `web/` (build them with `bash .ci/build-web.sh`).
 //!
-//! * [`island::IslandPage`]: seed 002's island prototype over our kernel, the
-//!   model behind `web/src/island.html` and its `window.__tickwise` test API,
-//!   with a real-time mode on `requestAnimationFrame` and `visibilitychange`.
-//! * [`horde::HordePage`]: the horde sim at its fixed 30 Hz, drawn at the
+//! For any sim:
+//!
+//! * [`WebLoop`]: a `FixedLoop` driven by browser timestamps: real-time
+//!   frames, `visibilitychange` wiring, pause and resume with the script's
+//!   resume report, a synthetic-time test API, digest and state.
+//! * [`WebPage`] and [`wasm_page!`]: a page model and the `#[wasm_bindgen]`
+//!   class around it, with the same JavaScript method names on every page.
+//!   A game's own page crate depends on this crate with
+//!   `default-features = false` and needs no `wasm-bindgen` of its own
+//!   (`docs/browser.md`, "A page for your own sim").
+//! * [`host::HostClock`]: browser float milliseconds onto the loop's integer
+//!   host clock; [`lifecycle`]: resume reports and visibility outcomes;
+//!   [`args`]: the checks every JS number goes through; [`base64`].
+//!
+//! The built-in pages (feature `pages`, on by default):
+//!
+//! * `island::IslandPage`: the island prototype (`web/src/island.html`, the
+//!   `window.__tickwise` test API), over the same configs and inputs as
+//!   `tickwise script`.
+//! * `horde::HordePage`: the horde sim at its fixed 30 Hz, drawn at the
 //!   display rate with interpolation, keyboard input through the per-tick
 //!   input buffer (`web/src/horde.html`).
-//! * [`lifecycle`]: resume reports and visibility outcomes, with the keys of
-//!   `tickwise script`.
-//! * [`host::HostClock`]: the platform adapter's clock, mapping the browser's
-//!   float milliseconds onto the loop's integer host clock.
-//! * [`args`]: the checks every JS number goes through.
-//! * `bindings`: thin `#[wasm_bindgen]` wrappers for JavaScript.
 //!
 //! The kernel and the sims know nothing of the web: this crate is the only one
 //! that depends on `wasm-bindgen`, and it is the adapter, not the simulation.
 //! Floats appear here only at the boundary (JS numbers in, drawing numbers out).
-//! Everything but the wrappers is plain Rust with native tests.
+//! Everything but the generated classes is plain Rust with native tests.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod args;
+pub mod base64;
 pub mod bindings;
+#[cfg(feature = "pages")]
 pub mod horde;
 pub mod host;
+#[cfg(feature = "pages")]
 pub mod island;
 pub mod lifecycle;
+pub mod page;
+pub mod web_loop;
+
+pub use page::WebPage;
+/// The `wasm-bindgen` this crate is built with, for [`wasm_page!`]'s expansion
+/// in other crates (which then need no `wasm-bindgen` dependency of their own).
+pub use wasm_bindgen;
+pub use web_loop::{WebError, WebLoop};

@@ -1,15 +1,15 @@
-//! Resume reports and visibility outcomes, as both pages report them.
+//! Resume reports and visibility outcomes, as every page reports them.
 //!
 //! The keys of [`ResumeOutcome::to_json`] are the keys of `tickwise script`'s
 //! `resume-after` line: tools compare the page and the CLI key by key.
 
 use serde_json::{Map, Value, json};
-use tickwise::{AppState, PlatformEvent, ResumeReport};
-use tickwise_sims::island::ResumeSummary;
+use tickwise::{AppState, PlatformEvent, ResumeReport, ResumeSummary};
 
-/// A resume as the pages report it: the [`ResumeSummary`] `tickwise script`
-/// prints (`ok`, `elapsedMs`, `wantedSteps`, `catchUpSteps`, `carriedMs`,
-/// `droppedMs`; zeros when refused) plus the world's `digest` after it.
+/// A resume as the pages report it: the kernel's [`ResumeSummary`], which is
+/// what `tickwise script` prints (`ok`, `elapsedMs`, `wantedSteps`,
+/// `catchUpSteps`, `carriedMs`, `droppedMs`; zeros when refused), plus the
+/// sim's `digest` after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResumeOutcome {
     /// The numbers, exactly as the script reports them.

@@ -69,6 +69,7 @@ mod input;
 mod lifecycle;
 mod present;
 pub mod replay;
+mod resume_summary;
 mod rng;
 mod scene;
 mod sim;
@@ -92,6 +93,7 @@ pub use replay::{
     ReplayLimits, ReplayParts, Run, SyncMismatch, SyncTestReport, TickDivergence, Verdict,
     VerifyReport, compare_lockstep, read_header, sync_test, verify,
 };
+pub use resume_summary::ResumeSummary;
 pub use rng::{Lcg32, Pcg32};
 pub use scene::{
     MAX_SCENE_DEPTH, MAX_SCENE_NAME, Scene, SceneError, SceneStack, is_valid_scene_name,

@@ -28,8 +28,11 @@ use crate::config::{ConfigError, ConfigObject};
 
 pub use session::{
     IslandSession, MAX_ADVANCE, MAX_DURATION_MS, MAX_FRAME_LIST, MAX_FRAMES_PER_CALL, MAX_WALL_MS,
-    ResumeSummary, SessionError,
+    SessionError, island_loop,
 };
+/// The resume report's contract numbers, defined in the kernel (re-exported
+/// here for the script, which reports the island session's resumes).
+pub use tickwise::ResumeSummary;
 
 /// The largest step accepted in a config, in ms (one minute).
 pub const MAX_STEP_MS: u64 = 60_000;

@@ -69,58 +69,42 @@ impl core::fmt::Display for SessionError {
 
 impl core::error::Error for SessionError {}
 
-/// A resume as `tickwise script` and the browser page report it: whole
-/// milliseconds, and zeros when the resume was refused. The key names of
-/// [`ResumeSummary::numbers`] are a contract shared with `parity/` and the page.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ResumeSummary {
-    /// Whether the resume happened.
-    pub ok: bool,
-    /// Time away, whole ms.
-    pub elapsed_ms: u64,
-    /// Steps the time away is worth.
-    pub wanted_steps: u64,
-    /// Steps run.
-    pub catch_up_steps: u64,
-    /// Remainder returned to the accumulator, whole ms.
-    pub carried_ms: u64,
-    /// Time thrown away, whole ms.
-    pub dropped_ms: u64,
-}
-
-impl ResumeSummary {
-    /// The summary of a resume; `None` for a refused one (all zeros, `ok: false`).
-    #[must_use]
-    pub fn new(report: Option<&ResumeReport>) -> ResumeSummary {
-        report.map_or_else(ResumeSummary::default, |r| ResumeSummary {
-            ok: true,
-            elapsed_ms: r.elapsed.as_millis(),
-            wanted_steps: r.wanted_steps,
-            catch_up_steps: r.catch_up_steps,
-            carried_ms: r.carried.as_millis(),
-            dropped_ms: r.dropped.as_millis(),
-        })
-    }
-
-    /// The numbers under their contract keys, in output order (after `ok`).
-    #[must_use]
-    pub const fn numbers(&self) -> [(&'static str, u64); 5] {
-        [
-            ("elapsedMs", self.elapsed_ms),
-            ("wantedSteps", self.wanted_steps),
-            ("catchUpSteps", self.catch_up_steps),
-            ("carriedMs", self.carried_ms),
-            ("droppedMs", self.dropped_ms),
-        ]
-    }
-}
-
 fn at_most(what: &'static str, value: u64, limit: u64) -> Result<u64, SessionError> {
     if value > limit {
         Err(SessionError::TooLarge { what, value, limit })
     } else {
         Ok(value)
     }
+}
+
+/// The island world at tick 0 in its loop: the loop config's clock, the
+/// lifecycle config's catch-up policy, `inputs[tick]` as each tick's input.
+/// The session and the browser page both build their loop here.
+///
+/// # Errors
+///
+/// [`ConfigError::Inconsistent`] when the lifecycle's `stepMs` differs from the loop's.
+pub fn island_loop(
+    cfg: &IslandConfig,
+    lc: &LifecycleConfig,
+    inputs: Vec<i32>,
+) -> Result<FixedLoop<IslandWorld, TickInputs<i32>>, ConfigError> {
+    if lc.step_ms != cfg.step_ms {
+        return Err(ConfigError::Inconsistent {
+            key: "stepMs".into(),
+            message: alloc::format!(
+                "the lifecycle config says {} ms but the loop config says {} ms; they must be equal",
+                lc.step_ms,
+                cfg.step_ms
+            ),
+        });
+    }
+    Ok(FixedLoop::new(
+        IslandWorld::new(cfg),
+        TickInputs::new(inputs),
+        cfg.clock_config(),
+        lc.policy,
+    ))
 }
 
 /// The island world in its loop, with lifecycle and scenes.
@@ -139,28 +123,13 @@ impl IslandSession {
     ///
     /// # Errors
     ///
-    /// [`ConfigError::Inconsistent`] when the lifecycle's `stepMs` differs from the loop's.
+    /// As [`island_loop`].
     pub fn new(
         cfg: &IslandConfig,
         lc: &LifecycleConfig,
         inputs: Vec<i32>,
     ) -> Result<IslandSession, ConfigError> {
-        if lc.step_ms != cfg.step_ms {
-            return Err(ConfigError::Inconsistent {
-                key: "stepMs".into(),
-                message: alloc::format!(
-                    "the lifecycle config says {} ms but the loop config says {} ms; they must be equal",
-                    lc.step_ms,
-                    cfg.step_ms
-                ),
-            });
-        }
-        let lp = FixedLoop::new(
-            IslandWorld::new(cfg),
-            TickInputs::new(inputs),
-            cfg.clock_config(),
-            lc.policy,
-        );
+        let lp = island_loop(cfg, lc, inputs)?;
         let mut scenes = SceneStack::new();
         for name in ["menu", "game"] {
             // Both names are valid and the stack is empty: this cannot fail.
@@ -225,13 +194,13 @@ impl IslandSession {
     }
 
     /// Routes a platform visibility event at host timestamp `now` (see
-    /// [`FixedLoop::platform_event`]); a resume's catch-up steps also run the
-    /// active scene's time.
+    /// [`FixedLoop::platform_event`]); every step it runs (the gap before
+    /// going to the background, a resume's catch-up) also runs the active
+    /// scene's time.
     pub fn platform_event(&mut self, event: PlatformEvent, now: Timestamp) -> Option<ResumeReport> {
+        let before = self.lp.tick().get();
         let r = self.lp.platform_event(event, now);
-        if let Some(r) = &r {
-            self.scenes.run_ticks(r.catch_up_steps);
-        }
+        self.scenes.run_ticks(self.lp.tick().get() - before);
         r
     }
 

@@ -1,0 +1,685 @@
+//! The generic browser adapter: any [`Sim`] in a [`FixedLoop`], driven by
+//! browser timestamps.
+//!
+//! A page needs the same few things whatever it simulates: turn
+//! `requestAnimationFrame` timestamps (float milliseconds) into frames of the
+//! loop, turn `visibilitychange` into the kernel's [`tickwise::PlatformEvent`]s, pause
+//! and resume with a report a tool can compare, and a test API that moves time
+//! synthetically without fighting the real clock. [`WebLoop`] is that adapter,
+//! written once: the island page, the horde page and a game's own page are thin
+//! layers over it (see [`crate::page`] for the JavaScript side).
+//!
+//! It is plain Rust with native tests; nothing here touches `wasm-bindgen`.
+//! Floats appear only as the browser's `f64` arguments, which are checked
+//! ([`crate::args`]) or mapped ([`HostClock`]) before anything else happens.
+//!
+//! # Time, and why the browser clock is re-anchored
+//!
+//! The loop keeps its own integer host clock. Real-time frames move it by the
+//! browser time elapsed ([`WebLoop::frame_at`]); the test API moves it by
+//! whole milliseconds with no real time passing ([`WebLoop::step_frames`],
+//! [`WebLoop::resume_after`]). After a synthetic move the browser clock is
+//! re-anchored, so the next real frame measures from the loop's new time and
+//! the two kinds of time never count twice.
+//!
+//! # Bad browser times
+//!
+//! A NaN, infinite or negative timestamp is refused: nothing moves, nothing
+//! steps, and [`HostClock::rejected`] counts it. A timestamp earlier than the
+//! previous frame is a zero-length frame, counted by the loop
+//! ([`FixedLoop::backwards_frames`]). No JS input can panic the adapter.
+
+use serde_json::{Map, Value};
+use tickwise::{
+    AppState, Capture, FixedLoop, FrameReport, InputSource, Nanos, Presenter, ResumeReport, Sim,
+    StepLength, TimeError, Timestamp,
+};
+
+use crate::args::{ArgError, whole};
+use crate::host::HostClock;
+use crate::lifecycle::{ResumeOutcome, VisibilityOutcome, platform_event};
+
+/// The most frames one [`WebLoop::step_frames`] call feeds (the same limit as
+/// `tickwise script`'s `frames`).
+pub const MAX_FRAMES_PER_CALL: u64 = 10_000_000;
+/// The most steps one [`WebLoop::advance`] call runs.
+pub const MAX_ADVANCE: u64 = 100_000_000;
+/// The longest single synthetic duration (a frame, a time away), in ms: about
+/// 31.7 years.
+pub const MAX_DURATION_MS: u64 = 1_000_000_000_000;
+/// The furthest the test API may move the host clock, in ms (about 317
+/// years): far inside the kernel's `u64` nanosecond clock (584 years), so no
+/// time value ever saturates. Calls that would pass it are refused.
+pub const MAX_WALL_MS: u64 = 10_000_000_000_000;
+
+/// A test-API call that was refused; nothing ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WebError {
+    /// A JS number that is not a whole number in range.
+    Arg(ArgError),
+    /// The call would move the host clock past [`MAX_WALL_MS`].
+    WallClockFull {
+        /// The host clock now, in whole ms.
+        now_ms: u64,
+        /// The time the call would add, in ms.
+        adding_ms: u64,
+    },
+}
+
+impl std::fmt::Display for WebError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WebError::Arg(e) => e.fmt(f),
+            WebError::WallClockFull { now_ms, adding_ms } => write!(
+                f,
+                "the wall clock is at {now_ms} ms; adding {adding_ms} ms would pass the page's limit of {MAX_WALL_MS} ms"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WebError {}
+
+impl From<ArgError> for WebError {
+    fn from(e: ArgError) -> WebError {
+        WebError::Arg(e)
+    }
+}
+
+/// `ceil(n * step)` in ns (saturating): `n` frames of these lengths run
+/// exactly `n` steps even when a step is not a whole number of nanoseconds
+/// (60 Hz is 16 666 666⅔ ns).
+fn steps_ceil(step: StepLength, n: u64) -> u64 {
+    let scaled = u128::from(n) * u128::from(step.numerator());
+    let den = u128::from(step.denominator());
+    u64::try_from(scaled.div_ceil(den)).unwrap_or(u64::MAX)
+}
+
+/// A [`FixedLoop`] driven by a browser. See the [module docs](self).
+///
+/// `S` is the sim, `I` its input source (`TickInputs` for scripted inputs,
+/// `InputBuffer` for keyboard events pushed through [`WebLoop::inputs_mut`]).
+#[derive(Debug)]
+pub struct WebLoop<S, I> {
+    lp: FixedLoop<S, I>,
+    host: HostClock,
+    frames: u64,
+    last_resume: Option<ResumeOutcome>,
+    // PHASE 2 (time scale): nothing to store here; `FixedLoop::set_speed`
+    // keeps the speed and its remainder, `WebLoop::set_speed` only checks the
+    // JS numbers (see the marked method below).
+    // PHASE 2 (live recording): nothing to store here either; the loop records
+    // once `FixedLoop::start_recording` ran (call it in `WebLoop::new`'s caller
+    // or a `WebLoop::recording` constructor, at tick 0).
+}
+
+impl<S: Sim, I: InputSource<S::Input>> WebLoop<S, I> {
+    /// Wraps a loop (usually fresh: tick 0, host time 0).
+    #[must_use]
+    pub const fn new(lp: FixedLoop<S, I>) -> WebLoop<S, I> {
+        WebLoop {
+            lp,
+            host: HostClock::new(),
+            frames: 0,
+            last_resume: None,
+        }
+    }
+
+    /// The loop (read-only: pages draw from `&S`, they never step it).
+    #[must_use]
+    pub const fn fixed_loop(&self) -> &FixedLoop<S, I> {
+        &self.lp
+    }
+
+    /// The sim (read-only).
+    #[must_use]
+    pub const fn sim(&self) -> &S {
+        self.lp.sim()
+    }
+
+    /// The input source, mutably: a page pushes its events here, with times
+    /// from [`WebLoop::host_time_at`].
+    pub const fn inputs_mut(&mut self) -> &mut I {
+        self.lp.inputs_mut()
+    }
+
+    /// Steps run so far.
+    #[must_use]
+    pub const fn tick(&self) -> u64 {
+        self.lp.tick().get()
+    }
+
+    /// The sim's text digest.
+    #[must_use]
+    pub fn digest(&self) -> String {
+        self.lp.sim().digest()
+    }
+
+    /// The lifecycle state.
+    #[must_use]
+    pub const fn state(&self) -> AppState {
+        self.lp.state()
+    }
+
+    /// The loop's host clock in whole ms.
+    #[must_use]
+    pub const fn wall_ms(&self) -> u64 {
+        self.lp.host_time().as_nanos() / tickwise::NANOS_PER_MILLI
+    }
+
+    /// The browser-clock mapping (its anchor and rejected readings).
+    #[must_use]
+    pub const fn host_clock(&self) -> &HostClock {
+        &self.host
+    }
+
+    /// Real-time frames accepted so far (refused timestamps are not frames).
+    #[must_use]
+    pub const fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// The last resume (test API, pause button or platform), if any.
+    #[must_use]
+    pub const fn last_resume(&self) -> Option<&ResumeOutcome> {
+        self.last_resume.as_ref()
+    }
+
+    /// Forgets the browser-clock anchor: the next browser time maps to the
+    /// loop's current host time. Call it when real-time mode starts, so time
+    /// spent in manual mode is not fed as one huge frame.
+    pub const fn reanchor(&mut self) {
+        self.host.reanchor();
+    }
+
+    /// The loop's host time for browser time `ms` (a frame's timestamp, an
+    /// event's `timeStamp`, `performance.now()`).
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for NaN, infinite, negative or absurdly large `ms`;
+    /// counted in [`HostClock::rejected`], nothing else changes.
+    pub fn host_time_at(&mut self, ms: f64) -> Result<Timestamp, TimeError> {
+        self.host.map(ms, self.lp.host_time())
+    }
+
+    /// A real-time frame at browser time `ms` (a `requestAnimationFrame`
+    /// timestamp): runs the steps the time since the previous frame owes.
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad timestamp: the frame is ignored (no time
+    /// moves, nothing steps) and counted. A timestamp before the previous
+    /// frame is not an error: it is a zero-length frame, counted in
+    /// [`FixedLoop::backwards_frames`].
+    pub fn frame_at(&mut self, ms: f64) -> Result<FrameReport, TimeError> {
+        let now = self.host_time_at(ms)?;
+        self.frames += 1;
+        Ok(self.lp.frame_at(now))
+    }
+
+    /// [`WebLoop::frame_at`] for an interpolating renderer: `presenter` keeps
+    /// the snapshots before and after the frame's last step.
+    ///
+    /// # Errors
+    ///
+    /// As [`WebLoop::frame_at`].
+    pub fn frame_at_presenting(
+        &mut self,
+        ms: f64,
+        presenter: &mut Presenter<S::Snapshot>,
+    ) -> Result<FrameReport, TimeError>
+    where
+        S: Capture,
+    {
+        let now = self.host_time_at(ms)?;
+        self.frames += 1;
+        Ok(presenter.frame_at(&mut self.lp, now))
+    }
+
+    /// The platform adapter's entry: the page became hidden (`true`) or
+    /// visible (`false`) at browser time `ms`. Hidden sends a running app to
+    /// the background (the time since the last frame runs first); visible
+    /// resumes an app in the background under the loop's catch-up policy. A
+    /// player's pause survives the tab being hidden and shown.
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad time: the event is ignored and counted.
+    pub fn visibility(&mut self, hidden: bool, ms: f64) -> Result<VisibilityOutcome, TimeError> {
+        let now = self.host_time_at(ms)?;
+        let before = self.lp.state();
+        let report = self.lp.platform_event(platform_event(hidden), now);
+        let out = VisibilityOutcome::classify(before, self.lp.state(), report.as_ref(), || {
+            self.lp.sim().digest()
+        });
+        if let VisibilityOutcome::Resumed(r) = &out {
+            self.last_resume = Some(r.clone());
+        }
+        Ok(out)
+    }
+
+    /// A player's pause at browser time `ms` (a pause button in real-time
+    /// mode); the time since the last frame runs first. `Ok(false)` unless
+    /// running.
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad time (ignored and counted).
+    pub fn pause_at(&mut self, ms: f64) -> Result<bool, TimeError> {
+        let now = self.host_time_at(ms)?;
+        Ok(self.lp.pause(now).is_ok())
+    }
+
+    /// Resumes at browser time `ms` (a resume button in real-time mode). A
+    /// refused resume (already running) reports `ok: false` and zeros.
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad time (ignored and counted).
+    pub fn resume_at(&mut self, ms: f64) -> Result<&ResumeOutcome, TimeError> {
+        let now = self.host_time_at(ms)?;
+        let r = self.lp.resume(now).ok();
+        Ok(self.record_resume(r.as_ref()))
+    }
+
+    fn record_resume(&mut self, r: Option<&ResumeReport>) -> &ResumeOutcome {
+        self.last_resume
+            .insert(ResumeOutcome::new(r, self.lp.sim().digest()))
+    }
+
+    /// Pauses at the loop's current host time (test API); `false` unless running.
+    pub fn pause_now(&mut self) -> bool {
+        self.lp.pause(self.lp.host_time()).is_ok()
+    }
+
+    /// Goes to the background at the loop's current host time (test API);
+    /// `false` unless running.
+    pub fn background_now(&mut self) -> bool {
+        self.lp.background(self.lp.host_time()).is_ok()
+    }
+
+    fn reserve_wall(&self, adding_ms: u64) -> Result<(), WebError> {
+        let now_ms = self.wall_ms();
+        if now_ms.saturating_add(adding_ms) > MAX_WALL_MS {
+            return Err(WebError::WallClockFull { now_ms, adding_ms });
+        }
+        Ok(())
+    }
+
+    /// Test API: moves the host clock by `ms` (no real time passes), then
+    /// resumes. A refused resume (already running) reports `ok: false` and
+    /// zeros, like `tickwise script`, and moves nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`WebError`] unless `ms` is a whole number up to [`MAX_DURATION_MS`]
+    /// and the host clock stays within [`MAX_WALL_MS`]; nothing happens then.
+    pub fn resume_after(&mut self, ms: f64) -> Result<&ResumeOutcome, WebError> {
+        let ms = whole("ms", ms, MAX_DURATION_MS)?;
+        self.reserve_wall(ms)?;
+        let now = self.lp.host_time().saturating_add(Nanos::from_millis(ms));
+        // The only refusal is "already running", reported as `ok: false`.
+        let r = self.lp.resume(now).ok();
+        self.host.reanchor();
+        Ok(self.record_resume(r.as_ref()))
+    }
+
+    /// Test API: `n` frames of `ms` each, or of one step each when `ms` is
+    /// `None` (`n` such frames run exactly `n` steps, also for steps that are
+    /// not whole milliseconds). No real time passes. Returns the steps run.
+    ///
+    /// # Errors
+    ///
+    /// [`WebError`] unless `n` is a whole number up to [`MAX_FRAMES_PER_CALL`],
+    /// `ms` one up to [`MAX_DURATION_MS`], and the host clock stays within
+    /// [`MAX_WALL_MS`]; nothing runs then.
+    pub fn step_frames(&mut self, n: f64, ms: Option<f64>) -> Result<u64, WebError> {
+        let n = whole("n", n, MAX_FRAMES_PER_CALL)?;
+        let ms = ms.map(|v| whole("ms", v, MAX_DURATION_MS)).transpose()?;
+        let step = self.lp.clock().config().step();
+        let total_ms = match ms {
+            Some(ms) => n.saturating_mul(ms),
+            None => steps_ceil(step, n).div_ceil(tickwise::NANOS_PER_MILLI),
+        };
+        self.reserve_wall(total_ms)?;
+        let mut steps = 0u64;
+        for k in 0..n {
+            let dt = match ms {
+                Some(ms) => Nanos::from_millis(ms),
+                None => Nanos::from_nanos(steps_ceil(step, k + 1) - steps_ceil(step, k)),
+            };
+            steps += u64::from(self.lp.frame(dt).steps);
+        }
+        self.host.reanchor();
+        Ok(steps)
+    }
+
+    /// Test API: runs `n` steps directly, whatever the clock or lifecycle say.
+    /// Returns `n`.
+    ///
+    /// # Errors
+    ///
+    /// [`WebError`] unless `n` is a whole number up to [`MAX_ADVANCE`].
+    pub fn advance(&mut self, n: f64) -> Result<u64, WebError> {
+        let n = whole("n", n, MAX_ADVANCE)?;
+        let _ = self.lp.advance(n);
+        Ok(n)
+    }
+
+    // PHASE 2 (time scale, kernel `FixedLoop::set_speed(Speed)`):
+    //
+    //     /// Sets the speed to `p/q`; `false` (nothing changes) unless both are
+    //     /// whole numbers the kernel's `Speed::new` accepts.
+    //     pub fn set_speed(&mut self, p: f64, q: f64) -> bool {
+    //         let (Ok(p), Ok(q)) = (whole("p", p, 1000), whole("q", q, 1000)) else { return false };
+    //         match Speed::new(p as u32, q as u32) { Ok(s) => { self.lp.set_speed(s); true } Err(_) => false }
+    //     }
+    //
+    // and `"speed": [p, q]` in `state_json`.
+
+    // PHASE 2 (live recording, kernel `FixedLoop::replay()`):
+    //
+    //     /// The session so far as a replay file, base64 (`crate::base64::encode`).
+    //     pub fn replay_base64(&self) -> Result<String, ReplayError> where S::Input: ReplayInput {
+    //         Ok(crate::base64::encode(&self.lp.replay()?.to_bytes()))
+    //     }
+
+    /// The state every page reports, as a JSON object: `state`, `tick`,
+    /// `digest`, `wallMs` (host clock, whole ms), `accumulator` (whole ms),
+    /// `frames` (real-time frames accepted), `backwardsFrames`,
+    /// `rejectedTimes` (bad browser times ignored) and `lastResume` (a resume
+    /// report or `null`). Pages add their own keys to it.
+    #[must_use]
+    pub fn state_json(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("state".into(), self.lp.state().as_str().into());
+        m.insert("tick".into(), self.tick().into());
+        m.insert("digest".into(), self.digest().into());
+        m.insert("wallMs".into(), self.wall_ms().into());
+        m.insert(
+            "accumulator".into(),
+            self.lp.clock().accumulator().as_millis().into(),
+        );
+        m.insert("frames".into(), self.frames.into());
+        m.insert("backwardsFrames".into(), self.lp.backwards_frames().into());
+        m.insert("rejectedTimes".into(), self.host.rejected().into());
+        m.insert(
+            "lastResume".into(),
+            self.last_resume
+                .as_ref()
+                .map_or(Value::Null, ResumeOutcome::to_json),
+        );
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::num::NonZeroU32;
+    use tickwise::{CatchUpPolicy, ClockConfig, FnInputs, StateVisitor, Tick};
+
+    /// Adds the tick's input (tick + 1) to a sum; counts dropped time in ms.
+    #[derive(Clone, Debug, Default)]
+    struct Summer {
+        sum: u64,
+        dropped_ms: u64,
+    }
+
+    impl Sim for Summer {
+        type Input = u64;
+        fn step(&mut self, input: &u64) {
+            self.sum += input;
+        }
+        fn visit_state(&self, v: &mut dyn StateVisitor) {
+            v.field("sum");
+            v.value(self.sum);
+        }
+        fn on_time_dropped(&mut self, dropped: Nanos) {
+            self.dropped_ms += dropped.as_millis();
+        }
+    }
+
+    impl Capture for Summer {
+        type Snapshot = u64;
+        fn capture_into(&self, out: &mut u64) {
+            *out = self.sum;
+        }
+        fn capture(&self) -> u64 {
+            self.sum
+        }
+    }
+
+    type Inputs = FnInputs<fn(Tick) -> u64>;
+
+    fn input(t: Tick) -> u64 {
+        t.get() + 1
+    }
+
+    /// 16 ms steps, at most 8 per frame, capped catch-up of 300 steps (not
+    /// below 32 ms away).
+    fn web() -> WebLoop<Summer, Inputs> {
+        web_with(StepLength::from_millis(16).unwrap())
+    }
+
+    fn web_with(step: StepLength) -> WebLoop<Summer, Inputs> {
+        let clock = ClockConfig::new(step).with_max_steps_per_frame(NonZeroU32::new(8).unwrap());
+        let policy = CatchUpPolicy::Capped {
+            max_steps: 300,
+            min_elapsed: Nanos::from_millis(32),
+        };
+        WebLoop::new(FixedLoop::new(
+            Summer::default(),
+            FnInputs(input as fn(Tick) -> u64),
+            clock,
+            policy,
+        ))
+    }
+
+    fn steps(w: &mut WebLoop<Summer, Inputs>, ms: f64) -> u32 {
+        w.frame_at(ms).expect("a good timestamp").steps
+    }
+
+    #[test]
+    fn frames_follow_browser_time_from_the_first_reading() {
+        let mut w = web();
+        // The first frame anchors: browser 5000 ms is host 0, no steps.
+        assert_eq!(steps(&mut w, 5000.0), 0);
+        // 10 frames of 16.5 ms = 165 ms: 10 steps (160 ms), 5 ms left over.
+        let total: u32 = (1..=10)
+            .map(|k| steps(&mut w, 5000.0 + 16.5 * f64::from(k)))
+            .sum();
+        assert_eq!(total, 10);
+        assert_eq!(w.tick(), 10);
+        // Sum of inputs 1..=10 = 55.
+        assert_eq!(w.sim().sum, 55);
+        let s = w.state_json();
+        assert_eq!(s["accumulator"], 5);
+        assert_eq!(s["wallMs"], 165);
+        assert_eq!(s["frames"], 11);
+    }
+
+    #[test]
+    fn backwards_timestamps_are_zero_length_frames_and_counted() {
+        let mut w = web();
+        steps(&mut w, 100.0);
+        steps(&mut w, 200.0); // 100 ms: 6 steps, 4 ms left
+        assert_eq!(w.tick(), 6);
+        assert_eq!(steps(&mut w, 150.0), 0);
+        assert_eq!(w.fixed_loop().backwards_frames(), 1);
+        // The host clock did not go back: the next frame measures from 200 ms.
+        assert_eq!(steps(&mut w, 212.0), 1); // 4 + 12 = 16
+        assert_eq!(w.state_json()["backwardsFrames"], 1);
+    }
+
+    #[test]
+    fn nan_infinite_and_negative_times_are_ignored_and_counted() {
+        let mut w = web();
+        steps(&mut w, 0.0);
+        steps(&mut w, 10.0);
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, 1e300] {
+            assert!(w.frame_at(bad).is_err(), "{bad}");
+            assert!(w.visibility(true, bad).is_err(), "{bad}");
+            assert!(w.pause_at(bad).is_err(), "{bad}");
+            assert!(w.resume_at(bad).is_err(), "{bad}");
+        }
+        let s = w.state_json();
+        assert_eq!(s["rejectedTimes"], 20);
+        assert_eq!(
+            (s["frames"].as_u64(), s["wallMs"].as_u64()),
+            (Some(2), Some(10))
+        );
+        assert_eq!(s["state"], "running");
+        // The next good frame measures from the last good one: 10 -> 16 ms.
+        assert_eq!(steps(&mut w, 16.0), 1);
+    }
+
+    #[test]
+    fn hide_and_show_catch_up_under_the_policy() {
+        let mut w = web();
+        steps(&mut w, 0.0);
+        steps(&mut w, 64.0); // 4 steps
+        // Hidden 36 ms after the last frame: that gap ran first (2 steps, 4 ms left).
+        assert_eq!(
+            w.visibility(true, 100.0),
+            Ok(VisibilityOutcome::Backgrounded)
+        );
+        assert_eq!((w.tick(), w.state()), (6, AppState::Background));
+        // Frames while hidden move the clock, run nothing.
+        assert_eq!(steps(&mut w, 500.0), 0);
+        // A duplicate hidden changes nothing.
+        assert_eq!(w.visibility(true, 600.0), Ok(VisibilityOutcome::Ignored));
+        // Visible 5 000 ms after hiding: 312 steps owed (4 992 ms), 300 run,
+        // everything past them dropped (5 000 - 4 800 = 200 ms).
+        let VisibilityOutcome::Resumed(r) = w.visibility(false, 5100.0).unwrap() else {
+            panic!("expected a resume");
+        };
+        assert_eq!(
+            r.summary.numbers().map(|(_, v)| v),
+            [5000, 312, 300, 0, 200]
+        );
+        assert_eq!(w.tick(), 306);
+        assert_eq!(r.digest, w.digest());
+        assert_eq!(w.last_resume(), Some(&r));
+        // Sum of inputs 1..=306.
+        assert_eq!(w.sim().sum, 306 * 307 / 2);
+        // Real-time frames carry on from the resume time.
+        assert_eq!(steps(&mut w, 5100.0 + 4.0 + 16.0), 1);
+    }
+
+    #[test]
+    fn a_players_pause_survives_hide_and_show() {
+        let mut w = web();
+        steps(&mut w, 0.0);
+        assert_eq!(w.pause_at(40.0), Ok(true)); // the 40 ms gap ran: 2 steps
+        assert_eq!(w.tick(), 2);
+        assert_eq!(w.pause_at(41.0), Ok(false), "already paused");
+        assert_eq!(w.visibility(true, 100.0), Ok(VisibilityOutcome::Ignored));
+        assert_eq!(w.visibility(false, 9000.0), Ok(VisibilityOutcome::Ignored));
+        assert_eq!((w.state(), w.tick()), (AppState::Paused, 2));
+        assert!(w.last_resume().is_none());
+        // The player resumes 1 000 ms after pausing: 62 steps owed (992 ms),
+        // all run (under the cap), 8 ms carried. Resumed at browser 1040.
+        let r = w.resume_at(1040.0).unwrap().clone();
+        assert_eq!(r.summary.numbers().map(|(_, v)| v), [1000, 62, 62, 8, 0]);
+        assert_eq!(w.tick(), 64);
+        // A second resume is refused: ok false, zeros.
+        let r = w.resume_at(1041.0).unwrap();
+        assert!(!r.summary.ok);
+        assert_eq!(r.to_json()["catchUpSteps"], 0);
+    }
+
+    #[test]
+    fn resume_after_moves_time_synthetically_and_reanchors() {
+        let mut w = web();
+        steps(&mut w, 1000.0);
+        assert!(w.pause_now());
+        assert!(!w.background_now(), "paused, not running");
+        let r = w.resume_after(5000.0).unwrap();
+        assert_eq!(r.to_json()["wantedSteps"], 312);
+        assert_eq!((w.tick(), w.wall_ms()), (300, 5000));
+        // The browser clock re-anchored: the next frame is host 5000 ms, then
+        // 16 ms later one step.
+        assert_eq!(steps(&mut w, 1001.0), 0);
+        assert_eq!(steps(&mut w, 1017.0), 1);
+        // Refused while running: ok false, nothing moves.
+        let r = w.resume_after(100.0).unwrap();
+        assert!(!r.summary.ok);
+        assert_eq!(w.wall_ms(), 5016);
+    }
+
+    #[test]
+    fn step_frames_default_to_one_step_even_at_60_hz() {
+        // 60 Hz: a step of 16 666 666 2/3 ns. 1 000 default frames run exactly
+        // 1 000 steps and move the clock by ceil(1000 * step) = 16 666 666 667 ns.
+        let mut w = web_with(StepLength::from_hz(60).unwrap());
+        assert_eq!(w.step_frames(1000.0, None), Ok(1000));
+        assert_eq!(w.fixed_loop().host_time().as_nanos(), 16_666_666_667);
+        // Explicit frames: 7 frames of 10 ms at 60 Hz = 70 ms (+ 2/3 ns left
+        // over from above) -> 4 steps.
+        assert_eq!(w.step_frames(7.0, Some(10.0)), Ok(4));
+    }
+
+    #[test]
+    fn bad_test_api_arguments_change_nothing() {
+        let mut w = web();
+        let e = w.step_frames(10.0, Some(16.5)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ms must be a whole number from 0 to 1000000000000, got 16.5"
+        );
+        assert!(w.step_frames(-1.0, None).is_err());
+        assert!(w.step_frames(f64::NAN, None).is_err());
+        assert!(w.advance(1e9).is_err());
+        assert!(w.pause_now());
+        assert!(w.resume_after(f64::INFINITY).is_err());
+        assert_eq!((w.state(), w.tick(), w.wall_ms()), (AppState::Paused, 0, 0));
+        // Ten resumes of 10^12 ms reach the limit of 10^13 ms exactly; the
+        // eleventh would pass it and is refused with the limit in the message.
+        for _ in 0..10 {
+            assert!(w.resume_after(1e12).unwrap().summary.ok);
+            assert!(w.pause_now());
+        }
+        let e = w.resume_after(1e12).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                WebError::WallClockFull {
+                    now_ms: 10_000_000_000_000,
+                    adding_ms: 1_000_000_000_000
+                }
+            ),
+            "{e}"
+        );
+        assert_eq!(w.state(), AppState::Paused);
+        assert!(e.to_string().contains("limit of 10000000000000 ms"), "{e}");
+    }
+
+    #[test]
+    fn presenting_frames_keep_the_last_two_ticks() {
+        let mut w = web();
+        let mut p = Presenter::new(w.sim());
+        let _ = w.frame_at_presenting(0.0, &mut p).unwrap();
+        // 40 ms: two steps (sums 1, 3), 8 ms left.
+        assert_eq!(w.frame_at_presenting(40.0, &mut p).unwrap().steps, 2);
+        assert_eq!((*p.previous(), *p.current()), (1, 3));
+        assert!(w.frame_at_presenting(f64::NAN, &mut p).is_err());
+        assert_eq!(w.frames(), 2);
+    }
+
+    #[test]
+    fn step_lengths_in_whole_ns_need_no_rounding() {
+        let step = StepLength::from_millis(16).unwrap();
+        assert_eq!(steps_ceil(step, 3), 48_000_000);
+        let third = StepLength::from_nanos_ratio(10, 3).unwrap();
+        assert_eq!(
+            (
+                steps_ceil(third, 1),
+                steps_ceil(third, 2),
+                steps_ceil(third, 3)
+            ),
+            (4, 7, 10)
+        );
+    }
+}
