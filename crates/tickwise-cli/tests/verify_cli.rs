@@ -77,7 +77,7 @@ fn record_then_verify_ok_exit_0() {
 fn forged_replay_exit_1_names_range_and_fields() {
     let d = scratch("verify_forged");
     let f = d.join("forged.twr");
-    record(&f, 600, "seed");
+    record(&f, 600, "scripted");
     forge(&f, 130, -1);
     let o = tickwise(&["verify", s(&f)]);
     assert_eq!(o.status.code(), Some(1), "{o:?}");
@@ -92,7 +92,7 @@ fn forged_replay_exit_1_names_range_and_fields() {
 fn unreadable_files_exit_2_with_specific_errors() {
     let d = scratch("verify_bad");
     let good = d.join("good.twr");
-    record(&good, 200, "seed");
+    record(&good, 200, "scripted");
     let bytes = std::fs::read(&good).unwrap();
     let truncated = d.join("truncated.twr");
     std::fs::write(&truncated, &bytes[..bytes.len() - 3]).unwrap();
@@ -138,7 +138,7 @@ fn directory_verifies_every_replay_and_summarises() {
     for i in 0..3 {
         record(&d.join(format!("r{i}.twr")), 300, &format!("random:{i}"));
     }
-    record(&d.join("x-forged.twr"), 300, "seed");
+    record(&d.join("x-forged.twr"), 300, "scripted");
     forge(&d.join("x-forged.twr"), 10, 0);
     std::fs::write(d.join("notes.txt"), "not a replay, ignored").unwrap();
     let o = tickwise(&["verify", "--jobs", "2", s(&d)]);
@@ -196,8 +196,8 @@ fn compare_two_replays_and_a_live_run() {
     let d = scratch("compare");
     let a = d.join("a.twr");
     let b = d.join("b.twr");
-    record(&a, 300, "seed");
-    record(&b, 300, "seed");
+    record(&a, 300, "scripted");
+    record(&b, 300, "scripted");
     forge(&b, 57, 0);
     let o = tickwise(&["compare", s(&a), s(&b)]);
     assert_eq!(o.status.code(), Some(1), "{o:?}");

@@ -19,7 +19,7 @@ use tickwise::{ResumeReport, TimeError};
 use tickwise_sims::ConfigError;
 use tickwise_sims::island::{
     IslandConfig, IslandSession, LifecycleConfig, MAX_ADVANCE, MAX_DURATION_MS,
-    MAX_FRAMES_PER_CALL, SessionError, seed_inputs,
+    MAX_FRAMES_PER_CALL, SessionError, scripted_inputs,
 };
 
 use crate::args::{ArgError, whole};
@@ -115,7 +115,7 @@ impl IslandPage {
     ) -> Result<IslandPage, ConfigError> {
         let cfg = IslandConfig::from_json(loop_json)?;
         let lc = LifecycleConfig::from_json(lifecycle_json)?;
-        let session = IslandSession::new(&cfg, &lc, seed_inputs(INPUT_TICKS))?;
+        let session = IslandSession::new(&cfg, &lc, scripted_inputs(INPUT_TICKS))?;
         Ok(IslandPage {
             cfg,
             lc,
@@ -128,7 +128,7 @@ impl IslandPage {
     /// Back to the fresh state (configs kept).
     pub fn reset(&mut self) {
         // The configs were accepted once, so the session builds again.
-        if let Ok(s) = IslandSession::new(&self.cfg, &self.lc, seed_inputs(INPUT_TICKS)) {
+        if let Ok(s) = IslandSession::new(&self.cfg, &self.lc, scripted_inputs(INPUT_TICKS)) {
             self.session = s;
         }
         self.host = HostClock::new();
