@@ -215,3 +215,57 @@ fn compare_two_replays_and_a_live_run() {
     let o = tickwise(&["compare", s(&a)]);
     assert_eq!(o.status.code(), Some(2), "B or --live is required");
 }
+
+#[test]
+fn record_budget_and_horde_run_from_any_directory() {
+    let d = scratch("anywhere");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tickwise"))
+            .args(args)
+            .current_dir(&d)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["record", "--ticks", "100", "--out", "here.twr"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(stdout(&o).contains(SEED_DIGEST_100), "{}", stdout(&o));
+    let o = run(&[
+        "record", "--sim", "horde", "--ticks", "10", "--out", "h.twr",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let o = run(&["verify", "here.twr", "h.twr"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let o = run(&["budget", "--cost-ms", "9.2"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(stdout(&o).contains("recommended: 30 Hz"), "{}", stdout(&o));
+    let o = run(&["horde", "--enemies", "10", "--ticks", "5"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+}
+
+#[test]
+fn limit_errors_carry_the_flag_that_raises_them() {
+    let d = scratch("flag_hints");
+    let f = d.join("w.twr");
+    record(&f, 1000, "scripted");
+    let o = tickwise(&["verify", "--max-work", "999", s(&f)]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let out = stdout(&o);
+    assert!(
+        out.contains("exceeds the work limit of 999 (raise it with --max-work)"),
+        "{out}"
+    );
+    assert_eq!(out.matches("--max-work").count(), 1, "{out}");
+    let o = tickwise(&["verify", "--max-ticks", "999", s(&f)]);
+    assert_eq!(
+        stdout(&o).matches("--max-ticks").count(),
+        1,
+        "{}",
+        stdout(&o)
+    );
+    let o = tickwise(&["record", "--sim", "zombies", "--ticks", "1", "--out", s(&f)]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("unknown sim id \"zombies\" (known: island, horde)"),
+        "{o:?}"
+    );
+}
