@@ -67,7 +67,7 @@ impl CatalogSim for Tally {
         2
     }
     fn scripted_input(tick: u64) -> i32 {
-        i32::from(tick % 3 == 0)
+        i32::from(tick.is_multiple_of(3))
     }
     fn random_input(rng: &mut Pcg32) -> i32 {
         i32::try_from(rng.next_u32() % 5).unwrap()
