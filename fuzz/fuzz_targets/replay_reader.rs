@@ -9,7 +9,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use tickwise::{Fnv1a64, Replay, ReplayLimits, TickInput};
-use tickwise_sims::registry;
+use tickwise_cli::Catalog;
 
 /// Small limits keep each execution fast; the limits themselves are what is
 /// being tested (declared counts above them must be refused early).
@@ -20,7 +20,7 @@ const LIMITS: ReplayLimits = ReplayLimits {
 };
 
 fn check(bytes: &[u8]) {
-    let _ = registry::verify_bytes(bytes, &LIMITS);
+    let _ = Catalog::builtin().verify(bytes, &LIMITS);
     if let Ok(r) = Replay::<i32>::from_bytes(bytes, &LIMITS) {
         assert_eq!(r.to_bytes(), bytes, "i32 replay did not round-trip");
     }

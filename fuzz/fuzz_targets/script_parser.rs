@@ -1,5 +1,6 @@
-//! Fuzzes `tickwise script`'s parser and the `--inputs` JSON reader: any
-//! text must parse or give an error naming its line, never panic.
+//! Fuzzes `tickwise script`'s parser and the one inputs-file reader (every
+//! command's `--inputs FILE`): any text must parse or give an error, never
+//! panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -10,5 +11,6 @@ fuzz_target!(|data: &[u8]| {
             assert!(!e.to_string().is_empty());
         }
     }
-    let _ = tickwise_cli::script::parse_inputs(data);
+    let _ = tickwise_catalog::parse_inputs::<tickwise_sims::island::IslandWorld>(data);
+    let _ = tickwise_catalog::parse_inputs::<tickwise_sims::horde::HordeWorld>(data);
 });

@@ -1,6 +1,21 @@
-//! The `tickwise` command-line tool, as a library so that tests and fuzz
-//! targets can reach its parsers. The binary is a thin `main` over
-//! [`main_with_args`].
+//! The `tickwise` command-line tool, as a library.
+//!
+//! A game gets the replay tools for its own sim with a three-line binary:
+//!
+//! ```no_run
+//! use tickwise_cli::Catalog;
+//! # type MySim = tickwise_sims::island::IslandWorld;
+//!
+//! fn main() -> std::process::ExitCode {
+//!     tickwise_cli::main_with(Catalog::builtin().with::<MySim>())
+//! }
+//! ```
+//!
+//! Every command that takes a sim (`record`, `verify`, `compare`,
+//! `sync-test`, `budget`) looks it up in the [`Catalog`] passed in, by the
+//! id a replay stores or `--sim ID` names. The `tickwise` binary itself is
+//! `main_with(Catalog::builtin())`. Tests and fuzz targets reach the same
+//! code through [`main_with_args`] and the parsers in [`cmd`] and [`script`].
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -8,8 +23,10 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+pub use tickwise_catalog::{Catalog, CatalogSim};
 
 pub mod cmd;
+mod hints;
 pub mod script;
 
 /// A failure with the exit code it maps to.
@@ -62,7 +79,7 @@ pub enum Command {
     Compare(cmd::compare::Args),
     /// GGRS-style sync test: run, roll back, re-simulate, compare checksums every tick.
     SyncTest(cmd::sync_test::Args),
-    /// Measure the horde's per-tick cost and recommend a tick rate.
+    /// Measure a sim's per-tick cost and recommend a tick rate.
     Budget(cmd::budget::Args),
     /// Run the horde sim headless for T ticks; print digest and timing.
     Horde(cmd::horde::Args),
@@ -74,8 +91,17 @@ pub enum Command {
     Serve(cmd::serve::Args),
 }
 
-/// Parses `args` and runs the command; never panics on bad input.
-pub fn main_with_args<I, T>(args: I) -> ExitCode
+/// The whole tool over `catalog`, with the process's own arguments: what a
+/// game's replay-tool binary calls from `main`.
+#[must_use]
+pub fn main_with(catalog: Catalog) -> ExitCode {
+    main_with_args(&catalog, std::env::args_os())
+}
+
+/// Parses `args` (the first is the program name) and runs the command over
+/// `catalog`; never panics on bad input. Exit codes: 0 success, 1 a replay
+/// diverged or a check failed, 2 bad input.
+pub fn main_with_args<I, T>(catalog: &Catalog, args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -87,7 +113,7 @@ where
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match run(cli) {
+    match run(cli, catalog) {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
             eprintln!("tickwise: {:#}", f.error);
@@ -96,19 +122,20 @@ where
     }
 }
 
-/// Runs a parsed command; `Ok` carries the exit code (verify uses 1 for divergence).
+/// Runs a parsed command over `catalog`; `Ok` carries the exit code
+/// (verify uses 1 for divergence).
 ///
 /// # Errors
 ///
 /// A [`Failure`] with its exit code.
-pub fn run(cli: Cli) -> Result<u8, Failure> {
+pub fn run(cli: Cli, catalog: &Catalog) -> Result<u8, Failure> {
     match cli.command {
         Command::Script(a) => script::run(&a),
-        Command::Record(a) => cmd::record::run(&a),
-        Command::Verify(a) => cmd::verify::run(&a),
-        Command::Compare(a) => cmd::compare::run(&a),
-        Command::SyncTest(a) => cmd::sync_test::run(&a),
-        Command::Budget(a) => cmd::budget::run(&a),
+        Command::Record(a) => cmd::record::run(&a, catalog),
+        Command::Verify(a) => cmd::verify::run(&a, catalog),
+        Command::Compare(a) => cmd::compare::run(&a, catalog),
+        Command::SyncTest(a) => cmd::sync_test::run(&a, catalog),
+        Command::Budget(a) => cmd::budget::run(&a, catalog),
         Command::Horde(a) => cmd::horde::run(&a),
         Command::Lab(a) => cmd::lab::run(&a),
         Command::Run(a) => cmd::run::run(&a),

@@ -1,6 +1,9 @@
-//! The `tickwise` command. See `tickwise --help` and the README.
+//! The `tickwise` command over the built-in sims. See `tickwise --help`,
+//! the README, and [`tickwise_cli::main_with`] for a game's own binary.
 use std::process::ExitCode;
 
+use tickwise_cli::Catalog;
+
 fn main() -> ExitCode {
-    tickwise_cli::main_with_args(std::env::args_os())
+    tickwise_cli::main_with(Catalog::builtin())
 }

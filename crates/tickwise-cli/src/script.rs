@@ -17,15 +17,18 @@
 //! contract shared with the Python reference and the browser page.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use tickwise::{MAX_SCENE_NAME, is_valid_scene_name};
+use tickwise_catalog::{CatalogSim as _, parse_inputs};
 use tickwise_sims::island::{
-    self, IslandConfig, IslandSession, LifecycleConfig, ResumeSummary, SessionError, seed_inputs,
+    self, IslandConfig, IslandSession, IslandWorld, LifecycleConfig, ResumeSummary, SessionError,
+    scripted_inputs,
 };
 
 use crate::Failure;
+use crate::cmd::record::{read_config, read_inputs_file};
 
 /// The most frames one `frames` line may feed (the session's per-call limit).
 pub const MAX_FRAMES_PER_LINE: u64 = island::MAX_FRAMES_PER_CALL;
@@ -42,10 +45,13 @@ pub const MAX_SCRIPT_WORK: u64 = 1_000_000_000;
 pub const MAX_SCRIPT_TIME_MS: u64 = island::MAX_WALL_MS;
 /// The largest script accepted, in bytes.
 pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
-/// The number of seed-pattern inputs used when `--inputs` is not given.
+/// The number of scripted inputs used when `--inputs` is not given.
 pub const DEFAULT_INPUT_TICKS: usize = 100_000;
-/// The longest `--inputs` array accepted.
-pub const MAX_INPUTS: usize = 10_000_000;
+/// The default loop config (`config/island_loop.json`, built in so the
+/// command runs from any directory).
+pub const DEFAULT_LOOP_CONFIG: &[u8] = IslandWorld::DEFAULT_CONFIG;
+/// The default lifecycle config (`config/island_lifecycle.json`, built in).
+pub const DEFAULT_LIFECYCLE_CONFIG: &[u8] = include_bytes!("../../../config/island_lifecycle.json");
 
 /// One script command.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -381,21 +387,15 @@ pub fn execute(session: &mut IslandSession, line: &Line) -> Result<String, Sessi
 /// Arguments of `tickwise script`.
 #[derive(Debug, clap::Args)]
 pub struct ScriptArgs {
-    /// Loop config (the seeds' e05_loop.json keys).
-    #[arg(
-        long = "loop",
-        value_name = "FILE",
-        default_value = "config/island_loop.json"
-    )]
-    pub loop_config: PathBuf,
-    /// Lifecycle config.
-    #[arg(
-        long,
-        value_name = "FILE",
-        default_value = "config/island_lifecycle.json"
-    )]
-    pub lifecycle: PathBuf,
-    /// JSON array of integer inputs by tick (default: the seeds' pattern for ticks 0..99999).
+    /// Loop config (default: `config/island_loop.json`, built in).
+    #[arg(long = "loop", value_name = "FILE")]
+    pub loop_config: Option<PathBuf>,
+    /// Lifecycle config (default: `config/island_lifecycle.json`, built in).
+    #[arg(long, value_name = "FILE")]
+    pub lifecycle: Option<PathBuf>,
+    /// Inputs file: a JSON array of integer inputs by tick, read like every
+    /// other command's inputs file (default: the island's scripted input
+    /// for ticks 0..99999).
     #[arg(long, value_name = "FILE")]
     pub inputs: Option<PathBuf>,
     /// The script file, or `-` for stdin.
@@ -403,53 +403,34 @@ pub struct ScriptArgs {
     pub script: PathBuf,
 }
 
-/// Reads a `--inputs` file: a JSON array of integers in the `i32` range.
-///
-/// # Errors
-///
-/// An error naming the first bad element, or the size limit.
-pub fn parse_inputs(bytes: &[u8]) -> anyhow::Result<Vec<i32>> {
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).context("inputs are not valid JSON")?;
-    let arr = value
-        .as_array()
-        .context("inputs must be a JSON array of integers")?;
-    anyhow::ensure!(
-        arr.len() <= MAX_INPUTS,
-        "inputs hold {} values, more than the {MAX_INPUTS} accepted",
-        arr.len()
-    );
-    arr.iter()
-        .enumerate()
-        .map(|(i, v)| {
-            v.as_i64()
-                .and_then(|x| i32::try_from(x).ok())
-                .with_context(|| {
-                    format!("inputs[{i}] must be an integer in the i32 range, found {v}")
-                })
-        })
-        .collect()
-}
-
-/// Loads the island configs and builds a fresh session.
+/// Loads the island configs (the built-in defaults for `None`) and builds a
+/// fresh session.
 ///
 /// # Errors
 ///
 /// Unreadable files or invalid configs, with the file name.
 pub fn load_session(
-    loop_path: &std::path::Path,
-    lc_path: &std::path::Path,
+    loop_path: Option<&Path>,
+    lc_path: Option<&Path>,
     inputs: Vec<i32>,
 ) -> anyhow::Result<IslandSession> {
-    let read = |p: &std::path::Path| {
-        std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))
+    let name = |p: Option<&Path>, default: &str| {
+        p.map_or_else(
+            || format!("built-in {default}"),
+            |p| p.display().to_string(),
+        )
     };
-    let cfg = IslandConfig::from_json(&read(loop_path)?)
-        .with_context(|| format!("{}", loop_path.display()))?;
-    let lc = LifecycleConfig::from_json(&read(lc_path)?)
-        .with_context(|| format!("{}", lc_path.display()))?;
-    IslandSession::new(&cfg, &lc, inputs)
-        .with_context(|| format!("{} and {}", loop_path.display(), lc_path.display()))
+    let (loop_name, lc_name) = (
+        name(loop_path, "island_loop.json"),
+        name(lc_path, "island_lifecycle.json"),
+    );
+    let loop_bytes = read_config(loop_path)?;
+    let lc_bytes = read_config(lc_path)?;
+    let cfg = IslandConfig::from_json(loop_bytes.as_deref().unwrap_or(DEFAULT_LOOP_CONFIG))
+        .with_context(|| loop_name.clone())?;
+    let lc = LifecycleConfig::from_json(lc_bytes.as_deref().unwrap_or(DEFAULT_LIFECYCLE_CONFIG))
+        .with_context(|| lc_name.clone())?;
+    IslandSession::new(&cfg, &lc, inputs).with_context(|| format!("{loop_name} and {lc_name}"))
 }
 
 /// Runs `tickwise script`.
@@ -460,12 +441,16 @@ pub fn load_session(
 pub fn run(args: &ScriptArgs) -> Result<u8, Failure> {
     let inputs = match &args.inputs {
         Some(p) => {
-            let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
-            parse_inputs(&bytes).with_context(|| format!("{}", p.display()))?
+            let bytes = read_inputs_file(p)?;
+            parse_inputs::<IslandWorld>(&bytes).with_context(|| format!("{}", p.display()))?
         }
-        None => seed_inputs(DEFAULT_INPUT_TICKS),
+        None => scripted_inputs(DEFAULT_INPUT_TICKS),
     };
-    let mut session = load_session(&args.loop_config, &args.lifecycle, inputs)?;
+    let mut session = load_session(
+        args.loop_config.as_deref(),
+        args.lifecycle.as_deref(),
+        inputs,
+    )?;
     let text = if args.script.as_os_str() == "-" {
         let mut s = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut s)
@@ -572,10 +557,11 @@ mod tests {
 
     #[test]
     fn inputs_file_errors_name_the_index() {
-        assert_eq!(parse_inputs(b"[1, -1, 0]").unwrap(), vec![1, -1, 0]);
-        let e = parse_inputs(b"[1, 2.5]").unwrap_err().to_string();
+        let parse = parse_inputs::<IslandWorld>;
+        assert_eq!(parse(b"[1, -1, 0]").unwrap(), vec![1, -1, 0]);
+        let e = parse(b"[1, 2.5]").unwrap_err().to_string();
         assert!(e.contains("inputs[1]"), "{e}");
-        assert!(parse_inputs(b"{}").is_err());
-        assert!(parse_inputs(b"[3000000000]").is_err());
+        assert!(parse(b"{}").is_err());
+        assert!(parse(b"[3000000000]").is_err());
     }
 }

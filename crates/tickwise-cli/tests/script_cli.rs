@@ -164,3 +164,38 @@ fn inputs_file_and_config_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("`stepMs`"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn runs_from_any_directory_with_the_built_in_configs() {
+    let dir = std::env::temp_dir().join(format!("tickwise-anywhere-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tickwise"))
+        .args(["script", "-"])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"frames 100 16\npause\nresume-after 5000\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let l = lines(&out);
+    // The island's golden digest after 100 ticks of 16 ms, then the capped
+    // resume after 5 s: 312 steps owed, 300 caught up.
+    assert_eq!(l[0]["digest"], "100|-131|5050|18|100|323|3492529440|0");
+    assert_eq!(
+        (&l[2]["wantedSteps"], &l[2]["catchUpSteps"]),
+        (&312.into(), &300.into())
+    );
+}

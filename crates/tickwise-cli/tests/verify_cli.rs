@@ -77,7 +77,7 @@ fn record_then_verify_ok_exit_0() {
 fn forged_replay_exit_1_names_range_and_fields() {
     let d = scratch("verify_forged");
     let f = d.join("forged.twr");
-    record(&f, 600, "seed");
+    record(&f, 600, "scripted");
     forge(&f, 130, -1);
     let o = tickwise(&["verify", s(&f)]);
     assert_eq!(o.status.code(), Some(1), "{o:?}");
@@ -92,7 +92,7 @@ fn forged_replay_exit_1_names_range_and_fields() {
 fn unreadable_files_exit_2_with_specific_errors() {
     let d = scratch("verify_bad");
     let good = d.join("good.twr");
-    record(&good, 200, "seed");
+    record(&good, 200, "scripted");
     let bytes = std::fs::read(&good).unwrap();
     let truncated = d.join("truncated.twr");
     std::fs::write(&truncated, &bytes[..bytes.len() - 3]).unwrap();
@@ -138,7 +138,7 @@ fn directory_verifies_every_replay_and_summarises() {
     for i in 0..3 {
         record(&d.join(format!("r{i}.twr")), 300, &format!("random:{i}"));
     }
-    record(&d.join("x-forged.twr"), 300, "seed");
+    record(&d.join("x-forged.twr"), 300, "scripted");
     forge(&d.join("x-forged.twr"), 10, 0);
     std::fs::write(d.join("notes.txt"), "not a replay, ignored").unwrap();
     let o = tickwise(&["verify", "--jobs", "2", s(&d)]);
@@ -196,8 +196,8 @@ fn compare_two_replays_and_a_live_run() {
     let d = scratch("compare");
     let a = d.join("a.twr");
     let b = d.join("b.twr");
-    record(&a, 300, "seed");
-    record(&b, 300, "seed");
+    record(&a, 300, "scripted");
+    record(&b, 300, "scripted");
     forge(&b, 57, 0);
     let o = tickwise(&["compare", s(&a), s(&b)]);
     assert_eq!(o.status.code(), Some(1), "{o:?}");
@@ -214,4 +214,58 @@ fn compare_two_replays_and_a_live_run() {
     );
     let o = tickwise(&["compare", s(&a)]);
     assert_eq!(o.status.code(), Some(2), "B or --live is required");
+}
+
+#[test]
+fn record_budget_and_horde_run_from_any_directory() {
+    let d = scratch("anywhere");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tickwise"))
+            .args(args)
+            .current_dir(&d)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["record", "--ticks", "100", "--out", "here.twr"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(stdout(&o).contains(SEED_DIGEST_100), "{}", stdout(&o));
+    let o = run(&[
+        "record", "--sim", "horde", "--ticks", "10", "--out", "h.twr",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let o = run(&["verify", "here.twr", "h.twr"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let o = run(&["budget", "--cost-ms", "9.2"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(stdout(&o).contains("recommended: 30 Hz"), "{}", stdout(&o));
+    let o = run(&["horde", "--enemies", "10", "--ticks", "5"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+}
+
+#[test]
+fn limit_errors_carry_the_flag_that_raises_them() {
+    let d = scratch("flag_hints");
+    let f = d.join("w.twr");
+    record(&f, 1000, "scripted");
+    let o = tickwise(&["verify", "--max-work", "999", s(&f)]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let out = stdout(&o);
+    assert!(
+        out.contains("exceeds the work limit of 999 (raise it with --max-work)"),
+        "{out}"
+    );
+    assert_eq!(out.matches("--max-work").count(), 1, "{out}");
+    let o = tickwise(&["verify", "--max-ticks", "999", s(&f)]);
+    assert_eq!(
+        stdout(&o).matches("--max-ticks").count(),
+        1,
+        "{}",
+        stdout(&o)
+    );
+    let o = tickwise(&["record", "--sim", "zombies", "--ticks", "1", "--out", s(&f)]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("unknown sim id \"zombies\" (known: island, horde)"),
+        "{o:?}"
+    );
 }

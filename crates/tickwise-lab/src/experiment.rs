@@ -380,18 +380,18 @@ fn alpha_stats(alphas: &[f64]) -> Option<AlphaStats> {
 
 /// The verdict on one strategy across all machines.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
+pub enum StrategyVerdict {
     /// Sim speed is 1.0 on every normal machine and the world is the same.
     Pass,
     /// Why not.
     Fail(Vec<String>),
 }
 
-impl Verdict {
+impl StrategyVerdict {
     /// Whether the strategy passed.
     #[must_use]
     pub const fn passed(&self) -> bool {
-        matches!(self, Verdict::Pass)
+        matches!(self, StrategyVerdict::Pass)
     }
 }
 
@@ -418,7 +418,7 @@ pub struct StrategySummary {
     /// Whether the overloaded machine spiralled.
     pub overload_spiral: Option<bool>,
     /// The verdict.
-    pub verdict: Verdict,
+    pub verdict: StrategyVerdict,
 }
 
 fn summarize_strategy(strategy: Strategy, cells: &[Cell]) -> StrategySummary {
@@ -469,9 +469,9 @@ fn summarize_strategy(strategy: Strategy, cells: &[Cell]) -> StrategySummary {
         overload_max_frame_ns: over.and_then(|c| c.frame_time.map(|f| f.max)),
         overload_spiral: over.map(|c| c.spiral),
         verdict: if reasons.is_empty() {
-            Verdict::Pass
+            StrategyVerdict::Pass
         } else {
-            Verdict::Fail(reasons)
+            StrategyVerdict::Fail(reasons)
         },
     }
 }

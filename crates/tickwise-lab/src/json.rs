@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::experiment::{Cell, LabReport, RATE_TOLERANCE, SPIRAL_GROWTH, Verdict};
+use crate::experiment::{Cell, LabReport, RATE_TOLERANCE, SPIRAL_GROWTH, StrategyVerdict};
 use crate::machine::Profile;
 use crate::strategy::{Design, Strategy};
 
@@ -78,8 +78,8 @@ pub fn to_json(report: &LabReport) -> Value {
                 "overloaded_spiral": s.overload_spiral,
                 "pass": s.verdict.passed(),
                 "reasons": match &s.verdict {
-                    Verdict::Pass => Vec::new(),
-                    Verdict::Fail(r) => r.clone(),
+                    StrategyVerdict::Pass => Vec::new(),
+                    StrategyVerdict::Fail(r) => r.clone(),
                 },
             })
         })

@@ -24,6 +24,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod budget;
 pub mod charts;
 pub mod cpu;
 pub mod experiment;
@@ -39,7 +40,7 @@ pub mod table;
 pub mod world;
 
 pub use experiment::{
-    Cell, LabError, LabReport, LabSettings, StrategySummary, Verdict, run_cell, run_lab,
+    Cell, LabError, LabReport, LabSettings, StrategySummary, StrategyVerdict, run_cell, run_lab,
 };
 pub use machine::Profile;
 pub use strategy::{Design, Strategy};

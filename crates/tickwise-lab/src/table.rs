@@ -2,7 +2,7 @@
 
 use core::fmt::Write as _;
 
-use crate::experiment::{Cell, LabReport, RATE_TOLERANCE, StrategySummary, Verdict};
+use crate::experiment::{Cell, LabReport, RATE_TOLERANCE, StrategySummary, StrategyVerdict};
 use crate::machine::{Profile, ms};
 use crate::strategy::Design;
 
@@ -146,11 +146,11 @@ fn summary_row(s: &StrategySummary) -> Vec<String> {
         _ => "-".to_owned(),
     });
     row.push(match &s.verdict {
-        Verdict::Pass if s.overload_spiral == Some(true) => {
+        StrategyVerdict::Pass if s.overload_spiral == Some(true) => {
             "PASS on normal machines, but spirals when overloaded: needs the guards".to_owned()
         }
-        Verdict::Pass => "PASS".to_owned(),
-        Verdict::Fail(reasons) => format!("FAIL: {}", reasons.join("; ")),
+        StrategyVerdict::Pass => "PASS".to_owned(),
+        StrategyVerdict::Fail(reasons) => format!("FAIL: {}", reasons.join("; ")),
     });
     row
 }

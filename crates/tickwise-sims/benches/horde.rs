@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use tickwise::Sim;
-use tickwise_sims::horde::{HordeConfig, HordeWorld, demo_input};
+use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 
 /// Ticks in the timed window.
 const WINDOW: u64 = 300;
@@ -37,7 +37,7 @@ fn settled(n: u64) -> (HordeWorld, u64) {
     let mut w = HordeWorld::new(&cfg);
     let ticks = cfg.settle_ticks();
     for t in 0..ticks {
-        w.step(&demo_input(t));
+        w.step(&scripted_input(t));
     }
     (w, ticks)
 }
@@ -56,7 +56,7 @@ fn horde(c: &mut Criterion) {
                         w.clone_from(&start);
                         t = first;
                     }
-                    let input = demo_input(t);
+                    let input = scripted_input(t);
                     let began = Instant::now();
                     w.step(&input);
                     timed += began.elapsed();
@@ -76,7 +76,7 @@ fn horde(c: &mut Criterion) {
             || start.clone(),
             |w| {
                 for t in first..first + WINDOW {
-                    w.step(&demo_input(t));
+                    w.step(&scripted_input(t));
                 }
             },
             BatchSize::PerIteration,

@@ -2,11 +2,11 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use tickwise::{CatchUpPolicy, FixedLoop, Nanos, Sim, TickInputs};
-use tickwise_sims::island::{IslandConfig, IslandWorld, seed_inputs};
+use tickwise_sims::island::{IslandConfig, IslandWorld, scripted_inputs};
 
 fn island(c: &mut Criterion) {
     let cfg = IslandConfig::from_json(include_bytes!("../../../config/island_loop.json")).unwrap();
-    let inputs = seed_inputs(1_000);
+    let inputs = scripted_inputs(1_000);
     let mut g = c.benchmark_group("island");
     g.throughput(Throughput::Elements(inputs.len() as u64));
     g.bench_function("step_x1000", |b| {

@@ -1,6 +1,6 @@
 //! Runs N island steps with the seed inputs and prints the digest (for profiling).
 use tickwise::Sim;
-use tickwise_sims::island::{IslandConfig, IslandWorld, seed_inputs};
+use tickwise_sims::island::{IslandConfig, IslandWorld, scripted_inputs};
 
 fn main() {
     let n: usize = std::env::args()
@@ -9,7 +9,7 @@ fn main() {
         .unwrap_or(100_000_000);
     let cfg = IslandConfig::from_json(include_bytes!("../../../config/island_loop.json"))
         .expect("config");
-    let inputs = seed_inputs(40);
+    let inputs = scripted_inputs(40);
     let mut w = IslandWorld::new(&cfg);
     for t in 0..n {
         w.step(&inputs[t % 40]);

@@ -14,11 +14,11 @@
 //!
 //! ```
 //! use tickwise::Sim;
-//! use tickwise_sims::island::{IslandConfig, IslandWorld, seed_inputs};
+//! use tickwise_sims::island::{IslandConfig, IslandWorld, scripted_inputs};
 //!
 //! let cfg = IslandConfig::from_json(include_bytes!("../../../config/island_loop.json"))?;
 //! let mut world = IslandWorld::new(&cfg);
-//! for input in seed_inputs(100) {
+//! for input in scripted_inputs(100) {
 //!     world.step(&input);
 //! }
 //! assert_eq!(world.digest(), "100|-131|5050|18|100|323|3492529440|0");
@@ -34,6 +34,5 @@ extern crate alloc;
 mod config;
 pub mod horde;
 pub mod island;
-pub mod registry;
 
 pub use config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES};

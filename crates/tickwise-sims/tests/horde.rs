@@ -6,7 +6,7 @@ use tickwise::{
     TickInput, Timestamp, differing_fields,
 };
 use tickwise_sims::ConfigError;
-use tickwise_sims::horde::{HordeConfig, HordeWorld, NaiveHorde, RIGHT, demo_input};
+use tickwise_sims::horde::{HordeConfig, HordeWorld, NaiveHorde, RIGHT, scripted_input};
 
 const SHIPPED: &[u8] = include_bytes!("../../../config/horde.json");
 
@@ -58,7 +58,7 @@ fn assert_same_as_reference(cfg: &HordeConfig, ticks: u64, input: impl Fn(u64) -
 fn grid_matches_reference_small_and_medium_hordes() {
     let base = cfg_with(&[]);
     for (n, ticks) in [(1u64, 300u64), (2, 300), (60, 400), (300, 450)] {
-        assert_same_as_reference(&base.with_enemies(n).unwrap(), ticks, demo_input);
+        assert_same_as_reference(&base.with_enemies(n).unwrap(), ticks, scripted_input);
     }
 }
 
@@ -67,7 +67,7 @@ fn grid_matches_reference_two_thousand_enemies() {
     // Two waves and the horde closing in: a few hundred thousand pair
     // decisions per tick for the reference.
     let cfg = cfg_with(&[("waveTicks", 100)]).with_enemies(2000).unwrap();
-    assert_same_as_reference(&cfg, 300, demo_input);
+    assert_same_as_reference(&cfg, 300, scripted_input);
 }
 
 #[test]
@@ -87,7 +87,7 @@ fn grid_matches_reference_in_a_crowded_box() {
     ])
     .with_enemies(700)
     .unwrap();
-    assert_same_as_reference(&cfg, 300, demo_input);
+    assert_same_as_reference(&cfg, 300, scripted_input);
 }
 
 #[test]
@@ -104,7 +104,7 @@ fn same_seed_same_run_other_seed_other_run() {
     let run = |cfg: &HordeConfig| {
         let mut w = HordeWorld::new(cfg);
         for t in 0..200 {
-            w.step(&demo_input(t));
+            w.step(&scripted_input(t));
         }
         w.digest()
     };
@@ -119,11 +119,11 @@ fn desync_reports_name_the_fields() {
     let cfg = cfg_with(&[]);
     let (mut a, mut b) = (HordeWorld::new(&cfg), HordeWorld::new(&cfg));
     for t in 0..50 {
-        a.step(&demo_input(t));
+        a.step(&scripted_input(t));
         b.step(&if t == 20 {
             TickInput::default()
         } else {
-            demo_input(t)
+            scripted_input(t)
         });
     }
     let diff = differing_fields(&a.field_hashes(), &b.field_hashes());
@@ -144,7 +144,7 @@ fn snapshot_matches_the_world_and_reuses_its_buffers() {
     let mut snap = w.capture();
     let ptr = snap.enemy_x().as_ptr();
     for t in 0..200 {
-        w.step(&demo_input(t));
+        w.step(&scripted_input(t));
         w.capture_into(&mut snap);
     }
     assert_eq!(snap.enemy_x().as_ptr(), ptr, "capture_into reallocated");
@@ -194,7 +194,7 @@ fn a_long_pause_catches_up_max_catch_up_steps() {
     let cfg = cfg_with(&[]);
     let mut lp = FixedLoop::new(
         HordeWorld::new(&cfg),
-        tickwise::FnInputs(|t: tickwise::Tick| demo_input(t.get())),
+        tickwise::FnInputs(|t: tickwise::Tick| scripted_input(t.get())),
         ClockConfig::new(cfg.step()),
         cfg.catch_up_policy(),
     );

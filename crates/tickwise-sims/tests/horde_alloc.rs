@@ -8,7 +8,7 @@ use std::alloc::System;
 
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use tickwise::{Capture, Sim};
-use tickwise_sims::horde::{HordeConfig, HordeWorld, demo_input};
+use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -28,13 +28,13 @@ fn steady_state_ticks_do_not_allocate() {
         let mut snap = world.capture();
         // Warm-up: one wave and a first round of kills.
         for t in 0..200 {
-            world.step(&demo_input(t));
+            world.step(&scripted_input(t));
         }
         let kills = world.kills();
         let mut sum = 0u64;
         let region = Region::new(GLOBAL);
         for t in 200..800 {
-            world.step(&demo_input(t));
+            world.step(&scripted_input(t));
             world.capture_into(&mut snap);
             if t % 100 == 0 {
                 sum ^= world.checksum();

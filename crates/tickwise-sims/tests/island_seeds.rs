@@ -5,7 +5,7 @@ use tickwise::{CatchUpPolicy, FixedLoop, Nanos, Sim, TickInputs, Timestamp};
 use tickwise_sims::ConfigError;
 use tickwise_sims::island::{
     IslandConfig, IslandSession, IslandWorld, LifecycleConfig, MAX_ADVANCE, MAX_DURATION_MS,
-    MAX_FRAMES_PER_CALL, MAX_WALL_MS, SessionError, seed_inputs,
+    MAX_FRAMES_PER_CALL, MAX_WALL_MS, SessionError, scripted_inputs,
 };
 
 const LOOP_JSON: &[u8] = include_bytes!("../../../config/island_loop.json");
@@ -74,7 +74,7 @@ fn sixteen_thirtytwo_and_irregular_frames_end_on_the_golden_digest() {
         .collect();
     for frames in [vec![16; 100], vec![32; 50], irregular] {
         assert_eq!(frames.iter().sum::<u64>(), 1600);
-        let (steps, lp) = feed(&frames, seed_inputs(100));
+        let (steps, lp) = feed(&frames, scripted_inputs(100));
         assert_eq!(steps, 100);
         assert_eq!(lp.sim().digest(), GOLDEN_100);
     }
@@ -82,7 +82,7 @@ fn sixteen_thirtytwo_and_irregular_frames_end_on_the_golden_digest() {
 
 #[test]
 fn a_100_second_frame_runs_eight_steps_and_drops_the_rest() {
-    let (steps, lp) = feed(&[100_000], seed_inputs(100));
+    let (steps, lp) = feed(&[100_000], scripted_inputs(100));
     assert_eq!(steps, 8);
     assert_eq!(lp.sim().tick(), 8);
     assert!(lp.sim().dropped_ms() > 0);
@@ -92,7 +92,7 @@ fn a_100_second_frame_runs_eight_steps_and_drops_the_rest() {
 
 #[test]
 fn fifteen_ms_then_one_ms() {
-    let mut lp = new_loop(seed_inputs(100));
+    let mut lp = new_loop(scripted_inputs(100));
     assert_eq!(lp.frame(Nanos::from_millis(15)).steps, 0);
     assert_eq!(lp.sim().tick(), 0);
     assert_eq!(lp.frame(Nanos::from_millis(1)).steps, 1);
@@ -102,15 +102,15 @@ fn fifteen_ms_then_one_ms() {
 
 #[test]
 fn advance_equals_frames_and_inputs_and_seed_matter() {
-    let mut direct = new_loop(seed_inputs(100));
+    let mut direct = new_loop(scripted_inputs(100));
     let _ = direct.advance(100);
     assert_eq!(direct.sim().digest(), GOLDEN_100);
-    let flipped: Vec<i32> = seed_inputs(100).iter().map(|i| -i).collect();
+    let flipped: Vec<i32> = scripted_inputs(100).iter().map(|i| -i).collect();
     assert_ne!(feed(&[16; 100], flipped).1.sim().digest(), GOLDEN_100);
     let mut other = cfg();
     other.seed += 1;
     let mut w = IslandWorld::new(&other);
-    for i in seed_inputs(100) {
+    for i in scripted_inputs(100) {
         w.step(&i);
     }
     assert_ne!(w.digest(), GOLDEN_100);
@@ -119,7 +119,7 @@ fn advance_equals_frames_and_inputs_and_seed_matter() {
 #[test]
 fn seed_002_browser_timeline_natively() {
     let lc = LifecycleConfig::from_json(LIFECYCLE_JSON).unwrap();
-    let mut s = IslandSession::new(&cfg(), &lc, seed_inputs(100_000)).unwrap();
+    let mut s = IslandSession::new(&cfg(), &lc, scripted_inputs(100_000)).unwrap();
     assert_eq!(s.frames(100, 16).unwrap(), 100);
     assert_eq!(s.tick(), 100);
     assert!(s.pause());
@@ -153,7 +153,7 @@ fn seed_002_browser_timeline_natively() {
 #[test]
 fn session_limits_refuse_before_running() {
     let lc = LifecycleConfig::from_json(LIFECYCLE_JSON).unwrap();
-    let mut s = IslandSession::new(&cfg(), &lc, seed_inputs(100)).unwrap();
+    let mut s = IslandSession::new(&cfg(), &lc, scripted_inputs(100)).unwrap();
     assert!(matches!(
         s.frames(MAX_FRAMES_PER_CALL + 1, 16),
         Err(SessionError::TooLarge { what: "frames", .. })
@@ -195,8 +195,8 @@ fn uncapped_resume_equals_staying_online() {
         step_ms: 16,
         policy: CatchUpPolicy::Full,
     };
-    let mut online = IslandSession::new(&c, &full, seed_inputs(5_000)).unwrap();
-    let mut offline = IslandSession::new(&c, &full, seed_inputs(5_000)).unwrap();
+    let mut online = IslandSession::new(&c, &full, scripted_inputs(5_000)).unwrap();
+    let mut offline = IslandSession::new(&c, &full, scripted_inputs(5_000)).unwrap();
     online.frames(100, 20).unwrap();
     offline.frames(100, 20).unwrap();
     online.frames(1_500, 20).unwrap();
@@ -298,12 +298,12 @@ proptest! {
     fn frame_rate_independence(frames in proptest::collection::vec(0u64..=128, 1..300)) {
         // A remainder under 16 ms plus 128 ms is under 9 steps: never capped.
         let total: u64 = frames.iter().sum();
-        let (steps, lp) = feed(&frames, seed_inputs(3_000));
+        let (steps, lp) = feed(&frames, scripted_inputs(3_000));
         prop_assert_eq!(lp.sim().dropped_ms(), 0);
         let whole = total / 16;
         let mut reference: Vec<u64> = vec![16; usize::try_from(whole).unwrap()];
         reference.push(total % 16);
-        let (ref_steps, ref_lp) = feed(&reference, seed_inputs(3_000));
+        let (ref_steps, ref_lp) = feed(&reference, scripted_inputs(3_000));
         prop_assert_eq!(steps, ref_steps);
         prop_assert_eq!(lp.sim().digest(), ref_lp.sim().digest());
         prop_assert_eq!(lp.clock().accumulator(), ref_lp.clock().accumulator());
@@ -312,8 +312,8 @@ proptest! {
     /// The loop's host timestamps give the same result as durations.
     #[test]
     fn hosted_timestamps_equal_durations(frames in proptest::collection::vec(0u64..=128, 1..100)) {
-        let (_, by_dt) = feed(&frames, seed_inputs(1_000));
-        let mut hosted = new_loop(seed_inputs(1_000));
+        let (_, by_dt) = feed(&frames, scripted_inputs(1_000));
+        let mut hosted = new_loop(scripted_inputs(1_000));
         let mut now = 0;
         for ms in &frames {
             now += ms;

@@ -20,7 +20,7 @@
 use serde_json::Value;
 use tickwise::{SceneStack, TickInputs};
 use tickwise_sims::ConfigError;
-use tickwise_sims::island::{IslandConfig, IslandWorld, LifecycleConfig, island_loop, seed_inputs};
+use tickwise_sims::island::{IslandConfig, IslandWorld, LifecycleConfig, island_loop, scripted_inputs};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::bindings::num;
@@ -102,7 +102,7 @@ impl IslandPage {
     }
 
     fn with_parsed(cfg: IslandConfig, lc: LifecycleConfig) -> Result<IslandPage, ConfigError> {
-        let lp = island_loop(&cfg, &lc, seed_inputs(INPUT_TICKS))?;
+        let lp = island_loop(&cfg, &lc, scripted_inputs(INPUT_TICKS))?;
         Ok(IslandPage {
             cfg,
             lc,

@@ -1,60 +1,44 @@
-//! `tickwise budget`: measure the horde's per-tick cost and pick a tick rate.
+//! `tickwise budget`: measure any catalog sim's per-tick cost and pick a
+//! tick rate.
 //!
-//! Seed 004's decision, measured instead of assumed: the cost of one tick does
-//! not depend on the rate, so a lower rate buys budget. For each candidate
-//! rate the table shows the budget per tick (`1000 / Hz` ms), the measured
-//! median and p99 cost, the headroom factor (budget / cost) and a verdict:
-//!
-//! * `ok`: the p99 tick fits the budget `--headroom` times (default 3×);
-//! * `tight`: only the median does;
-//! * `over`: not even the median does.
-//!
-//! The recommended rate is the highest candidate that is `ok`. The catch-up
-//! line times `maxCatchUpSteps` ticks run back to back, as a resume after a
-//! long pause does under seed 002's capped policy, against one 60 Hz display
-//! frame.
-//!
-//! Method: one thread, `Instant` around every step, after a warm-up that lets
-//! the horde close in on the player (the expensive, steady state; by default
-//! `HordeConfig::settle_ticks`). Medians and
-//! p99 are nearest-rank. The numbers are this machine's; the seed's 9.2 ms
-//! can be replayed with `--cost-ms 9.2` to check the table arithmetic.
+//! The method, the rate table and the recommendation live in
+//! [`tickwise_lab::budget`]; this command parses flags, builds the sim
+//! through the catalog (so a game's own sim is budgeted the same way) and
+//! prints. `--cost-ms 9.2` skips measuring and reproduces the horde design
+//! notes' table (recommends 30 Hz).
 
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::PathBuf;
 
-use anyhow::Context as _;
-use tickwise::Sim;
-use tickwise_sims::horde::{HordeConfig, HordeWorld, demo_input};
+use tickwise_catalog::{Catalog, SimProfile};
+use tickwise_lab::budget::{Budget, BudgetPlan, Cost, DISPLAY_FRAME_NS};
 
-use crate::Failure;
+use super::record::{parse_plan, read_config};
+use crate::{Failure, hints};
 
-/// The most ticks one measurement may run (warm-up, timed or catch-up).
-pub const MAX_TICKS: u64 = 10_000_000;
 /// Nanoseconds in a millisecond, as a float for reporting.
 const NS_PER_MS: f64 = 1_000_000.0;
-/// One display frame at 60 Hz, in ns: what a catch-up must not blow through.
-pub const DISPLAY_FRAME_NS: u64 = 16_666_667;
-
-/// Sims the budget tool can measure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum SimName {
-    /// Seed 004's horde (`config/horde.json`).
-    Horde,
-}
 
 /// Arguments of `tickwise budget`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The sim to measure.
-    #[arg(long, value_enum, default_value = "horde")]
-    pub sim: SimName,
-    /// The horde config.
-    #[arg(long, value_name = "FILE", default_value = "config/horde.json")]
-    pub config: PathBuf,
-    /// Enemy count (overrides the config's `enemies`).
+    /// The sim to measure: any sim of the catalog.
+    #[arg(long, value_name = "ID", default_value = "horde")]
+    pub sim: String,
+    /// The sim's config file (default: its built-in default config).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Sets the config's `enemies` key (the horde's enemy count) before the
+    /// sim parses it; refused for a config without that key.
     #[arg(long, value_name = "N")]
     pub enemies: Option<u64>,
+    /// The inputs that drive the sim while it is timed
+    /// (`scripted`, `random:SEED` or a JSON file).
+    #[arg(
+        long,
+        value_name = "scripted|random:SEED|FILE",
+        default_value = "scripted"
+    )]
+    pub inputs: String,
     /// Candidate tick rates, comma-separated.
     #[arg(long, value_name = "HZ,...", value_delimiter = ',', default_value = "20,30,60",
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
@@ -62,14 +46,16 @@ pub struct Args {
     /// Required headroom factor: budget / p99 cost must reach it for `ok`.
     #[arg(long, value_name = "X", default_value_t = 3.0)]
     pub headroom: f64,
-    /// Ticks run before timing starts (default: the config's settle time,
-    /// until the initial horde can have reached the player).
+    /// Ticks run before timing starts (default: the sim's settle time under
+    /// its config, e.g. until the initial horde can have reached the player).
     #[arg(long, value_name = "N")]
     pub warmup: Option<u64>,
     /// Ticks timed one by one.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub ticks: u64,
-    /// Ticks in one catch-up burst (default: the config's `maxCatchUpSteps`).
+    /// Ticks in one catch-up burst (default: the config's most catch-up
+    /// steps per resume, e.g. the horde's `maxCatchUpSteps`; none if the sim
+    /// has no such setting).
     #[arg(long = "catch-up", value_name = "N")]
     pub catch_up: Option<u64>,
     /// Catch-up bursts timed (their median is reported).
@@ -77,7 +63,7 @@ pub struct Args {
           value_parser = clap::value_parser!(u64).range(1..=100))]
     pub catch_up_runs: u64,
     /// Skip measuring and take this per-tick cost in ms for median and p99
-    /// (seed 004's 9.2 reproduces its table).
+    /// (9.2 reproduces the horde design notes' table).
     #[arg(long = "cost-ms", value_name = "MS")]
     pub cost_ms: Option<f64>,
     /// Print one JSON object instead of the table.
@@ -85,353 +71,123 @@ pub struct Args {
     pub json: bool,
 }
 
-/// Per-tick wall-clock durations, sorted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TickTimes {
-    sorted: Vec<u64>,
-}
-
-impl TickTimes {
-    /// From unsorted durations in ns.
-    #[must_use]
-    pub fn new(mut ns: Vec<u64>) -> TickTimes {
-        ns.sort_unstable();
-        TickTimes { sorted: ns }
-    }
-
-    /// The nearest-rank percentile `pct` (0..=100): the smallest sample with at
-    /// least `pct` % of the samples at or below it. 0 when empty.
-    #[must_use]
-    pub fn percentile(&self, pct: u64) -> u64 {
-        let n = self.sorted.len() as u64;
-        if n == 0 {
-            return 0;
-        }
-        let rank = (pct.min(100) * n).div_ceil(100).max(1);
-        self.sorted[usize::try_from(rank - 1).unwrap_or(0)]
-    }
-
-    /// The nearest-rank median.
-    #[must_use]
-    pub fn median(&self) -> u64 {
-        self.percentile(50)
-    }
-
-    /// The nearest-rank 99th percentile.
-    #[must_use]
-    pub fn p99(&self) -> u64 {
-        self.percentile(99)
-    }
-
-    /// The longest sample.
-    #[must_use]
-    pub fn max(&self) -> u64 {
-        self.sorted.last().copied().unwrap_or(0)
-    }
-
-    /// The sum of all samples.
-    #[must_use]
-    pub fn total(&self) -> u64 {
-        self.sorted.iter().sum()
-    }
-
-    /// How many samples.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.sorted.len()
-    }
-
-    /// Whether there are none.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.sorted.is_empty()
-    }
-}
-
-/// Steps `sim` `ticks` times from tick `first` with `input(tick)`, timing each step.
-pub fn time_ticks<S: Sim>(
-    sim: &mut S,
-    first: u64,
-    ticks: u64,
-    input: impl Fn(u64) -> S::Input,
-) -> TickTimes {
-    let mut ns = Vec::with_capacity(usize::try_from(ticks).unwrap_or(0));
-    for t in first..first + ticks {
-        let inp = input(t);
-        let start = Instant::now();
-        sim.step(&inp);
-        ns.push(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX));
-    }
-    TickTimes::new(ns)
-}
-
-/// Runs `ticks` steps back to back and returns their total wall time in ns.
-pub fn time_burst<S: Sim>(
-    sim: &mut S,
-    first: u64,
-    ticks: u64,
-    input: impl Fn(u64) -> S::Input,
-) -> u64 {
-    let start = Instant::now();
-    for t in first..first + ticks {
-        sim.step(&input(t));
-    }
-    u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
-}
-
-/// Seed 004's verdict for one rate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The p99 tick fits the budget the required number of times.
-    Ok,
-    /// Only the median tick does.
-    Tight,
-    /// Not even the median does.
-    Over,
-}
-
-impl Verdict {
-    /// The word printed in the table.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Ok => "ok",
-            Verdict::Tight => "tight",
-            Verdict::Over => "over",
-        }
-    }
-}
-
-/// One row of the table.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RateRow {
-    /// Ticks per second.
-    pub hz: u32,
-    /// The budget of one tick in ns (`10^9 / hz`, exact to the ns below).
-    pub budget_ns: u64,
-    /// Budget / median cost.
-    pub headroom_median: f64,
-    /// Budget / p99 cost.
-    pub headroom_p99: f64,
-    /// The verdict for the required headroom.
-    pub verdict: Verdict,
-}
-
-impl RateRow {
-    /// The budget in ms truncated to 0.1 ms, as seed 004 prints it
-    /// (50 / 33.3 / 16.6 ms at 20 / 30 / 60 Hz).
-    #[must_use]
-    pub fn budget_ms_seed(&self) -> f64 {
-        (self.budget_ns / 100_000) as f64 / 10.0
-    }
-}
-
-/// The table for a per-tick cost of `median_ns` / `p99_ns` and a required headroom.
-#[must_use]
-pub fn rate_table(median_ns: u64, p99_ns: u64, hz: &[u32], required: f64) -> Vec<RateRow> {
-    hz.iter()
-        .map(|&hz| {
-            let budget_ns = 1_000_000_000 / u64::from(hz.max(1));
-            let factor = |cost: u64| budget_ns as f64 / cost.max(1) as f64;
-            let (hm, hp) = (factor(median_ns), factor(p99_ns));
-            let verdict = if hp >= required {
-                Verdict::Ok
-            } else if hm >= required {
-                Verdict::Tight
-            } else {
-                Verdict::Over
-            };
-            RateRow {
-                hz,
-                budget_ns,
-                headroom_median: hm,
-                headroom_p99: hp,
-                verdict,
-            }
-        })
-        .collect()
-}
-
-/// The highest rate whose verdict is `ok`, if any.
-#[must_use]
-pub fn recommend(rows: &[RateRow]) -> Option<u32> {
-    rows.iter()
-        .filter(|r| r.verdict == Verdict::Ok)
-        .map(|r| r.hz)
-        .max()
-}
-
-/// The highest whole rate at which the p99 tick still has `required` headroom.
-#[must_use]
-pub fn max_rate(p99_ns: u64, required: f64) -> u64 {
-    (1e9 / (required * p99_ns.max(1) as f64)).floor() as u64
-}
-
-/// Loads a horde config and applies `--enemies`.
-///
-/// # Errors
-///
-/// Unreadable file, invalid config or enemy count, naming the file.
-pub fn load_horde(path: &Path, enemies: Option<u64>) -> anyhow::Result<HordeConfig> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let cfg = HordeConfig::from_json(&bytes).with_context(|| format!("{}", path.display()))?;
-    match enemies {
-        Some(n) => cfg.with_enemies(n).context("--enemies"),
-        None => Ok(cfg),
-    }
-}
-
-/// Checks a tick count argument against [`MAX_TICKS`].
-///
-/// # Errors
-///
-/// A usage error naming the flag.
-pub fn check_ticks(flag: &str, n: u64) -> Result<u64, Failure> {
-    if n > MAX_TICKS {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "{flag} {n} is more than the {MAX_TICKS} accepted"
-        )));
-    }
-    Ok(n)
-}
-
-/// What was measured (or assumed with `--cost-ms`).
-#[derive(Clone, Debug, PartialEq)]
-struct Measured {
-    median_ns: u64,
-    p99_ns: u64,
-    mean_ns: u64,
-    max_ns: u64,
-    catch_up_ns: Option<u64>,
-    digest: Option<String>,
-    pairs: Option<u64>,
-}
-
-fn measure(cfg: &HordeConfig, args: &Args, warmup: u64, catch_up: u64) -> Measured {
-    let mut world = HordeWorld::new(cfg);
-    let _ = time_burst(&mut world, 0, warmup, demo_input);
-    let mut t = warmup;
-    let times = time_ticks(&mut world, t, args.ticks, demo_input);
-    t += args.ticks;
-    let mut bursts = Vec::new();
-    if catch_up > 0 {
-        for _ in 0..args.catch_up_runs {
-            bursts.push(time_burst(&mut world, t, catch_up, demo_input));
-            t += catch_up;
-        }
-    }
-    let n = times.len().max(1) as u64;
-    Measured {
-        median_ns: times.median(),
-        p99_ns: times.p99(),
-        mean_ns: times.total() / n,
-        max_ns: times.max(),
-        catch_up_ns: (!bursts.is_empty()).then(|| TickTimes::new(bursts).median()),
-        digest: Some(world.digest()),
-        pairs: Some(world.last_pairs()),
-    }
-}
-
-fn ms(ns: u64) -> f64 {
-    ns as f64 / NS_PER_MS
+/// `config` with its top-level `enemies` key set to `n`.
+fn with_enemies(config: &[u8], sim: &str, n: u64) -> anyhow::Result<Vec<u8>> {
+    let mut value: serde_json::Value = serde_json::from_slice(config)
+        .map_err(|e| anyhow::anyhow!("--enemies: the {sim} config is not JSON: {e}"))?;
+    let slot = value
+        .as_object_mut()
+        .and_then(|obj| obj.get_mut("enemies"))
+        .ok_or_else(|| anyhow::anyhow!("--enemies: the {sim} config has no `enemies` key"))?;
+    *slot = n.into();
+    Ok(value.to_string().into_bytes())
 }
 
 /// Runs `tickwise budget`.
 ///
 /// # Errors
 ///
-/// Exit code 2 for an unreadable or invalid config, a bad enemy count, tick
-/// count, headroom or cost (nothing is measured then).
-pub fn run(args: &Args) -> Result<u8, Failure> {
-    let SimName::Horde = args.sim;
-    if !(args.headroom.is_finite() && args.headroom >= 1.0 && args.headroom <= 1e6) {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "--headroom must be a number from 1 to 1000000, found {}",
-            args.headroom
-        )));
+/// Exit code 2 for an unknown sim, an unreadable or invalid config, a bad
+/// enemy count, tick count, headroom or cost (nothing is measured then).
+pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
+    let info = catalog.get(&args.sim).map_err(hints::catalog)?;
+    let mut config = read_config(args.config.as_deref())?;
+    if let Some(n) = args.enemies {
+        let base = config.as_deref().unwrap_or(info.default_config);
+        config = Some(with_enemies(base, info.id, n)?);
     }
-    check_ticks("--ticks", args.ticks)?;
-    if args.ticks == 0 && args.cost_ms.is_none() {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "--ticks must be at least 1"
-        )));
-    }
-    let cfg = load_horde(&args.config, args.enemies)?;
-    let warmup = check_ticks("--warmup", args.warmup.unwrap_or(cfg.settle_ticks()))?;
-    let catch_up = check_ticks(
-        "--catch-up",
-        args.catch_up.unwrap_or(cfg.max_catch_up_steps()),
-    )?;
-    let m = match args.cost_ms {
-        Some(c) => {
-            if !(c.is_finite() && c > 0.0 && c <= 3.6e6) {
-                return Err(Failure::usage(anyhow::anyhow!(
-                    "--cost-ms must be a positive number of ms up to an hour, found {c}"
-                )));
-            }
-            let ns = (c * NS_PER_MS).round() as u64;
-            Measured {
-                median_ns: ns,
-                p99_ns: ns,
-                mean_ns: ns,
-                max_ns: ns,
-                catch_up_ns: Some(ns.saturating_mul(catch_up)),
-                digest: None,
-                pairs: None,
-            }
-        }
-        None => measure(&cfg, args, warmup, catch_up),
+    let plan = parse_plan(&args.inputs)?;
+    let mut runner = catalog
+        .runner(info.id, config.as_deref(), &plan)
+        .map_err(hints::catalog)?;
+    let profile = *runner.profile();
+    let budget_plan = BudgetPlan {
+        warmup: args.warmup.unwrap_or(profile.settle_ticks),
+        ticks: args.ticks,
+        catch_up: args.catch_up.or(profile.max_catch_up_steps).unwrap_or(0),
+        catch_up_runs: args.catch_up_runs,
+        headroom: args.headroom,
     };
-    let rows = rate_table(m.median_ns, m.p99_ns, &args.hz, args.headroom);
-    let rec = recommend(&rows);
-    let run = Run {
-        cfg: &cfg,
+    budget_plan
+        .check(args.cost_ms.is_none())
+        .map_err(hints::budget)?;
+    let cost = match args.cost_ms {
+        Some(ms) => Cost::assumed(ms, budget_plan.catch_up),
+        None => Cost::measure(&budget_plan, || runner.step()),
+    }
+    .map_err(hints::budget)?;
+    let budget = Budget::judge(cost, &args.hz, args.headroom).map_err(hints::budget)?;
+    let digest = cost.measured.then(|| runner.digest());
+    let report = Report {
         args,
-        warmup,
-        catch_up,
-        m: &m,
+        profile: &profile,
+        plan: &budget_plan,
+        budget: &budget,
+        digest,
     };
-    let text = if args.json {
-        run.json(&rows, rec)
-    } else {
-        run.text(&rows, rec)
-    };
-    println!("{text}");
+    println!(
+        "{}",
+        if args.json {
+            report.json()
+        } else {
+            report.text()
+        }
+    );
     Ok(0)
 }
 
-/// Everything a report prints besides the table.
-struct Run<'a> {
-    cfg: &'a HordeConfig,
-    args: &'a Args,
-    warmup: u64,
-    catch_up: u64,
-    m: &'a Measured,
+fn ms(ns: u64) -> f64 {
+    ns as f64 / NS_PER_MS
 }
 
-impl Run<'_> {
-    fn text(&self, rows: &[RateRow], rec: Option<u32>) -> String {
+/// Everything a report prints.
+struct Report<'a> {
+    args: &'a Args,
+    profile: &'a SimProfile,
+    plan: &'a BudgetPlan,
+    budget: &'a Budget,
+    digest: Option<String>,
+}
+
+impl Report<'_> {
+    fn config_name(&self) -> String {
+        match &self.args.config {
+            Some(p) => p.display().to_string(),
+            None => "built-in default".to_owned(),
+        }
+    }
+
+    fn text(&self) -> String {
         use std::fmt::Write as _;
-        let (cfg, args, warmup, catch_up, m) =
-            (self.cfg, self.args, self.warmup, self.catch_up, self.m);
+        let (args, p, b, c) = (self.args, self.plan, self.budget, &self.budget.cost);
         let mut s = String::new();
-        let how = if args.cost_ms.is_some() {
-            "assumed cost (--cost-ms), nothing measured".to_owned()
-        } else {
+        let _ = writeln!(
+            s,
+            "sim: {} version {} (config: {}{}), {} work units per tick",
+            self.profile.sim.id,
+            self.profile.sim.version,
+            self.config_name(),
+            args.enemies
+                .map(|n| format!(", enemies {n}"))
+                .unwrap_or_default(),
+            self.profile.work_per_tick
+        );
+        let how = if c.measured {
             format!(
-                "{} ticks timed one by one after {} warm-up ticks, one thread",
-                args.ticks, warmup
+                "{} ticks timed one by one after {} warm-up ticks, one thread, inputs {}",
+                p.ticks, p.warmup, args.inputs
             )
+        } else {
+            "assumed cost (--cost-ms), nothing measured".to_owned()
         };
-        let _ = writeln!(s, "horde: {}", cfg.summary());
         let _ = writeln!(s, "method: {how}");
         let _ = writeln!(
             s,
             "cost per tick: median {:.4} ms, p99 {:.4} ms, mean {:.4} ms, max {:.4} ms",
-            ms(m.median_ns),
-            ms(m.p99_ns),
-            ms(m.mean_ns),
-            ms(m.max_ns)
+            ms(c.median_ns),
+            ms(c.p99_ns),
+            ms(c.mean_ns),
+            ms(c.max_ns)
         );
         let _ = writeln!(s);
         let _ = writeln!(
@@ -439,61 +195,61 @@ impl Run<'_> {
             "{:>6}  {:>7}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  verdict",
             "rate", "ticks/s", "budget ms", "median ms", "p99 ms", "headroom", "at p99"
         );
-        for r in rows {
+        for r in &b.rows {
             let _ = writeln!(
                 s,
                 "{:>6}  {:>7}  {:>10.1}  {:>10.4}  {:>10.4}  {:>9.1}x  {:>9.1}x  {}",
                 format!("{} Hz", r.hz),
                 r.hz,
-                r.budget_ms_seed(),
-                ms(m.median_ns),
-                ms(m.p99_ns),
+                r.budget_ms_truncated(),
+                ms(c.median_ns),
+                ms(c.p99_ns),
                 r.headroom_median,
                 r.headroom_p99,
                 r.verdict.as_str()
             );
         }
         let _ = writeln!(s);
-        match rec {
+        match b.recommended {
             Some(hz) => {
                 let _ = writeln!(
                     s,
                     "recommended: {hz} Hz (the highest candidate whose p99 tick fits {}x into its budget)",
-                    args.headroom
+                    b.headroom
                 );
             }
             None => {
                 let _ = writeln!(
                     s,
-                    "recommended: none of the candidates keeps {}x headroom at p99: make the tick cheaper or the horde smaller",
-                    args.headroom
+                    "recommended: none of the candidates keeps {}x headroom at p99: make the tick cheaper or the world smaller",
+                    b.headroom
                 );
             }
         }
         let _ = writeln!(
             s,
             "highest rate with {}x headroom at p99: {} Hz",
-            args.headroom,
-            max_rate(m.p99_ns, args.headroom)
+            b.headroom, b.max_hz
         );
-        if let Some(c) = m.catch_up_ns {
+        if let (Some(ns), Some(frames)) = (c.catch_up_ns, c.catch_up_frames()) {
             let _ = writeln!(
                 s,
-                "catch-up: {catch_up} ticks at once (maxCatchUpSteps) cost {:.3} ms = {:.2} display frames of 16.7 ms",
-                ms(c),
-                c as f64 / DISPLAY_FRAME_NS as f64
+                "catch-up: {} ticks at once (the most one resume catches up) cost {:.3} ms = {frames:.2} display frames of {:.1} ms",
+                p.catch_up,
+                ms(ns),
+                ms(DISPLAY_FRAME_NS)
             );
         }
-        if let (Some(d), Some(p)) = (&m.digest, m.pairs) {
-            let _ = write!(s, "final digest: {d} (overlapping pairs last tick: {p})");
+        if let Some(d) = &self.digest {
+            let _ = write!(s, "final digest: {d}");
         }
         s.trim_end().to_owned()
     }
 
-    fn json(&self, rows: &[RateRow], rec: Option<u32>) -> String {
-        let (cfg, args, warmup, catch_up, m) =
-            (self.cfg, self.args, self.warmup, self.catch_up, self.m);
-        let rates: Vec<serde_json::Value> = rows
+    fn json(&self) -> String {
+        let (args, p, b, c) = (self.args, self.plan, self.budget, &self.budget.cost);
+        let rates: Vec<serde_json::Value> = b
+            .rows
             .iter()
             .map(|r| {
                 serde_json::json!({
@@ -508,75 +264,32 @@ impl Run<'_> {
             })
             .collect();
         serde_json::json!({
-            "sim": "horde",
-            "enemies": cfg.enemies(),
-            "config": args.config.display().to_string(),
-            "measured": args.cost_ms.is_none(),
-            "warmupTicks": warmup,
-            "ticks": args.ticks,
-            "medianNs": m.median_ns,
-            "p99Ns": m.p99_ns,
-            "meanNs": m.mean_ns,
-            "maxNs": m.max_ns,
-            "requiredHeadroom": args.headroom,
+            "sim": self.profile.sim.id,
+            "simVersion": self.profile.sim.version,
+            "config": self.config_name(),
+            "enemies": args.enemies,
+            "workPerTick": self.profile.work_per_tick,
+            "inputs": args.inputs,
+            "measured": c.measured,
+            "warmupTicks": p.warmup,
+            "ticks": p.ticks,
+            "medianNs": c.median_ns,
+            "p99Ns": c.p99_ns,
+            "meanNs": c.mean_ns,
+            "maxNs": c.max_ns,
+            "requiredHeadroom": b.headroom,
             "rates": rates,
-            "recommendedHz": rec,
-            "maxHzAtHeadroom": max_rate(m.p99_ns, args.headroom),
+            "recommendedHz": b.recommended,
+            "maxHzAtHeadroom": b.max_hz,
             "catchUp": {
-                "steps": catch_up,
-                "runs": args.catch_up_runs,
-                "ns": m.catch_up_ns,
-                "displayFrames": m.catch_up_ns.map(|c| c as f64 / DISPLAY_FRAME_NS as f64),
+                "steps": p.catch_up,
+                "runs": p.catch_up_runs,
+                "ns": c.catch_up_ns,
+                "displayFrames": c.catch_up_frames(),
             },
-            "digest": m.digest,
-            "lastPairs": m.pairs,
+            "digest": self.digest,
         })
         .to_string()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seed_004_table_from_its_own_cost() {
-        // Seed 004: 9.2 ms per tick; budgets 50 / 33.3 / 16.6 ms; headroom
-        // 3.6x at 30 Hz and 1.8x at 60 Hz; 30 Hz chosen for 3x headroom.
-        let cost = 9_200_000;
-        let rows = rate_table(cost, cost, &[20, 30, 60], 3.0);
-        let budgets: Vec<f64> = rows.iter().map(RateRow::budget_ms_seed).collect();
-        assert_eq!(budgets, [50.0, 33.3, 16.6]);
-        let rounded: Vec<String> = rows
-            .iter()
-            .map(|r| format!("{:.1}", r.headroom_median))
-            .collect();
-        assert_eq!(rounded, ["5.4", "3.6", "1.8"]);
-        let verdicts: Vec<Verdict> = rows.iter().map(|r| r.verdict).collect();
-        assert_eq!(verdicts, [Verdict::Ok, Verdict::Ok, Verdict::Over]);
-        assert_eq!(recommend(&rows), Some(30));
-        // 1 s / (3 * 9.2 ms) = 36.2 Hz.
-        assert_eq!(max_rate(cost, 3.0), 36);
-    }
-
-    #[test]
-    fn tight_when_only_the_median_fits() {
-        // 30 Hz budget 33.3 ms: median 10 ms gives 3.3x, p99 12 ms only 2.8x.
-        let rows = rate_table(10_000_000, 12_000_000, &[30], 3.0);
-        assert_eq!(rows[0].verdict, Verdict::Tight);
-        assert_eq!(recommend(&rows), None);
-    }
-
-    #[test]
-    fn nearest_rank_percentiles_by_hand() {
-        let t = TickTimes::new((1..=200).rev().collect());
-        // 50 % of 200 is rank 100; 99 % is rank 198.
-        assert_eq!((t.median(), t.p99(), t.max()), (100, 198, 200));
-        let t = TickTimes::new(vec![7, 3, 5]);
-        // ceil(1.5) = rank 2; ceil(2.97) = rank 3.
-        assert_eq!((t.median(), t.p99()), (5, 7));
-        assert_eq!(TickTimes::new(vec![]).median(), 0);
-        assert_eq!(t.percentile(0), 3);
     }
 }
 
@@ -598,10 +311,12 @@ mod cli_tests {
     use crate::{Cli, run};
 
     fn budget(extra: &[&str]) -> Result<u8, crate::Failure> {
-        let cfg = format!("{}/../../config/horde.json", env!("CARGO_MANIFEST_DIR"));
-        let mut args = vec!["tickwise", "budget", "--config", &cfg];
+        let mut args = vec!["tickwise", "budget"];
         args.extend_from_slice(extra);
-        run(Cli::try_parse_from(args).unwrap())
+        run(
+            Cli::try_parse_from(args).unwrap(),
+            &crate::Catalog::builtin(),
+        )
     }
 
     #[test]
@@ -622,6 +337,9 @@ mod cli_tests {
             "10",
         ];
         assert_eq!(budget(&small).unwrap(), 0);
+        // Any catalog sim can be budgeted: the island has no catch-up setting.
+        let island = ["--sim", "island", "--warmup", "0", "--ticks", "50"];
+        assert_eq!(budget(&island).unwrap(), 0);
     }
 
     #[test]
@@ -634,6 +352,8 @@ mod cli_tests {
             (&["--ticks", "0"][..], "--ticks"),
             (&["--warmup", "99999999999"][..], "--warmup"),
             (&["--enemies", "0"][..], "enemies"),
+            (&["--sim", "zombies"][..], "known: island, horde"),
+            (&["--sim", "island", "--enemies", "5"][..], "enemies"),
         ] {
             assert_usage_error(budget(extra), extra, needle);
         }

@@ -7,11 +7,11 @@
 
 use std::path::PathBuf;
 
-use tickwise_sims::registry::{self, InputPlan};
+use tickwise_catalog::Catalog;
 
-use super::record::{parse_plan, read_limited};
+use super::record::{parse_plan, read_config};
 use super::verify::{LimitArgs, read_replay};
-use crate::Failure;
+use crate::{Failure, hints};
 
 /// Arguments.
 #[derive(Debug, clap::Args)]
@@ -29,11 +29,11 @@ pub struct Args {
     /// Run B is a live run of A's sim for A's tick count.
     #[arg(long)]
     pub live: bool,
-    /// The live run's inputs (`seed`, `random:SEED` or a JSON file).
+    /// The live run's inputs (`scripted`, `random:SEED` or a JSON file).
     #[arg(
         long,
-        value_name = "seed|random:SEED|FILE",
-        default_value = "seed",
+        value_name = "scripted|random:SEED|FILE",
+        default_value = "scripted",
         requires = "live"
     )]
     pub inputs: String,
@@ -50,25 +50,24 @@ pub struct Args {
 /// # Errors
 ///
 /// Exit code 2 for unreadable or invalid replays, configs or inputs.
-pub fn run(args: &Args) -> Result<u8, Failure> {
+pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let limits = args.limits.limits();
     let a = read_replay(&args.a, &limits)?;
     let (r, b_name) = match &args.b {
         Some(b_path) => {
             let b = read_replay(b_path, &limits)?;
             (
-                registry::compare_replays(&a, &b, &limits)?,
+                catalog.compare(&a, &b, &limits).map_err(hints::catalog)?,
                 b_path.display().to_string(),
             )
         }
         None => {
-            let plan: InputPlan = parse_plan(&args.inputs)?;
-            let config = match &args.config {
-                Some(p) => Some(read_limited(p, tickwise_sims::MAX_CONFIG_BYTES as u64)?),
-                None => None,
-            };
+            let plan = parse_plan(&args.inputs)?;
+            let config = read_config(args.config.as_deref())?;
             (
-                registry::compare_live(&a, &limits, config.as_deref(), &plan)?,
+                catalog
+                    .compare_live(&a, &limits, config.as_deref(), &plan)
+                    .map_err(hints::catalog)?,
                 format!("live run (inputs {})", args.inputs),
             )
         }
@@ -78,7 +77,7 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
         args.a.display(),
         r.ticks_a,
         r.ticks_b,
-        r.kind.info().id,
+        r.sim.id,
         r.comparison
     );
     if r.comparison.divergence.is_none() && r.ticks_a != r.ticks_b {

@@ -1,17 +1,20 @@
 //! `tickwise horde`: run the horde headless for T ticks; print digest and timing.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use anyhow::Context as _;
 use tickwise::{Sim, TickInput};
-use tickwise_sims::horde::{HordeWorld, demo_input};
+use tickwise_catalog::CatalogSim as _;
+use tickwise_lab::budget::{MAX_TICKS, time_ticks};
+use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 
-use super::budget::{check_ticks, load_horde, time_ticks};
+use super::record::read_config;
 use crate::Failure;
 
 /// What drives the player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Drive {
-    /// The demo walk: right, down, left, up, 90 ticks each.
+    /// The horde's scripted walk: right, down, left, up, 90 ticks each.
     Walk,
     /// No input: the player stands in the middle of the field.
     Still,
@@ -20,9 +23,9 @@ pub enum Drive {
 /// Arguments of `tickwise horde`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The horde config.
-    #[arg(long, value_name = "FILE", default_value = "config/horde.json")]
-    pub config: PathBuf,
+    /// The horde config (default: `config/horde.json`, built in).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Enemy count (overrides the config's `enemies`).
     #[arg(long, value_name = "N")]
     pub enemies: Option<u64>,
@@ -40,21 +43,53 @@ pub struct Args {
     pub json: bool,
 }
 
+/// Loads a horde config (the built-in default when `path` is `None`) and
+/// applies `--enemies`.
+///
+/// # Errors
+///
+/// Unreadable file, invalid config or enemy count, naming the file.
+pub fn load_horde(path: Option<&Path>, enemies: Option<u64>) -> anyhow::Result<HordeConfig> {
+    let name = path.map_or_else(
+        || "built-in horde config".to_owned(),
+        |p| p.display().to_string(),
+    );
+    let bytes = read_config(path)?;
+    let cfg = HordeConfig::from_json(bytes.as_deref().unwrap_or(HordeWorld::DEFAULT_CONFIG))
+        .with_context(|| name.clone())?;
+    match enemies {
+        Some(n) => cfg.with_enemies(n).context("--enemies"),
+        None => Ok(cfg),
+    }
+}
+
 /// Runs `tickwise horde`.
 ///
 /// # Errors
 ///
 /// Exit code 2 for an unreadable or invalid config, enemy count or tick count.
 pub fn run(args: &Args) -> Result<u8, Failure> {
-    let ticks = check_ticks("--ticks", args.ticks)?;
-    let mut cfg = load_horde(&args.config, args.enemies)?;
+    if args.ticks > MAX_TICKS {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "--ticks {} is more than the {MAX_TICKS} accepted",
+            args.ticks
+        )));
+    }
+    let ticks = args.ticks;
+    let mut cfg = load_horde(args.config.as_deref(), args.enemies)?;
     if let Some(seed) = args.seed {
         cfg = cfg.with_seed(seed);
     }
     let mut world = HordeWorld::new(&cfg);
     let times = match args.input {
-        Drive::Walk => time_ticks(&mut world, 0, ticks, demo_input),
-        Drive::Still => time_ticks(&mut world, 0, ticks, |_| TickInput::default()),
+        Drive::Walk => {
+            let mut t = 0;
+            time_ticks(ticks, || {
+                world.step(&scripted_input(t));
+                t += 1;
+            })
+        }
+        Drive::Still => time_ticks(ticks, || world.step(&TickInput::default())),
     };
     let n = times.len().max(1) as u64;
     let us = |ns: u64| ns as f64 / 1000.0;
@@ -115,15 +150,13 @@ mod tests {
     use crate::cmd::budget::assert_usage_error;
     use crate::{Cli, run};
 
-    fn config() -> String {
-        format!("{}/../../config/horde.json", env!("CARGO_MANIFEST_DIR"))
-    }
-
     fn horde(extra: &[&str]) -> Result<u8, crate::Failure> {
-        let cfg = config();
-        let mut args = vec!["tickwise", "horde", "--config", &cfg];
+        let mut args = vec!["tickwise", "horde"];
         args.extend_from_slice(extra);
-        run(Cli::try_parse_from(args).unwrap())
+        run(
+            Cli::try_parse_from(args).unwrap(),
+            &crate::Catalog::builtin(),
+        )
     }
 
     #[test]
@@ -139,9 +172,7 @@ mod tests {
         ] {
             assert_usage_error(horde(extra), extra, needle);
         }
-        let f =
-            run(Cli::try_parse_from(["tickwise", "horde", "--config", "/no/such.json"]).unwrap())
-                .unwrap_err();
+        let f = horde(&["--config", "/no/such.json"]).unwrap_err();
         assert!(
             format!("{:#}", f.error).contains("/no/such.json"),
             "{:#}",

@@ -1,15 +1,17 @@
 //! `tickwise record`: run a sim with scripted or generated inputs and write a replay.
 //!
-//! Also home of the flags `record`, `compare` and `sync-test` share: the sim,
-//! its config, and the input plan (`seed`, `random:SEED`, or a JSON file).
+//! Also home of the flags `record`, `compare`, `sync-test` and `budget`
+//! share: the sim, its config, and the input plan (`scripted`,
+//! `random:SEED`, or a JSON file), and of the one reader of files named on
+//! the command line.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use tickwise::{DEFAULT_CHECKPOINT_EVERY, ReplayLimits};
-use tickwise_sims::registry::{self, InputPlan, MAX_INPUTS_JSON_BYTES, SimKind};
+use tickwise_catalog::{Catalog, InputPlan, MAX_INPUTS_BYTES, SimInfo};
 
-use crate::Failure;
+use crate::{Failure, hints};
 
 /// Arguments.
 #[derive(Debug, clap::Args)]
@@ -32,48 +34,71 @@ pub struct Args {
     pub out: PathBuf,
 }
 
+/// The largest config file read, in bytes (configs are small JSON objects;
+/// the sim's own parser may set a lower limit).
+pub const MAX_CONFIG_FILE_BYTES: u64 = 1024 * 1024;
+
 /// The flags that choose a sim, its config and its inputs.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// The sim id (`island` or `horde`).
+    /// The sim id: any sim of the catalog (`tickwise`: `island` or `horde`).
     #[arg(long, value_name = "ID", default_value = "island")]
     pub sim: String,
-    /// The sim's JSON config (default: the sim's config in `config/`, built in).
+    /// The sim's config file (default: the sim's own default config, built
+    /// into the binary, so no file is needed).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Inputs: `seed` (the sim's scripted pattern: for the island the seeds'
-    /// `tick % 40 < 20 ? 1 : -1`, for the horde its demo walk), `random:SEED`
+    /// Inputs: `scripted` (the sim's scripted input: for the island 20 ticks
+    /// right then 20 left, for the horde a square walk), `random:SEED`
     /// (PCG32), or a JSON array file with one input per tick (island:
     /// integers; horde: objects with `held`, `pressed`, `released`, `axes`).
     /// Ticks past the array's end get the default input.
-    #[arg(long, value_name = "seed|random:SEED|FILE", default_value = "seed")]
+    #[arg(
+        long,
+        value_name = "scripted|random:SEED|FILE",
+        default_value = "scripted"
+    )]
     pub inputs: String,
 }
 
 impl RunArgs {
-    /// The sim, its config bytes and the input plan.
+    /// The sim, its config bytes (`None`: the sim's default) and the input
+    /// plan, all read before anything runs.
     ///
     /// # Errors
     ///
-    /// Unknown sim ids, unreadable files, malformed `random:` seeds.
-    pub fn resolve(&self) -> anyhow::Result<(SimKind, Vec<u8>, InputPlan)> {
-        let kind = SimKind::from_id(&self.sim)?;
-        let config = match &self.config {
-            Some(p) => read_limited(p, tickwise_sims::MAX_CONFIG_BYTES as u64)?,
-            None => kind.info().default_config.to_vec(),
-        };
-        Ok((kind, config, parse_plan(&self.inputs)?))
+    /// Unknown sim ids (listing the catalog's), unreadable or oversized
+    /// files, malformed `random:` seeds.
+    pub fn resolve(
+        &self,
+        catalog: &Catalog,
+    ) -> anyhow::Result<(SimInfo, Option<Vec<u8>>, InputPlan)> {
+        let info = catalog.get(&self.sim).map_err(hints::catalog)?;
+        let config = read_config(self.config.as_deref())?;
+        Ok((info, config, parse_plan(&self.inputs)?))
     }
 }
 
-/// Parses an `--inputs` value.
+/// Reads a `--config` file, if one was given.
 ///
 /// # Errors
 ///
-/// A `random:` seed that is not a `u64`, or an unreadable file.
+/// Unreadable or oversized files, naming the path.
+pub fn read_config(path: Option<&Path>) -> anyhow::Result<Option<Vec<u8>>> {
+    path.map(|p| read_limited(p, MAX_CONFIG_FILE_BYTES))
+        .transpose()
+}
+
+/// Parses an `--inputs` value: `scripted`, `random:SEED`, or the path of an
+/// inputs file (read here, up to [`MAX_INPUTS_BYTES`]; its elements are
+/// decoded by the sim when the plan is used).
+///
+/// # Errors
+///
+/// A `random:` seed that is not a `u64`, or an unreadable or oversized file.
 pub fn parse_plan(spec: &str) -> anyhow::Result<InputPlan> {
-    if spec == "seed" {
-        return Ok(InputPlan::Pattern);
+    if spec == "scripted" {
+        return Ok(InputPlan::Scripted);
     }
     if let Some(seed) = spec.strip_prefix("random:") {
         let seed = seed
@@ -81,10 +106,17 @@ pub fn parse_plan(spec: &str) -> anyhow::Result<InputPlan> {
             .with_context(|| format!("`random:SEED` needs a u64 seed, found {seed:?}"))?;
         return Ok(InputPlan::Random(seed));
     }
-    Ok(InputPlan::Json(read_limited(
-        Path::new(spec),
-        MAX_INPUTS_JSON_BYTES as u64,
-    )?))
+    Ok(InputPlan::Json(read_inputs_file(Path::new(spec))?))
+}
+
+/// Reads an inputs file (a JSON array, one element per tick) for any
+/// command, with the catalog's one byte limit, [`MAX_INPUTS_BYTES`].
+///
+/// # Errors
+///
+/// Unreadable or oversized files, naming the path.
+pub fn read_inputs_file(path: &Path) -> anyhow::Result<Vec<u8>> {
+    read_limited(path, MAX_INPUTS_BYTES)
 }
 
 /// Reads a file of at most `limit` bytes, checking the size before reading
@@ -123,7 +155,7 @@ pub fn read_limited(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
 /// # Errors
 ///
 /// Exit code 2 for bad flags, configs or inputs, or an unwritable output.
-pub fn run(args: &Args) -> Result<u8, Failure> {
+pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     if args.ticks > args.max_ticks {
         return Err(Failure::usage(anyhow::anyhow!(
             "--ticks {} is above --max-ticks {} (verifiers refuse such replays by default)",
@@ -131,8 +163,16 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
             args.max_ticks
         )));
     }
-    let (kind, config, plan) = args.run.resolve()?;
-    let rec = registry::record(kind, &config, &plan, args.ticks, args.checkpoint_every)?;
+    let (info, config, plan) = args.run.resolve(catalog)?;
+    let rec = catalog
+        .record(
+            info.id,
+            config.as_deref(),
+            &plan,
+            args.ticks,
+            args.checkpoint_every,
+        )
+        .map_err(hints::catalog)?;
     std::fs::write(&args.out, &rec.bytes)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     #[allow(clippy::cast_precision_loss, reason = "a ratio for display")]
@@ -140,7 +180,7 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
     println!(
         "wrote {}: {} {} ticks, {} input runs, {} bytes ({per_tick:.3} bytes/tick), digest {}",
         args.out.display(),
-        kind.info().id,
+        info.id,
         rec.ticks,
         rec.runs,
         rec.bytes.len(),

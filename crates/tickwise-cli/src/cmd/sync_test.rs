@@ -4,10 +4,10 @@
 //! ticks ago, re-simulates with the same inputs and compares checksums.
 //! Exit code 0 when every re-simulated tick matched, 1 on a desync.
 
-use tickwise_sims::registry;
+use tickwise_catalog::Catalog;
 
 use super::record::RunArgs;
-use crate::Failure;
+use crate::{Failure, hints};
 
 /// The largest `--rollback` accepted: the work is `ticks * (rollback + 1)` steps.
 pub const MAX_ROLLBACK: u64 = 1000;
@@ -33,23 +33,21 @@ pub struct Args {
 /// # Errors
 ///
 /// Exit code 2 for an unknown sim, bad config or inputs.
-pub fn run(args: &Args) -> Result<u8, Failure> {
-    let (kind, config, plan) = args.run.resolve()?;
-    let r = registry::sync_test(kind, &config, &plan, args.ticks, args.rollback)?;
+pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
+    let (info, config, plan) = args.run.resolve(catalog)?;
+    let r = catalog
+        .sync_test(info.id, config.as_deref(), &plan, args.ticks, args.rollback)
+        .map_err(hints::catalog)?;
     match r.mismatch {
         None => {
             println!(
                 "sync test passed: {} {} ticks, rollback {}, {} steps re-simulated, final checksum {:016x}",
-                kind.info().id,
-                r.ticks,
-                args.rollback,
-                r.resimulated_steps,
-                r.checksum
+                info.id, r.ticks, args.rollback, r.resimulated_steps, r.checksum
             );
             Ok(0)
         }
         Some(m) => {
-            println!("sync test FAILED: {} {m}", kind.info().id);
+            println!("sync test FAILED: {} {m}", info.id);
             Ok(1)
         }
     }

@@ -12,9 +12,9 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use rayon::prelude::*;
 use tickwise::{ReplayError, ReplayLimits, Verdict};
-use tickwise_sims::registry::{self, RegistryError};
+use tickwise_catalog::{Catalog, CatalogError};
 
-use crate::Failure;
+use crate::{Failure, hints};
 
 /// The extension of replay files picked up from directories.
 pub const REPLAY_EXTENSION: &str = "twr";
@@ -49,7 +49,8 @@ pub struct LimitArgs {
     #[arg(long, value_name = "BYTES", default_value_t = ReplayLimits::DEFAULT.max_file_bytes)]
     pub max_file_bytes: u64,
     /// Refuse replays whose re-simulation would cost more: ticks × work units
-    /// per tick (1 per island step, 1 + enemies per horde tick).
+    /// per tick (each sim states its own: 1 per island step, 1 + enemies per
+    /// horde tick).
     #[arg(long, value_name = "UNITS", default_value_t = ReplayLimits::DEFAULT.max_work)]
     pub max_work: u64,
 }
@@ -71,18 +72,19 @@ impl LimitArgs {
 ///
 /// # Errors
 ///
-/// [`RegistryError::Replay`] with [`ReplayError::FileTooLarge`] for an
-/// oversized file; an I/O error for an unreadable one.
+/// [`ReplayError::FileTooLarge`] (with its flag hint) for an oversized
+/// file; an I/O error for an unreadable one.
 pub fn read_replay(path: &Path, limits: &ReplayLimits) -> anyhow::Result<Vec<u8>> {
     let len = std::fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
     if len > limits.max_file_bytes {
-        return Err(RegistryError::Replay(ReplayError::FileTooLarge {
-            bytes: len,
-            limit: limits.max_file_bytes,
-        })
-        .into());
+        return Err(hints::catalog(CatalogError::Replay(
+            ReplayError::FileTooLarge {
+                bytes: len,
+                limit: limits.max_file_bytes,
+            },
+        )));
     }
     super::record::read_limited(path, limits.max_file_bytes)
 }
@@ -95,7 +97,7 @@ enum Outcome {
     Unreadable { why: String },
 }
 
-fn verify_file(path: &Path, limits: &ReplayLimits) -> Outcome {
+fn verify_file(path: &Path, limits: &ReplayLimits, catalog: &Catalog) -> Outcome {
     let bytes = match read_replay(path, limits) {
         Ok(b) => b,
         Err(e) => {
@@ -104,8 +106,10 @@ fn verify_file(path: &Path, limits: &ReplayLimits) -> Outcome {
             };
         }
     };
-    match registry::verify_bytes(&bytes, limits) {
-        Err(e) => Outcome::Unreadable { why: e.to_string() },
+    match catalog.verify(&bytes, limits) {
+        Err(e) => Outcome::Unreadable {
+            why: hints::catalog_message(&e),
+        },
         Ok(report) => match report.verdict {
             Verdict::Match { digest } => Outcome::Ok {
                 ticks: report.ticks_run,
@@ -228,7 +232,7 @@ fn progress_bar(len: u64, forced: bool) -> ProgressBar {
 /// # Errors
 ///
 /// Exit code 2 when the thread pool cannot be built.
-pub fn run(args: &Args) -> Result<u8, Failure> {
+pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let limits = args.limits.limits();
     let files = expand(&args.paths);
     let mut pool = rayon::ThreadPoolBuilder::new();
@@ -242,7 +246,7 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
         files
             .par_iter()
             .map(|f| {
-                let o = verify_file(f, &limits);
+                let o = verify_file(f, &limits, catalog);
                 pb.inc(1);
                 o
             })

@@ -64,11 +64,12 @@ pub fn move_vector(input: &TickInput) -> (i32, i32) {
     (dx * unit, dy * unit)
 }
 
-/// The demo walk used by `tickwise horde`, the benches and the tests: the
-/// player holds right, down, left, up for 90 ticks each (a square), with the
+/// The horde's scripted input for `tick`, a square walk used by
+/// `tickwise horde`, `budget`, `--inputs scripted`, the benches and the
+/// tests: the player holds right, down, left, up for 90 ticks each, with the
 /// pressed and released edges a keyboard would give.
 #[must_use]
-pub fn demo_input(tick: u64) -> TickInput {
+pub fn scripted_input(tick: u64) -> TickInput {
     const SIDES: [Button; 4] = [RIGHT, DOWN, LEFT, UP];
     let phase = (tick / 90) % 4;
     let held = SIDES[phase as usize];
@@ -124,12 +125,12 @@ mod tests {
 
     #[test]
     fn demo_walks_a_square() {
-        assert_eq!(move_vector(&demo_input(0)), (32_767, 0));
-        assert!(demo_input(0).was_pressed(RIGHT));
-        assert_eq!(move_vector(&demo_input(90)), (0, 32_767));
-        assert!(demo_input(90).was_released(RIGHT) && demo_input(90).was_pressed(DOWN));
-        assert_eq!(move_vector(&demo_input(200)), (-32_767, 0));
-        assert_eq!(move_vector(&demo_input(359)), (0, -32_767));
-        assert_eq!(move_vector(&demo_input(360)), (32_767, 0));
+        assert_eq!(move_vector(&scripted_input(0)), (32_767, 0));
+        assert!(scripted_input(0).was_pressed(RIGHT));
+        assert_eq!(move_vector(&scripted_input(90)), (0, 32_767));
+        assert!(scripted_input(90).was_released(RIGHT) && scripted_input(90).was_pressed(DOWN));
+        assert_eq!(move_vector(&scripted_input(200)), (-32_767, 0));
+        assert_eq!(move_vector(&scripted_input(359)), (0, -32_767));
+        assert_eq!(move_vector(&scripted_input(360)), (32_767, 0));
     }
 }

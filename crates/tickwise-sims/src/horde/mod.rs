@@ -71,13 +71,13 @@
 //!
 //! ```
 //! use tickwise::Sim;
-//! use tickwise_sims::horde::{HordeConfig, HordeWorld, demo_input};
+//! use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 //!
 //! let cfg = HordeConfig::from_json(include_bytes!("../../../../config/horde.json"))?
 //!     .with_enemies(500)?;
 //! let mut world = HordeWorld::new(&cfg);
 //! for t in 0..60 {
-//!     world.step(&demo_input(t));
+//!     world.step(&scripted_input(t));
 //! }
 //! assert_eq!(world.tick(), 60);
 //! assert_eq!(world.enemy_count(), 500);
@@ -98,7 +98,7 @@ pub use config::{
     HordeConfig, MAX_ENEMIES, MAX_ENEMY_RADIUS_PX, MAX_FIELD_PX, MAX_GRID_CELLS, MAX_SETTLE_TICKS,
 };
 pub use fixed::{SUBPX, oct_len};
-pub use input::{DOWN, LEFT, RIGHT, STICK_MAX, UP, demo_input, move_vector};
+pub use input::{DOWN, LEFT, RIGHT, STICK_MAX, UP, move_vector, scripted_input};
 pub use reference::NaiveHorde;
 pub use snapshot::HordeSnapshot;
 pub use world::{Enemy, HordeWorld};

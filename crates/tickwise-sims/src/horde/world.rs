@@ -915,8 +915,8 @@ mod tests {
         let mut r = NaiveHorde(w.clone());
         let mut diverged = false;
         for t in 0..200 {
-            w.step(&crate::horde::demo_input(t));
-            r.step(&crate::horde::demo_input(t));
+            w.step(&crate::horde::scripted_input(t));
+            r.step(&crate::horde::scripted_input(t));
             diverged |= w.checksum() != r.checksum();
         }
         assert!(diverged);

@@ -172,17 +172,18 @@ impl LifecycleConfig {
     }
 }
 
-/// The seeds' input for `tick`: `tick % 40 < 20 ? 1 : -1` (20 ticks right,
-/// 20 ticks left).
+/// The island's scripted input for `tick`: `tick % 40 < 20 ? 1 : -1`
+/// (20 ticks right, 20 ticks left), the pattern every golden digest of the
+/// island is computed with. The catalog's `--inputs scripted` uses it.
 #[must_use]
-pub const fn seed_input(tick: u64) -> i32 {
+pub const fn scripted_input(tick: u64) -> i32 {
     if tick % 40 < 20 { 1 } else { -1 }
 }
 
-/// The seeds' input pattern ([`seed_input`]) for ticks `0..len`.
+/// The scripted inputs ([`scripted_input`]) for ticks `0..len`.
 #[must_use]
-pub fn seed_inputs(len: usize) -> Vec<i32> {
-    (0..len as u64).map(seed_input).collect()
+pub fn scripted_inputs(len: usize) -> Vec<i32> {
+    (0..len as u64).map(scripted_input).collect()
 }
 
 /// The island world's state.

@@ -1,18 +1,24 @@
-//! The registry end to end: record, verify, forge, compare, sync-test, and
-//! the registry-level hostile cases (unknown sim, version, config, seed).
+//! The built-in sims through the catalog: record, verify, forge, compare,
+//! sync-test, and the catalog-level hostile cases (unknown sim, version,
+//! config, seed, work).
 
 use tickwise::{
     Pcg32, Recorder, Replay, ReplayError, ReplayHeader, ReplayLimits, TickInput, Verdict,
 };
-use tickwise_sims::ConfigError;
+use tickwise_catalog::{Catalog, CatalogError, CatalogSim, InputPlan, InputsError};
+use tickwise_sims::horde::HordeWorld;
 use tickwise_sims::island::{IslandConfig, IslandWorld};
-use tickwise_sims::registry::{self, InputPlan, RegistryError, SimKind};
 
 const ISLAND_CONFIG: &[u8] = include_bytes!("../../../config/island_loop.json");
 const LIMITS: ReplayLimits = ReplayLimits::DEFAULT;
 
+fn catalog() -> Catalog {
+    Catalog::builtin()
+}
+
 fn island(ticks: u64, plan: &InputPlan) -> Vec<u8> {
-    registry::record(SimKind::Island, ISLAND_CONFIG, plan, ticks, 60)
+    catalog()
+        .record("island", Some(ISLAND_CONFIG), plan, ticks, 60)
         .unwrap()
         .bytes
 }
@@ -44,12 +50,13 @@ fn cfg() -> IslandConfig {
 
 #[test]
 fn island_replay_of_the_seed_pattern_reaches_the_seeds_digest() {
-    let rec =
-        registry::record(SimKind::Island, ISLAND_CONFIG, &InputPlan::Pattern, 100, 60).unwrap();
+    let rec = catalog()
+        .record("island", None, &InputPlan::Scripted, 100, 60)
+        .unwrap();
     // Seed 000: 100 ticks of `tick % 40 < 20 ? 1 : -1`.
     assert_eq!(rec.digest, "100|-131|5050|18|100|323|3492529440|0");
     assert_eq!(rec.runs, 5, "runs of 20 identical inputs");
-    let report = registry::verify_bytes(&rec.bytes, &LIMITS).unwrap();
+    let report = catalog().verify(&rec.bytes, &LIMITS).unwrap();
     assert_eq!(report.ticks_run, 100);
     assert_eq!(
         report.verdict,
@@ -57,16 +64,16 @@ fn island_replay_of_the_seed_pattern_reaches_the_seeds_digest() {
             digest: "100|-131|5050|18|100|323|3492529440|0".into()
         }
     );
-    let (kind, header) = registry::identify(&rec.bytes, &LIMITS).unwrap();
+    let (info, header) = catalog().identify(&rec.bytes, &LIMITS).unwrap();
     assert_eq!(
-        (kind, header.seed, header.config.as_slice()),
-        (SimKind::Island, 20_261_012, ISLAND_CONFIG)
+        (info.id, header.seed, header.config.as_slice()),
+        ("island", 20_261_012, ISLAND_CONFIG)
     );
 }
 
 #[test]
 fn forged_island_inputs_are_caught_at_the_next_checkpoint_naming_the_fields() {
-    let bytes = island(600, &InputPlan::Pattern);
+    let bytes = island(600, &InputPlan::Scripted);
     let replay = Replay::<i32>::from_bytes(&bytes, &LIMITS).unwrap();
     let mut inputs: Vec<i32> = replay.inputs().copied().collect();
     assert_eq!(inputs[130], 1);
@@ -74,7 +81,7 @@ fn forged_island_inputs_are_caught_at_the_next_checkpoint_naming_the_fields() {
     let mut parts = replay.into_parts();
     parts.set_inputs(inputs);
     let forged = Replay::from_parts(parts).unwrap().to_bytes();
-    let report = registry::verify_bytes(&forged, &LIMITS).unwrap();
+    let report = catalog().verify(&forged, &LIMITS).unwrap();
     let Verdict::Diverged(d) = report.verdict else {
         panic!("{:?}", report.verdict)
     };
@@ -96,11 +103,12 @@ fn unknown_sim_id() {
         },
         &cfg(),
     );
-    let e = registry::verify_bytes(&bytes, &LIMITS).unwrap_err();
+    let e = catalog().verify(&bytes, &LIMITS).unwrap_err();
     assert_eq!(
         e,
-        RegistryError::UnknownSim {
-            id: "zombies".into()
+        CatalogError::UnknownSim {
+            id: "zombies".into(),
+            known: vec!["island", "horde"],
         }
     );
     assert!(e.to_string().contains("known: island, horde"), "{e}");
@@ -116,8 +124,8 @@ fn other_sim_version() {
         &cfg(),
     );
     assert_eq!(
-        registry::verify_bytes(&bytes, &LIMITS).unwrap_err(),
-        RegistryError::VersionMismatch {
+        catalog().verify(&bytes, &LIMITS).unwrap_err(),
+        CatalogError::VersionMismatch {
             id: "island".into(),
             found: 2,
             supported: 1
@@ -141,9 +149,9 @@ fn embedded_config_that_fails_validation() {
         },
         &c,
     );
-    let e = registry::verify_bytes(&bytes, &LIMITS).unwrap_err();
+    let e = catalog().verify(&bytes, &LIMITS).unwrap_err();
     assert!(
-        matches!(&e, RegistryError::Config(ConfigError::Inconsistent { key, .. }) if key == "frictionNum"),
+        matches!(&e, CatalogError::Config { sim: "island", message } if message.contains("`frictionNum`")),
         "{e}"
     );
     let not_json = island_with(
@@ -154,8 +162,8 @@ fn embedded_config_that_fails_validation() {
         &cfg(),
     );
     assert!(matches!(
-        registry::verify_bytes(&not_json, &LIMITS).unwrap_err(),
-        RegistryError::Config(ConfigError::Syntax { .. })
+        catalog().verify(&not_json, &LIMITS).unwrap_err(),
+        CatalogError::Config { sim: "island", message } if message.contains("JSON")
     ));
 }
 
@@ -169,8 +177,8 @@ fn header_seed_that_is_not_the_configs() {
         &cfg(),
     );
     assert_eq!(
-        registry::verify_bytes(&bytes, &LIMITS).unwrap_err(),
-        RegistryError::SeedMismatch {
+        catalog().verify(&bytes, &LIMITS).unwrap_err(),
+        CatalogError::SeedMismatch {
             stored: 7,
             config: 20_261_012
         }
@@ -197,8 +205,8 @@ fn island_replay_with_event_inputs() {
     rec.step(TickInput::default());
     let bytes = rec.finish().unwrap().1.to_bytes();
     assert_eq!(
-        registry::verify_bytes(&bytes, &LIMITS).unwrap_err(),
-        RegistryError::Replay(ReplayError::InputKindMismatch {
+        catalog().verify(&bytes, &LIMITS).unwrap_err(),
+        CatalogError::Replay(ReplayError::InputKindMismatch {
             expected: 1,
             found: 2
         })
@@ -207,14 +215,14 @@ fn island_replay_with_event_inputs() {
 
 #[test]
 fn declared_ticks_above_the_limit_are_refused_before_any_work() {
-    let bytes = island(1000, &InputPlan::Pattern);
+    let bytes = island(1000, &InputPlan::Scripted);
     let limits = ReplayLimits {
         max_ticks: 999,
         ..LIMITS
     };
     assert_eq!(
-        registry::verify_bytes(&bytes, &limits).unwrap_err(),
-        RegistryError::Replay(ReplayError::TooManyTicks {
+        catalog().verify(&bytes, &limits).unwrap_err(),
+        CatalogError::Replay(ReplayError::TooManyTicks {
             declared: 1000,
             limit: 999
         })
@@ -246,29 +254,41 @@ fn json_inputs_and_their_errors() {
         replay.inputs().copied().collect::<Vec<_>>(),
         [1, 1, -1, 0, 0]
     );
-    let e = registry::record(
-        SimKind::Island,
-        ISLAND_CONFIG,
-        &InputPlan::Json(b"[1, 2.5]".to_vec()),
-        5,
-        60,
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("element 1"), "{e}");
-    let horde = registry::record(
-        SimKind::Horde,
-        SimKind::Horde.info().default_config,
-        &InputPlan::Json(br#"[{"held": 8}, {"axes": [100, -100]}, {"jump": 1}]"#.to_vec()),
-        3,
-        60,
-    )
-    .unwrap_err();
-    assert!(horde.to_string().contains("element 2"), "{horde}");
+    let e = catalog()
+        .record(
+            "island",
+            None,
+            &InputPlan::Json(b"[1, 2.5]".to_vec()),
+            5,
+            60,
+        )
+        .unwrap_err();
+    assert_eq!(
+        e,
+        CatalogError::Inputs(InputsError::Element {
+            index: 1,
+            expected: "an integer in the i32 range".into(),
+            found: "2.5".into()
+        })
+    );
+    let horde = catalog()
+        .record(
+            "horde",
+            None,
+            &InputPlan::Json(br#"[{"held": 8}, {"axes": [100, -100]}, {"jump": 1}]"#.to_vec()),
+            3,
+            60,
+        )
+        .unwrap_err();
+    assert!(
+        horde.to_string().starts_with("inputs[2] must be an object"),
+        "{horde}"
+    );
 }
 
 #[test]
 fn compare_names_the_first_divergent_tick() {
-    let seed = island(300, &InputPlan::Pattern);
+    let seed = island(300, &InputPlan::Scripted);
     let random = island(300, &InputPlan::Random(5));
     let pattern: Vec<i32> = (0..300).map(|t| if t % 40 < 20 { 1 } else { -1 }).collect();
     let first = pattern
@@ -276,13 +296,15 @@ fn compare_names_the_first_divergent_tick() {
         .zip(random_island_inputs(5, 300))
         .position(|(a, b)| *a != b)
         .unwrap() as u64;
-    let r = registry::compare_replays(&seed, &random, &LIMITS).unwrap();
+    let r = catalog().compare(&seed, &random, &LIMITS).unwrap();
     assert_eq!(r.comparison.first_input_difference, Some(first));
     let d = r.comparison.divergence.unwrap();
     assert_eq!(d.tick, first + 1);
     assert_eq!(d.fields, ["posX", "velX"]);
     // The same replay against a live run with its own inputs: no divergence.
-    let live = registry::compare_live(&seed, &LIMITS, None, &InputPlan::Pattern).unwrap();
+    let live = catalog()
+        .compare_live(&seed, &LIMITS, None, &InputPlan::Scripted)
+        .unwrap();
     assert_eq!(
         (live.comparison.divergence, live.comparison.ticks),
         (None, 300)
@@ -291,7 +313,8 @@ fn compare_names_the_first_divergent_tick() {
     let other = String::from_utf8(ISLAND_CONFIG.to_vec())
         .unwrap()
         .replace("20261012", "1");
-    let live = registry::compare_live(&seed, &LIMITS, Some(other.as_bytes()), &InputPlan::Pattern)
+    let live = catalog()
+        .compare_live(&seed, &LIMITS, Some(other.as_bytes()), &InputPlan::Scripted)
         .unwrap();
     let d = live.comparison.divergence.unwrap();
     assert_eq!((d.tick, d.fields), (0, vec!["rng"]));
@@ -299,9 +322,10 @@ fn compare_names_the_first_divergent_tick() {
 
 #[test]
 fn horde_replays_verify_and_forgeries_are_caught() {
-    let config = SimKind::Horde.info().default_config;
-    let rec = registry::record(SimKind::Horde, config, &InputPlan::Pattern, 240, 60).unwrap();
-    let report = registry::verify_bytes(&rec.bytes, &LIMITS).unwrap();
+    let rec = catalog()
+        .record("horde", None, &InputPlan::Scripted, 240, 60)
+        .unwrap();
+    let report = catalog().verify(&rec.bytes, &LIMITS).unwrap();
     assert_eq!(
         report.verdict,
         Verdict::Match {
@@ -315,7 +339,7 @@ fn horde_replays_verify_and_forgeries_are_caught() {
     let mut parts = replay.into_parts();
     parts.set_inputs(inputs);
     let forged = Replay::from_parts(parts).unwrap().to_bytes();
-    let Verdict::Diverged(d) = registry::verify_bytes(&forged, &LIMITS).unwrap().verdict else {
+    let Verdict::Diverged(d) = catalog().verify(&forged, &LIMITS).unwrap().verdict else {
         panic!("forgery not caught")
     };
     assert_eq!((d.last_good_tick, d.tick), (60, 120));
@@ -324,26 +348,22 @@ fn horde_replays_verify_and_forgeries_are_caught() {
 
 #[test]
 fn sync_test_passes_for_both_registered_sims() {
-    let r = registry::sync_test(
-        SimKind::Island,
-        ISLAND_CONFIG,
-        &InputPlan::Random(1),
-        2000,
-        7,
-    )
-    .unwrap();
+    let r = catalog()
+        .sync_test("island", None, &InputPlan::Random(1), 2000, 7)
+        .unwrap();
     assert_eq!((r.mismatch, r.ticks), (None, 2000));
-    let small = String::from_utf8(SimKind::Horde.info().default_config.to_vec())
+    let small = String::from_utf8(HordeWorld::DEFAULT_CONFIG.to_vec())
         .unwrap()
         .replace("\"enemies\": 300", "\"enemies\": 40");
-    let r = registry::sync_test(
-        SimKind::Horde,
-        small.as_bytes(),
-        &InputPlan::Pattern,
-        200,
-        3,
-    )
-    .unwrap();
+    let r = catalog()
+        .sync_test(
+            "horde",
+            Some(small.as_bytes()),
+            &InputPlan::Scripted,
+            200,
+            3,
+        )
+        .unwrap();
     assert_eq!((r.mismatch, r.ticks), (None, 200));
 }
 
@@ -359,7 +379,7 @@ fn island_checksum_golden_vectors() {
         w.step(&(if t % 40 < 20 { 1 } else { -1 }));
     }
     assert_eq!(w.checksum(), 0xdc0b_35df_9a38_8d3a);
-    let bytes = island(100, &InputPlan::Pattern);
+    let bytes = island(100, &InputPlan::Scripted);
     let replay = Replay::<i32>::from_bytes(&bytes, &LIMITS).unwrap();
     let fin = replay.final_state();
     assert_eq!(fin.checksum, 0xdc0b_35df_9a38_8d3a);
@@ -394,28 +414,29 @@ fn island_checksum_golden_vectors() {
 #[test]
 fn work_above_the_limit_is_refused_before_re_simulating() {
     // Island: one unit per tick, so 1000 ticks need 1000 units.
-    let bytes = island(1000, &InputPlan::Pattern);
+    let bytes = island(1000, &InputPlan::Scripted);
     let tight = ReplayLimits {
         max_work: 999,
         ..LIMITS
     };
     assert_eq!(
-        registry::verify_bytes(&bytes, &tight).unwrap_err(),
-        RegistryError::TooMuchWork {
+        catalog().verify(&bytes, &tight).unwrap_err(),
+        CatalogError::TooMuchWork {
             ticks: 1000,
             per_tick: 1,
             limit: 999
         }
     );
     assert!(
-        registry::verify_bytes(
-            &bytes,
-            &ReplayLimits {
-                max_work: 1000,
-                ..LIMITS
-            }
-        )
-        .is_ok()
+        catalog()
+            .verify(
+                &bytes,
+                &ReplayLimits {
+                    max_work: 1000,
+                    ..LIMITS
+                }
+            )
+            .is_ok()
     );
     // Horde: 1 + enemies units per tick, taken from the replay's own config, so a
     // small file cannot declare a huge world and buy hours of verification.
@@ -423,19 +444,22 @@ fn work_above_the_limit_is_refused_before_re_simulating() {
     let enemies = tickwise_sims::horde::HordeConfig::from_json(horde_cfg)
         .unwrap()
         .enemies();
-    let rec = registry::record(SimKind::Horde, horde_cfg, &InputPlan::Pattern, 10, 60).unwrap();
+    let rec = catalog()
+        .record("horde", Some(horde_cfg), &InputPlan::Scripted, 10, 60)
+        .unwrap();
     let per_tick = 1 + u64::from(enemies);
     let limit = 10 * per_tick - 1;
     assert_eq!(
-        registry::verify_bytes(
-            &rec.bytes,
-            &ReplayLimits {
-                max_work: limit,
-                ..LIMITS
-            }
-        )
-        .unwrap_err(),
-        RegistryError::TooMuchWork {
+        catalog()
+            .verify(
+                &rec.bytes,
+                &ReplayLimits {
+                    max_work: limit,
+                    ..LIMITS
+                }
+            )
+            .unwrap_err(),
+        CatalogError::TooMuchWork {
             ticks: 10,
             per_tick,
             limit

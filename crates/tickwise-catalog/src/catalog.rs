@@ -1,0 +1,559 @@
+//! The [`Catalog`] value and its operations.
+//!
+//! A catalog is a list of type-erased entries, one per registered sim. Each
+//! entry is a zero-sized `Entry<S>` behind `dyn ErasedSim`: the generic code
+//! for `S` is monomorphised once, at registration, and every operation after
+//! that looks the sim up by id at run time. So the set of sims is open (any
+//! crate can add its own) without an enum or a macro listing them.
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::marker::PhantomData;
+
+use tickwise::{
+    Comparison, Recorder, Replay, ReplayHeader, ReplayLimits, SyncTestReport, VerifyReport,
+    compare_lockstep, read_header,
+};
+
+use crate::error::CatalogError;
+use crate::inputs::{InputPlan, PlanInputs};
+use crate::runner::{SimProfile, TickRunner};
+use crate::sim::{CatalogSim, SimInfo};
+
+/// The sims a tool can work with, looked up by the id a replay stores.
+///
+/// Build one with [`Catalog::builtin`] (the island and the horde) or
+/// [`Catalog::empty`], then add sims with [`Catalog::with`].
+pub struct Catalog {
+    sims: Vec<Box<dyn ErasedSim>>,
+}
+
+impl core::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.ids()).finish()
+    }
+}
+
+impl Default for Catalog {
+    /// The built-in sims, as [`Catalog::builtin`].
+    fn default() -> Catalog {
+        Catalog::builtin()
+    }
+}
+
+/// A replay just recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub struct Recorded {
+    /// The replay file.
+    pub bytes: Vec<u8>,
+    /// Ticks recorded.
+    pub ticks: u64,
+    /// Input runs in the file (runs of identical inputs are stored once).
+    pub runs: usize,
+    /// The final text digest.
+    pub digest: String,
+}
+
+/// A comparison of two runs of one sim.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub struct RunComparison {
+    /// The sim.
+    pub sim: SimInfo,
+    /// Ticks of run A.
+    pub ticks_a: u64,
+    /// Ticks of run B.
+    pub ticks_b: u64,
+    /// The lockstep comparison over the common ticks.
+    pub comparison: Comparison,
+}
+
+impl Catalog {
+    /// A catalog with no sims.
+    #[must_use]
+    pub const fn empty() -> Catalog {
+        Catalog { sims: Vec::new() }
+    }
+
+    /// The built-in sims: `island`, then `horde`.
+    #[must_use]
+    pub fn builtin() -> Catalog {
+        Catalog::empty()
+            .with::<tickwise_sims::island::IslandWorld>()
+            .with::<tickwise_sims::horde::HordeWorld>()
+    }
+
+    /// This catalog with `S` added. A sim registered under an id that is
+    /// already taken replaces the earlier one (in its place in the order),
+    /// so a game can ship its own build of a built-in id.
+    #[must_use]
+    pub fn with<S: CatalogSim>(mut self) -> Catalog {
+        let entry: Box<dyn ErasedSim> = Box::new(Entry::<S>(PhantomData));
+        match self.sims.iter_mut().find(|e| e.info().id == S::ID) {
+            Some(slot) => *slot = entry,
+            None => self.sims.push(entry),
+        }
+        self
+    }
+
+    /// The registered ids, in registration order.
+    pub fn ids(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.sims.iter().map(|e| e.info().id)
+    }
+
+    /// The registered sims, in registration order.
+    pub fn sims(&self) -> impl Iterator<Item = SimInfo> + '_ {
+        self.sims.iter().map(|e| e.info())
+    }
+
+    fn entry(&self, id: &str) -> Result<&dyn ErasedSim, CatalogError> {
+        self.sims
+            .iter()
+            .find(|e| e.info().id == id)
+            .map(|e| &**e)
+            .ok_or_else(|| CatalogError::UnknownSim {
+                id: id.into(),
+                known: self.ids().collect(),
+            })
+    }
+
+    /// The sim registered under `id`.
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], listing the known ids.
+    pub fn get(&self, id: &str) -> Result<SimInfo, CatalogError> {
+        self.entry(id).map(ErasedSim::info)
+    }
+
+    /// What the tools need to know about sim `id` under `config` (its
+    /// default config when `None`).
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`].
+    pub fn profile(&self, id: &str, config: Option<&[u8]>) -> Result<SimProfile, CatalogError> {
+        let e = self.entry(id)?;
+        e.profile(config.unwrap_or(e.info().default_config))
+    }
+
+    /// Runs sim `id` from `config` (its default config when `None`) for
+    /// `ticks` ticks with the inputs of `plan`, recording a replay with a
+    /// checkpoint every `checkpoint_every` ticks.
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
+    /// [`CatalogError::Inputs`] for a bad inputs file, and
+    /// [`CatalogError::Replay`] for a zero checkpoint interval or an id the
+    /// replay format cannot store. Nothing runs when any of these fail.
+    pub fn record(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        plan: &InputPlan,
+        ticks: u64,
+        checkpoint_every: u64,
+    ) -> Result<Recorded, CatalogError> {
+        let e = self.entry(id)?;
+        e.record(
+            config.unwrap_or(e.info().default_config),
+            plan,
+            ticks,
+            checkpoint_every,
+        )
+    }
+
+    /// Reads a replay's header and finds its sim, checking the version.
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::Replay`] for a malformed envelope or header,
+    /// [`CatalogError::UnknownSim`], [`CatalogError::VersionMismatch`].
+    pub fn identify(
+        &self,
+        bytes: &[u8],
+        limits: &ReplayLimits,
+    ) -> Result<(SimInfo, ReplayHeader), CatalogError> {
+        let (e, header) = self.identify_entry(bytes, limits)?;
+        Ok((e.info(), header))
+    }
+
+    fn identify_entry(
+        &self,
+        bytes: &[u8],
+        limits: &ReplayLimits,
+    ) -> Result<(&dyn ErasedSim, ReplayHeader), CatalogError> {
+        let header = read_header(bytes, limits)?;
+        let e = self.entry(&header.sim_id)?;
+        let supported = e.info().version;
+        if header.sim_version != supported {
+            return Err(CatalogError::VersionMismatch {
+                id: header.sim_id,
+                found: header.sim_version,
+                supported,
+            });
+        }
+        Ok((e, header))
+    }
+
+    /// Reads a replay of any catalog sim and re-simulates it with
+    /// [`tickwise::verify`].
+    ///
+    /// # Errors
+    ///
+    /// A [`CatalogError`] when the file cannot be verified at all (malformed,
+    /// unknown sim or version, invalid config, seed mismatch, over the work
+    /// limit). A replay that re-simulates differently is not an error: see
+    /// [`VerifyReport::verdict`].
+    pub fn verify(
+        &self,
+        bytes: &[u8],
+        limits: &ReplayLimits,
+    ) -> Result<VerifyReport, CatalogError> {
+        let (e, _) = self.identify_entry(bytes, limits)?;
+        e.verify(bytes, limits)
+    }
+
+    /// Re-simulates two replays of one sim in lockstep and reports the first
+    /// tick whose state checksums differ, over their common length.
+    ///
+    /// # Errors
+    ///
+    /// As [`Catalog::verify`] for either file, and
+    /// [`CatalogError::DifferentSims`].
+    pub fn compare(
+        &self,
+        a: &[u8],
+        b: &[u8],
+        limits: &ReplayLimits,
+    ) -> Result<RunComparison, CatalogError> {
+        let (e, ha) = self.identify_entry(a, limits)?;
+        let (_, hb) = self.identify_entry(b, limits)?;
+        if ha.sim_id != hb.sim_id {
+            return Err(CatalogError::DifferentSims {
+                a: ha.sim_id,
+                b: hb.sim_id,
+            });
+        }
+        e.compare(a, b, limits)
+    }
+
+    /// Re-simulates a replay (run A) in lockstep with a live run (run B) of
+    /// the same sim from `config` (the replay's own config when `None`) with
+    /// the inputs of `plan`, for the replay's tick count.
+    ///
+    /// # Errors
+    ///
+    /// As [`Catalog::verify`] for the file, [`CatalogError::Config`] for the
+    /// live config, [`CatalogError::Inputs`] for the plan.
+    pub fn compare_live(
+        &self,
+        replay: &[u8],
+        limits: &ReplayLimits,
+        config: Option<&[u8]>,
+        plan: &InputPlan,
+    ) -> Result<RunComparison, CatalogError> {
+        let (e, _) = self.identify_entry(replay, limits)?;
+        e.compare_live(replay, limits, config, plan)
+    }
+
+    /// Runs the rollback check [`tickwise::sync_test`] on sim `id` from
+    /// `config` (its default when `None`) with the inputs of `plan`.
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
+    /// [`CatalogError::Inputs`].
+    pub fn sync_test(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        plan: &InputPlan,
+        ticks: u64,
+        rollback: u64,
+    ) -> Result<SyncTestReport, CatalogError> {
+        let e = self.entry(id)?;
+        e.sync_test(
+            config.unwrap_or(e.info().default_config),
+            plan,
+            ticks,
+            rollback,
+        )
+    }
+
+    /// A type-erased runner of sim `id` from `config` (its default when
+    /// `None`) fed by `plan`: what `budget` times, for any catalog sim.
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
+    /// [`CatalogError::Inputs`].
+    pub fn runner(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        plan: &InputPlan,
+    ) -> Result<Box<dyn TickRunner>, CatalogError> {
+        let e = self.entry(id)?;
+        e.runner(config.unwrap_or(e.info().default_config), plan)
+    }
+}
+
+/// A replay header for a live recording of `S` (for
+/// `FixedLoop::start_recording`): parses `config`, and fills in the sim's id,
+/// version and seed. `ticks` and `input_kind` are left for the recorder.
+///
+/// # Errors
+///
+/// [`CatalogError::Config`] when `S` refuses the config.
+pub fn replay_header<S: CatalogSim>(
+    config: &[u8],
+    checkpoint_every: u64,
+) -> Result<ReplayHeader, CatalogError> {
+    let cfg = parse_config::<S>(config)?;
+    Ok(header_for::<S>(config, &cfg, checkpoint_every))
+}
+
+fn header_for<S: CatalogSim>(
+    config: &[u8],
+    cfg: &S::Config,
+    checkpoint_every: u64,
+) -> ReplayHeader {
+    ReplayHeader {
+        sim_id: S::ID.into(),
+        sim_version: S::VERSION,
+        config: config.to_vec(),
+        seed: S::seed(cfg),
+        ticks: 0,
+        checkpoint_every,
+        input_kind: 0,
+    }
+}
+
+fn parse_config<S: CatalogSim>(bytes: &[u8]) -> Result<S::Config, CatalogError> {
+    S::parse_config(bytes).map_err(|e| CatalogError::Config {
+        sim: S::ID,
+        message: alloc::format!("{e}"),
+    })
+}
+
+/// One registered sim with its type erased: every operation the catalog
+/// offers, for one `S`.
+trait ErasedSim: Send + Sync {
+    fn info(&self) -> SimInfo;
+    fn profile(&self, config: &[u8]) -> Result<SimProfile, CatalogError>;
+    fn record(
+        &self,
+        config: &[u8],
+        plan: &InputPlan,
+        ticks: u64,
+        checkpoint_every: u64,
+    ) -> Result<Recorded, CatalogError>;
+    fn verify(&self, bytes: &[u8], limits: &ReplayLimits) -> Result<VerifyReport, CatalogError>;
+    fn compare(
+        &self,
+        a: &[u8],
+        b: &[u8],
+        limits: &ReplayLimits,
+    ) -> Result<RunComparison, CatalogError>;
+    fn compare_live(
+        &self,
+        replay: &[u8],
+        limits: &ReplayLimits,
+        config: Option<&[u8]>,
+        plan: &InputPlan,
+    ) -> Result<RunComparison, CatalogError>;
+    fn sync_test(
+        &self,
+        config: &[u8],
+        plan: &InputPlan,
+        ticks: u64,
+        rollback: u64,
+    ) -> Result<SyncTestReport, CatalogError>;
+    fn runner(&self, config: &[u8], plan: &InputPlan) -> Result<Box<dyn TickRunner>, CatalogError>;
+}
+
+/// The erased entry for `S`: zero-sized, `Send + Sync` whatever `S` is.
+struct Entry<S>(PhantomData<fn() -> S>);
+
+impl<S: CatalogSim> Entry<S> {
+    /// A decoded replay with its sim's initial state, ready to re-simulate;
+    /// the work limit and the seed are checked before anything runs.
+    fn load(bytes: &[u8], limits: &ReplayLimits) -> Result<(S, Replay<S::Input>), CatalogError> {
+        let replay = Replay::<S::Input>::from_bytes(bytes, limits)?;
+        let cfg = parse_config::<S>(&replay.header().config)?;
+        let (ticks, per_tick) = (replay.header().ticks, S::work_per_tick(&cfg));
+        if ticks.saturating_mul(per_tick) > limits.max_work {
+            return Err(CatalogError::TooMuchWork {
+                ticks,
+                per_tick,
+                limit: limits.max_work,
+            });
+        }
+        let seed = S::seed(&cfg);
+        if seed != replay.header().seed {
+            return Err(CatalogError::SeedMismatch {
+                stored: replay.header().seed,
+                config: seed,
+            });
+        }
+        Ok((S::build(&cfg), replay))
+    }
+}
+
+impl<S: CatalogSim> ErasedSim for Entry<S> {
+    fn info(&self) -> SimInfo {
+        SimInfo::of::<S>()
+    }
+
+    fn profile(&self, config: &[u8]) -> Result<SimProfile, CatalogError> {
+        let cfg = parse_config::<S>(config)?;
+        Ok(profile_of::<S>(&cfg))
+    }
+
+    fn record(
+        &self,
+        config: &[u8],
+        plan: &InputPlan,
+        ticks: u64,
+        checkpoint_every: u64,
+    ) -> Result<Recorded, CatalogError> {
+        let cfg = parse_config::<S>(config)?;
+        let mut inputs = PlanInputs::<S>::new(plan)?;
+        let header = header_for::<S>(config, &cfg, checkpoint_every);
+        let mut rec = Recorder::new(S::build(&cfg), header)?;
+        for _ in 0..ticks {
+            rec.step(inputs.next_input());
+        }
+        let (_, replay) = rec.finish()?;
+        Ok(Recorded {
+            bytes: replay.to_bytes(),
+            ticks,
+            runs: replay.runs().len(),
+            digest: replay.final_digest().into(),
+        })
+    }
+
+    fn verify(&self, bytes: &[u8], limits: &ReplayLimits) -> Result<VerifyReport, CatalogError> {
+        let (sim, replay) = Self::load(bytes, limits)?;
+        Ok(tickwise::verify(sim, &replay))
+    }
+
+    fn compare(
+        &self,
+        a: &[u8],
+        b: &[u8],
+        limits: &ReplayLimits,
+    ) -> Result<RunComparison, CatalogError> {
+        let (mut sa, ra) = Self::load(a, limits)?;
+        let (mut sb, rb) = Self::load(b, limits)?;
+        let ticks = ra.ticks().min(rb.ticks());
+        let comparison = compare_lockstep(
+            &mut sa,
+            &mut sb,
+            ra.inputs().cloned(),
+            rb.inputs().cloned(),
+            ticks,
+        );
+        Ok(RunComparison {
+            sim: self.info(),
+            ticks_a: ra.ticks(),
+            ticks_b: rb.ticks(),
+            comparison,
+        })
+    }
+
+    fn compare_live(
+        &self,
+        replay: &[u8],
+        limits: &ReplayLimits,
+        config: Option<&[u8]>,
+        plan: &InputPlan,
+    ) -> Result<RunComparison, CatalogError> {
+        let (mut sa, ra) = Self::load(replay, limits)?;
+        let cfg = parse_config::<S>(config.unwrap_or(&ra.header().config))?;
+        let live = PlanInputs::<S>::new(plan)?;
+        let mut sb = S::build(&cfg);
+        let comparison = compare_lockstep(&mut sa, &mut sb, ra.inputs().cloned(), live, ra.ticks());
+        Ok(RunComparison {
+            sim: self.info(),
+            ticks_a: ra.ticks(),
+            ticks_b: ra.ticks(),
+            comparison,
+        })
+    }
+
+    fn sync_test(
+        &self,
+        config: &[u8],
+        plan: &InputPlan,
+        ticks: u64,
+        rollback: u64,
+    ) -> Result<SyncTestReport, CatalogError> {
+        let cfg = parse_config::<S>(config)?;
+        let mut inputs = PlanInputs::<S>::new(plan)?;
+        Ok(tickwise::sync_test(
+            S::build(&cfg),
+            |_| inputs.next_input(),
+            ticks,
+            rollback,
+        ))
+    }
+
+    fn runner(&self, config: &[u8], plan: &InputPlan) -> Result<Box<dyn TickRunner>, CatalogError> {
+        let cfg = parse_config::<S>(config)?;
+        let inputs = PlanInputs::<S>::new(plan)?;
+        Ok(Box::new(Runner::<S> {
+            sim: S::build(&cfg),
+            inputs,
+            tick: 0,
+            profile: profile_of::<S>(&cfg),
+        }))
+    }
+}
+
+fn profile_of<S: CatalogSim>(cfg: &S::Config) -> SimProfile {
+    SimProfile {
+        sim: SimInfo::of::<S>(),
+        seed: S::seed(cfg),
+        clock: S::clock_config(cfg),
+        work_per_tick: S::work_per_tick(cfg),
+        settle_ticks: S::settle_ticks(cfg),
+        max_catch_up_steps: S::max_catch_up_steps(cfg),
+    }
+}
+
+/// The runner behind [`Catalog::runner`].
+struct Runner<S: CatalogSim> {
+    sim: S,
+    inputs: PlanInputs<S>,
+    tick: u64,
+    profile: SimProfile,
+}
+
+impl<S: CatalogSim> TickRunner for Runner<S> {
+    fn step(&mut self) {
+        let input = self.inputs.next_input();
+        self.sim.step(&input);
+        self.tick = self.tick.saturating_add(1);
+    }
+
+    fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    fn checksum(&self) -> u64 {
+        self.sim.checksum()
+    }
+
+    fn digest(&self) -> String {
+        self.sim.digest()
+    }
+
+    fn profile(&self) -> &SimProfile {
+        &self.profile
+    }
+}

@@ -1,0 +1,190 @@
+//! What can go wrong, with the facts a caller needs to explain it.
+//!
+//! Messages state the limit or the fault, never a command-line flag: the
+//! catalog has no idea which front end is calling it. The `tickwise` CLI adds
+//! its flag hints on top.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use tickwise::ReplayError;
+
+/// Why an inputs file was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InputsError {
+    /// The file is larger than [`MAX_INPUTS_BYTES`](crate::MAX_INPUTS_BYTES).
+    TooLarge {
+        /// Its size.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The bytes are not JSON.
+    NotJson {
+        /// The JSON parser's message (with line and column).
+        message: String,
+    },
+    /// The JSON is not an array.
+    NotAnArray,
+    /// One element is not an input of the sim.
+    Element {
+        /// Its 0-based index (= the tick it is for).
+        index: u64,
+        /// What the sim expects, from [`CatalogSim::json_input`](crate::CatalogSim::json_input).
+        expected: String,
+        /// The element as found, as JSON text (shortened when long).
+        found: String,
+    },
+}
+
+impl fmt::Display for InputsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputsError::TooLarge { bytes, limit } => write!(
+                f,
+                "inputs file is {bytes} bytes, above the limit of {limit}"
+            ),
+            InputsError::NotJson { message } => write!(f, "inputs are not valid JSON: {message}"),
+            InputsError::NotAnArray => {
+                f.write_str("inputs must be a JSON array, one element per tick")
+            }
+            InputsError::Element {
+                index,
+                expected,
+                found,
+            } => write!(f, "inputs[{index}] must be {expected}, found {found}"),
+        }
+    }
+}
+
+impl core::error::Error for InputsError {}
+
+/// Why the catalog could not do what was asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CatalogError {
+    /// No sim is registered under this id.
+    UnknownSim {
+        /// The id asked for.
+        id: String,
+        /// The ids the catalog does have, in registration order.
+        known: Vec<&'static str>,
+    },
+    /// The replay was recorded by another version of the sim. This is not
+    /// a forgery: the file may be fine, this build just runs other rules.
+    VersionMismatch {
+        /// The sim id.
+        id: String,
+        /// The version in the replay.
+        found: u32,
+        /// The version this catalog runs.
+        supported: u32,
+    },
+    /// The replay file is malformed or over a reader limit.
+    Replay(ReplayError),
+    /// A config (given, or embedded in a replay) was refused by its sim.
+    Config {
+        /// The sim whose parser refused it.
+        sim: &'static str,
+        /// The sim's message.
+        message: String,
+    },
+    /// The replay's header seed is not the seed its config states.
+    SeedMismatch {
+        /// The header's seed.
+        stored: u64,
+        /// The config's seed.
+        config: u64,
+    },
+    /// An inputs file was refused.
+    Inputs(InputsError),
+    /// Re-simulating the replay would cost more than the work limit.
+    TooMuchWork {
+        /// Ticks the replay declares.
+        ticks: u64,
+        /// Work units per tick under its config.
+        per_tick: u64,
+        /// The limit ([`ReplayLimits::max_work`](tickwise::ReplayLimits)).
+        limit: u64,
+    },
+    /// Two replays of different sims cannot be compared.
+    DifferentSims {
+        /// The first replay's sim id.
+        a: String,
+        /// The second's.
+        b: String,
+    },
+}
+
+impl fmt::Display for CatalogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CatalogError::UnknownSim { id, known } => {
+                write!(f, "unknown sim id {id:?} (known: ")?;
+                if known.is_empty() {
+                    f.write_str("none")?;
+                }
+                for (i, k) in known.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(k)?;
+                }
+                f.write_str(")")
+            }
+            CatalogError::VersionMismatch {
+                id,
+                found,
+                supported,
+            } => write!(
+                f,
+                "replay was recorded by {id} version {found}; this build runs version {supported}"
+            ),
+            CatalogError::Replay(e) => write!(f, "{e}"),
+            CatalogError::Config { sim, message } => write!(f, "invalid {sim} config: {message}"),
+            CatalogError::SeedMismatch { stored, config } => write!(
+                f,
+                "replay header says seed {stored} but its config says {config}"
+            ),
+            CatalogError::Inputs(e) => write!(f, "{e}"),
+            CatalogError::TooMuchWork {
+                ticks,
+                per_tick,
+                limit,
+            } => write!(
+                f,
+                "re-simulating {ticks} ticks at {per_tick} work units each exceeds the work limit of {limit}"
+            ),
+            CatalogError::DifferentSims { a, b } => {
+                write!(f, "cannot compare a {a} replay with a {b} replay")
+            }
+        }
+    }
+}
+
+/// The wrapping variants are transparent: their text is the inner error's
+/// text, so `source` skips to the inner error's own source (a reporter that
+/// prints the whole chain then shows each message once).
+impl core::error::Error for CatalogError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            CatalogError::Replay(e) => e.source(),
+            CatalogError::Inputs(e) => e.source(),
+            _ => None,
+        }
+    }
+}
+
+impl From<ReplayError> for CatalogError {
+    fn from(e: ReplayError) -> Self {
+        CatalogError::Replay(e)
+    }
+}
+
+impl From<InputsError> for CatalogError {
+    fn from(e: InputsError) -> Self {
+        CatalogError::Inputs(e)
+    }
+}

@@ -1,0 +1,112 @@
+//! The trait a game implements once for its sim, and what the catalog knows
+//! about a registered sim.
+
+use alloc::string::String;
+
+use serde_json::Value;
+use tickwise::{ClockConfig, Pcg32, ReplayInput, Sim};
+
+/// A sim the catalog can record, verify, compare, sync-test and time.
+///
+/// Everything the tools need beyond [`Sim`] itself: the identity a replay
+/// stores (so a verifier can pick the right code), how to turn config bytes
+/// into an initial state, and three ways to make inputs without a player
+/// (a fixed script, a seeded random stream, a JSON file).
+///
+/// The config is stored in every replay as the exact bytes it was parsed
+/// from, so a verifier rebuilds the same initial state without any file of
+/// its own. Bump [`VERSION`](CatalogSim::VERSION) whenever the step changes a
+/// result: replays of the old version are then refused as
+/// [`CatalogError::VersionMismatch`](crate::CatalogError::VersionMismatch)
+/// instead of being reported as forgeries.
+pub trait CatalogSim: Sim<Input: ReplayInput> + Clone + 'static {
+    /// The id stored in replays and accepted by `--sim`: 1 to 64 ASCII
+    /// letters, digits, `_`, `-` or `.` (the replay format's name rule).
+    const ID: &'static str;
+    /// The version stored in replays.
+    const VERSION: u32;
+    /// The config used when none is given (embed it with `include_bytes!`
+    /// so the tools run from any directory).
+    const DEFAULT_CONFIG: &'static [u8];
+
+    /// The parsed, validated config.
+    type Config;
+    /// Why config bytes were refused; its text is shown to the user.
+    type ConfigError: core::fmt::Display;
+
+    /// Parses and validates config bytes.
+    ///
+    /// # Errors
+    ///
+    /// The sim's own error, ideally naming the offending key.
+    fn parse_config(bytes: &[u8]) -> Result<Self::Config, Self::ConfigError>;
+
+    /// The initial state.
+    fn build(config: &Self::Config) -> Self;
+
+    /// The seed the config states; stored in the replay header and checked
+    /// against the embedded config when verifying.
+    fn seed(config: &Self::Config) -> u64;
+
+    /// How a live loop should step this sim (step length, caps).
+    fn clock_config(config: &Self::Config) -> ClockConfig;
+
+    /// What one tick costs in abstract work units, so a verifier can refuse
+    /// a small file that declares an enormous world before running it
+    /// (ticks × this ≤ [`ReplayLimits::max_work`](tickwise::ReplayLimits)).
+    /// Use 1 for a sim whose tick cost does not depend on its config.
+    fn work_per_tick(config: &Self::Config) -> u64;
+
+    /// The sim's scripted input for `tick`: a fixed, documented pattern used
+    /// when no inputs are given (`--inputs scripted`).
+    fn scripted_input(tick: u64) -> Self::Input;
+
+    /// One input drawn from `rng` (`--inputs random:SEED`).
+    fn random_input(rng: &mut Pcg32) -> Self::Input;
+
+    /// One element of an inputs file.
+    ///
+    /// # Errors
+    ///
+    /// What the element should have been, e.g. "an integer in the i32 range".
+    fn json_input(value: &Value) -> Result<Self::Input, String>;
+
+    /// Ticks to run before timing a tick's cost (`budget`), so the
+    /// measurement sees the sim's steady state rather than its empty start.
+    /// Defaults to 0.
+    fn settle_ticks(config: &Self::Config) -> u64 {
+        let _ = config;
+        0
+    }
+
+    /// The most ticks one resume may catch up under this config, if the sim
+    /// has such a setting; `budget` times a burst of that many ticks.
+    /// Defaults to `None` (no burst timed unless asked for).
+    fn max_catch_up_steps(config: &Self::Config) -> Option<u64> {
+        let _ = config;
+        None
+    }
+}
+
+/// A registered sim's identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimInfo {
+    /// The id stored in replays ([`CatalogSim::ID`]).
+    pub id: &'static str,
+    /// The version stored in replays ([`CatalogSim::VERSION`]).
+    pub version: u32,
+    /// The default config ([`CatalogSim::DEFAULT_CONFIG`]).
+    pub default_config: &'static [u8],
+}
+
+impl SimInfo {
+    /// The identity of `S`.
+    #[must_use]
+    pub const fn of<S: CatalogSim>() -> SimInfo {
+        SimInfo {
+            id: S::ID,
+            version: S::VERSION,
+            default_config: S::DEFAULT_CONFIG,
+        }
+    }
+}
