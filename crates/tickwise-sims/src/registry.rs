@@ -22,7 +22,7 @@ use core::fmt;
 use serde_json::Value;
 use tickwise::{
     AXES, Buttons, Comparison, Pcg32, Recorder, Replay, ReplayError, ReplayHeader, ReplayInput,
-    ReplayLimits, Sim, SyncTestReport, TickInput, VerifyReport, compare_lockstep, read_header,
+    ReplayLimits, Sim, SyncTestReport, TickInput, VerifyReport, read_header,
 };
 
 use crate::config::ConfigError;
@@ -609,8 +609,7 @@ pub fn compare_replays(
     with_sim!(kind, S => {
         let (mut sa, ra) = load::<S>(a, limits)?;
         let (mut sb, rb) = load::<S>(b, limits)?;
-        let ticks = ra.ticks().min(rb.ticks());
-        let comparison = compare_lockstep(&mut sa, &mut sb, ra.inputs().cloned(), rb.inputs().cloned(), ticks);
+        let comparison = tickwise::compare_replays(&mut sa, &mut sb, &ra, &rb);
         Ok(RunComparison { kind, ticks_a: ra.ticks(), ticks_b: rb.ticks(), comparison })
     })
 }
@@ -635,7 +634,9 @@ pub fn compare_live(
         let cfg = S::parse_config(config.unwrap_or(&ra.header().config))?;
         let mut sb = S::build(&cfg);
         let live = Generated::<S>::new(plan)?;
-        let comparison = compare_lockstep(&mut sa, &mut sb, ra.inputs().cloned(), live, ra.ticks());
+        let comparison = tickwise::compare_lockstep_with_events(
+            &mut sa, &mut sb, ra.inputs().cloned(), live, ra.host_events(), &[], ra.ticks(),
+        );
         Ok(RunComparison { kind, ticks_a: ra.ticks(), ticks_b: ra.ticks(), comparison })
     })
 }
