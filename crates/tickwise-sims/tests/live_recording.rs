@@ -318,3 +318,47 @@ proptest! {
         );
     }
 }
+
+/// The replays checked in for the fuzzer's corpus are current: format
+/// version 2, and each re-simulates to its stored final state.
+#[test]
+fn checked_in_replays_are_version_2_and_verify() {
+    use tickwise_sims::horde::{HordeConfig, HordeWorld};
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/seeds/replay_reader"
+    );
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "twr") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes[8..10], [2, 0], "{}", path.display());
+        let header = tickwise::read_header(&bytes, &ReplayLimits::DEFAULT).unwrap();
+        let report = match header.sim_id.as_str() {
+            "island" => {
+                let replay = Replay::<i32>::from_bytes(&bytes, &ReplayLimits::DEFAULT).unwrap();
+                let cfg = IslandConfig::from_json(&header.config).unwrap();
+                verify(IslandWorld::new(&cfg), &replay)
+            }
+            "horde" => {
+                let replay =
+                    Replay::<tickwise::TickInput>::from_bytes(&bytes, &ReplayLimits::DEFAULT)
+                        .unwrap();
+                let cfg = HordeConfig::from_json(&header.config).unwrap();
+                verify(HordeWorld::new(&cfg), &replay)
+            }
+            other => panic!("unexpected sim {other}"),
+        };
+        assert!(
+            report.is_match(),
+            "{}: {:?}",
+            path.display(),
+            report.verdict
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 5);
+}

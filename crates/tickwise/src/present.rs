@@ -236,7 +236,9 @@ mod tests {
         }
     }
 
-    fn capped_loop() -> FixedLoop<Mover, FnInputs<fn(Tick) -> i64>> {
+    type MoverLoop = FixedLoop<Mover, FnInputs<fn(Tick) -> i64>>;
+
+    fn capped_loop() -> MoverLoop {
         let inputs: FnInputs<fn(Tick) -> i64> = FnInputs(|t: Tick| t.get() as i64 % 5);
         FixedLoop::new(
             Mover(0),
