@@ -362,3 +362,43 @@ fn checked_in_replays_are_version_2_and_verify() {
     }
     assert_eq!(seen, 5);
 }
+
+/// Replay-vs-replay comparison applies host events: two recordings of the
+/// same live session agree; editing one's dropped time is reported at the
+/// event's tick, with the field it changed.
+#[test]
+fn comparing_replays_applies_their_host_events() {
+    let mut lp = island(config().clock_config());
+    for d in [3, 7, 13, 29, 48].repeat(3) {
+        let _ = lp.frame(ms(d));
+    }
+    let _ = lp.frame(ms(100_000)); // tick 18 -> 26: a host event at tick 26
+    for d in [3, 7, 13, 29, 48].repeat(3) {
+        let _ = lp.frame(ms(d));
+    }
+    let a = lp.replay().unwrap();
+    let b = lp.replay().unwrap();
+    let fresh = || IslandWorld::new(&config());
+    let same = tickwise::compare_replays(&mut fresh(), &mut fresh(), &a, &b);
+    assert_eq!((same.divergence, same.first_event_difference), (None, None));
+    assert_eq!(same.ticks, lp.tick().get());
+    let mut parts = b.into_parts();
+    assert_eq!(parts.host_events[0].tick, 26);
+    parts.host_events[0].kind = HostEventKind::TimeDropped(ms(1));
+    let edited = Replay::from_parts(parts).unwrap();
+    let c = tickwise::compare_replays(&mut fresh(), &mut fresh(), &a, &edited);
+    assert_eq!(
+        (c.first_event_difference, c.first_input_difference),
+        (Some(26), None)
+    );
+    let d = c.divergence.unwrap();
+    assert_eq!(
+        (d.tick, d.fields.as_slice()),
+        (26, ["droppedMs"].as_slice())
+    );
+    assert!(
+        c.to_string()
+            .contains("host events first differ at tick 26"),
+        "{c}"
+    );
+}

@@ -9,7 +9,9 @@
 //! * [`Lifecycle`] handles running / paused / background and turns time away
 //!   into steps under a [`CatchUpPolicy`], reporting every millisecond.
 //! * [`FixedLoop`] owns a [`Sim`], feeds each step the input of its tick from
-//!   an [`InputSource`], and only lends the sim out read-only.
+//!   an [`InputSource`], and only lends the sim out read-only. It runs at an
+//!   exact rational [`Speed`] (slow motion, fast-forward) and can record the
+//!   session it runs as a [`Replay`] (`start_recording`, `replay`).
 //! * [`SceneStack`], [`Lcg32`] / [`Pcg32`], [`Fnv1a64`] checksums and per-field
 //!   hashes complete the kernel.
 //! * [`replay`]: versioned replay files ([`Recorder`], [`Replay`], [`verify`]),
