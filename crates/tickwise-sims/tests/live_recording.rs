@@ -391,7 +391,7 @@ fn comparing_replays_applies_their_host_events() {
         (c.first_event_difference, c.first_input_difference),
         (Some(26), None)
     );
-    let d = c.divergence.unwrap();
+    let d = c.divergence.clone().unwrap();
     assert_eq!(
         (d.tick, d.fields.as_slice()),
         (26, ["droppedMs"].as_slice())
