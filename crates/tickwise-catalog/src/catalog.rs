@@ -13,7 +13,7 @@ use core::marker::PhantomData;
 
 use tickwise::{
     Comparison, Recorder, Replay, ReplayHeader, ReplayLimits, SyncTestReport, VerifyReport,
-    compare_lockstep, read_header,
+    compare_lockstep_with_events, read_header,
 };
 
 use crate::error::CatalogError;
@@ -450,14 +450,8 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
     ) -> Result<RunComparison, CatalogError> {
         let (mut sa, ra) = Self::load(a, limits)?;
         let (mut sb, rb) = Self::load(b, limits)?;
-        let ticks = ra.ticks().min(rb.ticks());
-        let comparison = compare_lockstep(
-            &mut sa,
-            &mut sb,
-            ra.inputs().cloned(),
-            rb.inputs().cloned(),
-            ticks,
-        );
+        // Host events (time the live loop dropped) are part of each run.
+        let comparison = tickwise::compare_replays(&mut sa, &mut sb, &ra, &rb);
         Ok(RunComparison {
             sim: self.info(),
             ticks_a: ra.ticks(),
@@ -477,7 +471,15 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         let cfg = parse_config::<S>(config.unwrap_or(&ra.header().config))?;
         let live = PlanInputs::<S>::new(plan)?;
         let mut sb = S::build(&cfg);
-        let comparison = compare_lockstep(&mut sa, &mut sb, ra.inputs().cloned(), live, ra.ticks());
+        let comparison = compare_lockstep_with_events(
+            &mut sa,
+            &mut sb,
+            ra.inputs().cloned(),
+            live,
+            ra.host_events(),
+            &[],
+            ra.ticks(),
+        );
         Ok(RunComparison {
             sim: self.info(),
             ticks_a: ra.ticks(),

@@ -3,7 +3,7 @@
 //! config, seed, work).
 
 use tickwise::{
-    Pcg32, Recorder, Replay, ReplayError, ReplayHeader, ReplayLimits, TickInput, Verdict,
+    Pcg32, Recorder, Replay, ReplayError, ReplayHeader, ReplayLimits, ReplayVerdict, TickInput,
 };
 use tickwise_catalog::{Catalog, CatalogError, CatalogSim, InputPlan, InputsError};
 use tickwise_sims::horde::HordeWorld;
@@ -60,7 +60,7 @@ fn island_replay_of_the_seed_pattern_reaches_the_seeds_digest() {
     assert_eq!(report.ticks_run, 100);
     assert_eq!(
         report.verdict,
-        Verdict::Match {
+        ReplayVerdict::Match {
             digest: "100|-131|5050|18|100|323|3492529440|0".into()
         }
     );
@@ -82,7 +82,7 @@ fn forged_island_inputs_are_caught_at_the_next_checkpoint_naming_the_fields() {
     parts.set_inputs(inputs);
     let forged = Replay::from_parts(parts).unwrap().to_bytes();
     let report = catalog().verify(&forged, &LIMITS).unwrap();
-    let Verdict::Diverged(d) = report.verdict else {
+    let ReplayVerdict::Diverged(d) = report.verdict else {
         panic!("{:?}", report.verdict)
     };
     assert_eq!(
@@ -328,7 +328,7 @@ fn horde_replays_verify_and_forgeries_are_caught() {
     let report = catalog().verify(&rec.bytes, &LIMITS).unwrap();
     assert_eq!(
         report.verdict,
-        Verdict::Match {
+        ReplayVerdict::Match {
             digest: rec.digest.clone()
         }
     );
@@ -339,7 +339,7 @@ fn horde_replays_verify_and_forgeries_are_caught() {
     let mut parts = replay.into_parts();
     parts.set_inputs(inputs);
     let forged = Replay::from_parts(parts).unwrap().to_bytes();
-    let Verdict::Diverged(d) = catalog().verify(&forged, &LIMITS).unwrap().verdict else {
+    let ReplayVerdict::Diverged(d) = catalog().verify(&forged, &LIMITS).unwrap().verdict else {
         panic!("forgery not caught")
     };
     assert_eq!((d.last_good_tick, d.tick), (60, 120));

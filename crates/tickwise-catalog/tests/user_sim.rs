@@ -3,7 +3,9 @@
 //! and id rules.
 
 use serde_json::Value;
-use tickwise::{ClockConfig, Pcg32, Replay, ReplayLimits, Sim, StateVisitor, StepLength, Verdict};
+use tickwise::{
+    ClockConfig, Pcg32, Replay, ReplayLimits, ReplayVerdict, Sim, StateVisitor, StepLength,
+};
 use tickwise_catalog::{Catalog, CatalogError, CatalogSim, InputPlan, replay_header};
 
 /// A counter that adds its input to `total` and counts odd totals.
@@ -142,7 +144,7 @@ fn record_verify_tamper_compare() {
     let report = c.verify(&rec.bytes, &LIMITS).unwrap();
     assert_eq!(
         report.verdict,
-        Verdict::Match {
+        ReplayVerdict::Match {
             digest: rec.digest.clone()
         }
     );
@@ -155,7 +157,7 @@ fn record_verify_tamper_compare() {
     let mut parts = replay.into_parts();
     parts.set_inputs(inputs);
     let forged = Replay::from_parts(parts).unwrap().to_bytes();
-    let Verdict::Diverged(d) = c.verify(&forged, &LIMITS).unwrap().verdict else {
+    let ReplayVerdict::Diverged(d) = c.verify(&forged, &LIMITS).unwrap().verdict else {
         panic!("forgery not caught")
     };
     assert_eq!((d.last_good_tick, d.tick), (3, 6));

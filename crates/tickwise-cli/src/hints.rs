@@ -21,9 +21,8 @@ fn limit_flag(e: &CatalogError) -> Option<&'static str> {
 pub(crate) fn catalog_message(e: &CatalogError) -> String {
     let msg = e.to_string();
     match limit_flag(e) {
-        // The kernel's own messages may already name the flag; say it once.
-        Some(flag) if !msg.contains(flag) => format!("{msg} (raise it with {flag})"),
-        _ => msg,
+        Some(flag) => format!("{msg} (raise it with {flag})"),
+        None => msg,
     }
 }
 

@@ -9,6 +9,7 @@
 //! | `advance N` | N direct steps (whatever the lifecycle state) |
 //! | `pause`, `background` | leave the running state |
 //! | `resume-after MS` | the wall clock moves MS, then resume (refused, changing nothing, when running) |
+//! | `speed P Q` | time scale P/Q from now on (1 ≤ P, Q ≤ 1000, P/Q ≤ 16): frames and time away are scaled exactly |
 //! | `push NAME`, `pop` | scene stack |
 //!
 //! The wall clock also moves with every frame, paused or not. The whole script
@@ -20,7 +21,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use tickwise::{MAX_SCENE_NAME, is_valid_scene_name};
+use tickwise::{MAX_SCENE_NAME, MAX_SPEED_RATIO, MAX_SPEED_TERM, Speed, is_valid_scene_name};
 use tickwise_catalog::{CatalogSim as _, parse_inputs};
 use tickwise_sims::island::{
     self, IslandConfig, IslandSession, IslandWorld, LifecycleConfig, ResumeSummary, SessionError,
@@ -73,6 +74,8 @@ pub enum Command {
     Background,
     /// `resume-after MS`.
     ResumeAfter(u64),
+    /// `speed P Q`: the time scale P/Q from now on.
+    Speed(Speed),
     /// `push NAME`.
     Push(String),
     /// `pop`.
@@ -90,6 +93,7 @@ impl Command {
             Command::Pause => "pause",
             Command::Background => "background",
             Command::ResumeAfter(_) => "resume-after",
+            Command::Speed(_) => "speed",
             Command::Push(_) => "push",
             Command::Pop => "pop",
         }
@@ -199,6 +203,20 @@ fn parse_line(words: &[&str]) -> Result<Command, String> {
             arity(1, "resume-after MS")?;
             Ok(Command::ResumeAfter(number(args[0], "MS", MAX_MS)?))
         }
+        "speed" => {
+            arity(2, "speed P Q")?;
+            let p = number(args[0], "P", u64::from(MAX_SPEED_TERM))?;
+            let q = number(args[1], "Q", u64::from(MAX_SPEED_TERM))?;
+            let (Ok(p32), Ok(q32)) = (u32::try_from(p), u32::try_from(q)) else {
+                return Err(format!("P and Q must be at most {MAX_SPEED_TERM}"));
+            };
+            if p32 == 0 || q32 == 0 {
+                return Err(format!("P and Q must be at least 1, found {p} {q}"));
+            }
+            Speed::new(p32, q32)
+                .map(Command::Speed)
+                .map_err(|_| format!("speed {p}/{q} is faster than {MAX_SPEED_RATIO}"))
+        }
         "push" => {
             arity(1, "push NAME")?;
             if !is_valid_scene_name(args[0]) {
@@ -211,7 +229,7 @@ fn parse_line(words: &[&str]) -> Result<Command, String> {
         }
         "pop" => arity(0, "pop").map(|()| Command::Pop),
         other => Err(format!(
-            "unknown command {other:?} (expected frames, frame, advance, pause, background, resume-after, push or pop)"
+            "unknown command {other:?} (expected frames, frame, advance, pause, background, resume-after, speed, push or pop)"
         )),
     }
 }
@@ -235,6 +253,10 @@ pub fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
     let mut out = Vec::new();
     let mut work = 0u64;
     let mut time = 0u64;
+    // Once a speed is set, every host ms may be worth up to MAX_SPEED_RATIO
+    // ms of sim time (earlier lines included): the sim-time totals (the
+    // world's dropped ns, a resume's scaled absence) must stay in range.
+    let mut factor = 1u64;
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let content = raw.split_once('#').map_or(raw, |(before, _)| before);
@@ -253,11 +275,19 @@ pub fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
             });
         }
         time = time.saturating_add(command.time_ms());
-        if time > MAX_SCRIPT_TIME_MS {
+        if matches!(command, Command::Speed(_)) {
+            factor = u64::from(MAX_SPEED_RATIO);
+        }
+        if time.saturating_mul(factor) > MAX_SCRIPT_TIME_MS {
+            let counted = if factor > 1 {
+                format!(" (counted {MAX_SPEED_RATIO} times once a speed is set)")
+            } else {
+                String::new()
+            };
             return Err(ParseError {
                 line,
                 message: format!(
-                    "the script's durations add up to more than {MAX_SCRIPT_TIME_MS} ms"
+                    "the script's durations add up to more than {MAX_SCRIPT_TIME_MS} ms{counted}"
                 ),
             });
         }
@@ -292,7 +322,13 @@ pub fn check_catch_up_work(
     let time = lines
         .iter()
         .fold(0u64, |a, l| a.saturating_add(l.command.time_ms()));
-    let catch_up = time / step_ms.max(1);
+    // At a speed above 1, each host ms can be worth up to MAX_SPEED_RATIO.
+    let factor = if lines.iter().any(|l| matches!(l.command, Command::Speed(_))) {
+        u64::from(MAX_SPEED_RATIO)
+    } else {
+        1
+    };
+    let catch_up = time.saturating_mul(factor) / step_ms.max(1);
     if work.saturating_add(catch_up) > MAX_SCRIPT_WORK {
         return Err(ParseError {
             line: 0,
@@ -362,6 +398,10 @@ pub fn execute(session: &mut IslandSession, line: &Line) -> Result<String, Sessi
             for (key, value) in summary.numbers() {
                 push_num(&mut extra, key, value);
             }
+        }
+        Command::Speed(speed) => {
+            session.set_speed(*speed);
+            push_bool(&mut extra, "ok", true);
         }
         Command::Push(name) => {
             push_bool(&mut extra, "ok", session.push(name).is_ok());
@@ -480,6 +520,32 @@ pub fn run(args: &ScriptArgs) -> Result<u8, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn speed_lines_are_checked_before_anything_runs() {
+        let lines = parse("speed 1 2\nspeed 16 1\nspeed 1000 1000\n").unwrap();
+        assert_eq!(
+            lines[0].command,
+            Command::Speed(tickwise::Speed::new(1, 2).unwrap())
+        );
+        for (bad, why) in [
+            ("speed 0 1\n", "at least 1"),
+            ("speed 1 0\n", "at least 1"),
+            ("speed 1001 1000\n", "at most 1000"),
+            ("speed 17 1\n", "faster than 16"),
+            ("speed 1\n", "speed P Q"),
+            ("speed 1 2 3\n", "speed P Q"),
+            ("speed -1 2\n", "non-negative"),
+        ] {
+            let e = parse(&format!("frames 1 16\n{bad}")).unwrap_err();
+            assert_eq!(e.line, 2, "{bad}");
+            assert!(e.message.contains(why), "{bad}: {}", e.message);
+        }
+        // 10^12 ms is fine alone, but counts 16 times once a speed is set.
+        assert!(parse("resume-after 1000000000000\n").is_ok());
+        let e = parse("resume-after 1000000000000\nspeed 1 1\n").unwrap_err();
+        assert_eq!(e.line, 2);
+    }
 
     #[test]
     fn parses_every_command_and_skips_comments() {

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::Value;
-use tickwise::{ClockConfig, Pcg32, Replay, ReplayLimits, Sim, StateVisitor, StepLength, Verdict};
+use tickwise::{
+    ClockConfig, Pcg32, Replay, ReplayLimits, ReplayVerdict, Sim, StateVisitor, StepLength,
+};
 use tickwise_cli::{Catalog, CatalogSim, main_with_args};
 
 /// A paddle that follows its input (-1, 0, 1) within a court of half-width
@@ -197,7 +199,7 @@ fn record_verify_tamper_compare_sync_test_budget() {
     let bad = d.join("bad.twr");
     std::fs::write(&bad, Replay::from_parts(parts).unwrap().to_bytes()).unwrap();
     assert_eq!(tool(&c, &["verify", s(&bad)]), ExitCode::from(1));
-    let Verdict::Diverged(div) = c
+    let ReplayVerdict::Diverged(div) = c
         .verify(&std::fs::read(&bad).unwrap(), &LIMITS)
         .unwrap()
         .verdict

@@ -100,7 +100,7 @@ fn steps_ceil(step: StepLength, n: u64) -> u64 {
 /// `S` is the sim, `I` its input source (`TickInputs` for scripted inputs,
 /// `InputBuffer` for keyboard events pushed through [`WebLoop::inputs_mut`]).
 #[derive(Debug)]
-pub struct WebLoop<S, I> {
+pub struct WebLoop<S: Sim, I> {
     lp: FixedLoop<S, I>,
     host: HostClock,
     frames: u64,

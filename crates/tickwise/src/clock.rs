@@ -80,7 +80,8 @@ impl ClockConfig {
     /// [`TimeError::TooLarge`] unless `tolerance` is under half a step (a larger
     /// tolerance would make every frame "close" to some whole number of steps).
     pub fn with_jitter_tolerance(mut self, tolerance: Nanos) -> Result<ClockConfig, TimeError> {
-        if self.step.scale(tolerance) * 2 >= u128::from(self.step.numerator()) {
+        let twice = self.step.scale(tolerance).saturating_mul(2);
+        if twice >= u128::from(self.step.numerator()) {
             return Err(TimeError::TooLarge);
         }
         self.jitter_tolerance = Some(tolerance);
@@ -168,17 +169,33 @@ impl fmt::Display for Alpha {
 
 /// What one frame did. Read it: `dropped` and `clamped` are time the simulation
 /// will never see, and a game that keeps dropping time is too slow for its rate.
+///
+/// All durations here are **sim time**: at a speed other than 1/1
+/// ([`crate::FixedLoop::set_speed`]) the loop scales the host frame first and
+/// the clock only ever sees the scaled duration, [`FrameReport::sim_dt`]. The
+/// speed itself never throws time away (its sub-nanosecond remainder is carried
+/// to the next frame), so `clamped` and `dropped` are the only losses: a frame
+/// longer than the clamp, or a frame owing more steps than the step cap allows
+/// (`capped`). Fast-forward multiplies the steps a frame owes, so a cap that
+/// never triggers at 1× can drop time at 4×; [`crate::Speed::step_cap_for`]
+/// says how large the cap must be.
 #[must_use = "a frame report says how many steps to run and what time was thrown away"]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FrameReport {
     /// Fixed steps this frame owes (already run when returned by [`crate::FixedLoop`]).
     pub steps: u32,
-    /// Frame time cut off by the frame clamp.
+    /// The sim-time duration the clock was given: the host frame scaled by the
+    /// loop's speed (equal to the frame at 1/1), before the frame clamp. Zero
+    /// for a frame that arrives while paused or in the background.
+    pub sim_dt: Nanos,
+    /// Sim time cut off by the frame clamp.
     pub clamped: Nanos,
-    /// Accumulated time thrown away because the step cap was hit (rounded down
-    /// to whole nanoseconds; the clock's total is exact).
+    /// Accumulated sim time thrown away because the step cap was hit (rounded
+    /// down to whole nanoseconds; the clock's total is exact). Non-zero only
+    /// when `capped` is set; never caused by the speed.
     pub dropped: Nanos,
-    /// Whether the step cap stopped this frame.
+    /// Whether the step cap stopped this frame with a whole step still owed
+    /// (and so dropped the accumulator: see `dropped`).
     pub capped: bool,
     /// Interpolation factor after this frame.
     pub alpha: Alpha,
@@ -266,6 +283,7 @@ impl Clock {
         let unit = i128::from(step.numerator());
         self.frames = self.frames.saturating_add(1);
 
+        let sim_dt = dt;
         let (dt, clamped) = match self.config.max_frame {
             Some(max) if dt > max => (max, dt.saturating_sub(max)),
             _ => (dt, Nanos::ZERO),
@@ -311,6 +329,7 @@ impl Clock {
         self.steps = self.steps.saturating_add(u64::from(steps));
         FrameReport {
             steps,
+            sim_dt,
             clamped,
             dropped: step.unscale_floor(dropped),
             capped,

@@ -1,25 +1,28 @@
 //! The loop: owns a sim, its clock, its lifecycle and its input source.
 
+use alloc::boxed::Box;
+
 use crate::clock::{Clock, ClockConfig, FrameReport};
 use crate::input::InputSource;
 use crate::lifecycle::{AppState, CatchUpPolicy, Lifecycle, LifecycleError, ResumeReport};
+use crate::replay::{HostEventKind, Recording, Replay, ReplayError, ReplayHeader, ReplayInput};
 use crate::sim::Sim;
+use crate::speed::Speed;
 use crate::time::{Nanos, Tick, Timestamp};
 
-/// `ceil(scaled / den)` as a timestamp, clamped to the `u64` range: the
-/// exclusive end of a tick window in whole ns (`t < x/den  <=>  t < ceil(x/den)`).
+/// `ceil(scaled / divisor)` as a timestamp, clamped to the `u64` range: the
+/// exclusive end of a tick window in whole ns (`t < x/d  <=>  t < ceil(x/d)`).
 /// Fast paths avoid a 128-bit division (a library call) on every step.
 #[inline]
-fn ceil_to_nanos(scaled: i128, den: u64) -> Timestamp {
-    if scaled <= 0 {
+fn ceil_to_nanos(scaled: i128, divisor: i128) -> Timestamp {
+    if scaled <= 0 || divisor <= 0 {
         return Timestamp::ZERO;
     }
-    let ns = match (u64::try_from(scaled), den) {
-        (Ok(v), 1) => v,
-        (Ok(v), d) => v.div_ceil(d),
-        (Err(_), d) => {
-            let d = i128::from(d);
-            let q = scaled / d + i128::from(scaled % d != 0);
+    let ns = match (u64::try_from(scaled), u64::try_from(divisor)) {
+        (Ok(v), Ok(1)) => v,
+        (Ok(v), Ok(d)) => v.div_ceil(d),
+        _ => {
+            let q = scaled / divisor + i128::from(scaled % divisor != 0);
             u64::try_from(q).unwrap_or(u64::MAX)
         }
     };
@@ -62,8 +65,28 @@ pub enum PlatformEvent {
 /// duration, [`FixedLoop::frame_at`] sets it from a host timestamp. Tick `k`'s
 /// input window on that clock ends at `origin + (k + 1) * step`, where `origin`
 /// shifts by any time the sim never saw (dropped, clamped, or spent away).
+///
+/// **Speed.** [`FixedLoop::set_speed`] runs sim time at an exact rational
+/// `P/Q` of host time (slow motion, fast-forward). Every stretch of host time
+/// the loop turns into sim time (a frame, the gap run before a pause, the time
+/// away at a resume) is scaled by [`Speed::scale`] with the remainder carried,
+/// and the clock, its clamp, jitter guard and step cap see only sim time. Tick
+/// windows are mapped back to the host clock, so timestamped events land in
+/// the right tick at any speed: with `host_now`, the carried remainder `rem`
+/// and the clock's exact accumulator `acc + drift` (in `1/den` ns), the last
+/// tick a frame runs ends at host time
+/// `(host_now·P·den − rem·den − (acc + drift)·Q) / (den·P)` ns and each earlier
+/// tick `step·Q/P` before it, rounded up to whole nanoseconds. At 1/1 that is
+/// `host_now − (acc + drift)/den`.
+///
+/// **Live recording.** [`FixedLoop::start_recording`] at tick 0 makes the loop
+/// record what it runs: the input of every tick as the sim consumed it
+/// (catch-up ticks included) and every call it makes to
+/// [`Sim::on_time_dropped`], as a host event at the tick it happened.
+/// [`FixedLoop::replay`] returns the session so far as a [`Replay`] that
+/// [`crate::verify`] re-simulates to the same final state.
 #[derive(Debug)]
-pub struct FixedLoop<S, I> {
+pub struct FixedLoop<S: Sim, I> {
     sim: S,
     inputs: I,
     clock: Clock,
@@ -71,10 +94,16 @@ pub struct FixedLoop<S, I> {
     tick: Tick,
     host_now: Timestamp,
     backwards_frames: u64,
+    speed: Speed,
+    /// Carried remainder of the speed scaling, in `1/Q` ns (`< Q`).
+    speed_rem: u64,
+    /// Calls made to `Sim::on_time_dropped`.
+    host_events: u64,
+    recording: Option<Box<Recording<S::Input>>>,
 }
 
 impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
-    /// A running loop at tick 0 and host time 0.
+    /// A running loop at tick 0, host time 0 and speed 1/1.
     #[must_use]
     pub fn new(sim: S, inputs: I, clock: ClockConfig, policy: CatchUpPolicy) -> Self {
         FixedLoop {
@@ -85,6 +114,10 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
             tick: Tick::ZERO,
             host_now: Timestamp::ZERO,
             backwards_frames: 0,
+            speed: Speed::NORMAL,
+            speed_rem: 0,
+            host_events: 0,
+            recording: None,
         }
     }
 
@@ -142,6 +175,44 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
         self.backwards_frames
     }
 
+    /// The current speed ([`Speed::NORMAL`] unless set).
+    #[must_use]
+    pub const fn speed(&self) -> Speed {
+        self.speed
+    }
+
+    /// Runs sim time at `speed` from now on (between frames, or while paused:
+    /// the time away is scaled at resume with the speed in force then).
+    ///
+    /// Setting the speed already in force changes nothing. Changing it drops
+    /// the sub-nanosecond remainder carried by the old speed (less than one
+    /// nanosecond of sim time): a remainder in units of `1/Q` ns has no exact
+    /// meaning under another `Q`, and dropping it keeps every speed change
+    /// reproducible from the speed alone.
+    ///
+    /// Fast-forward multiplies the steps a frame owes: size the clock's step
+    /// cap for the fastest speed with [`Speed::step_cap_for`], or the cap will
+    /// drop time on long frames ([`FrameReport::capped`]). The tick count and
+    /// the sim's states per tick do not depend on the speed; only how many
+    /// ticks a stretch of host time is worth does.
+    pub fn set_speed(&mut self, speed: Speed) {
+        if speed != self.speed {
+            self.speed = speed;
+            self.speed_rem = 0;
+        }
+    }
+
+    /// Host time `dt` as sim time at the current speed, carrying the remainder.
+    #[inline]
+    fn scale(speed: Speed, rem: &mut u64, dt: Nanos) -> Nanos {
+        if speed.is_normal() {
+            return dt;
+        }
+        let (sim, r) = speed.scale(dt, *rem);
+        *rem = r;
+        sim
+    }
+
     /// Feeds a frame of duration `dt` and runs the steps it owes.
     ///
     /// While paused or in the background the host clock moves but no steps run
@@ -158,6 +229,7 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
         if !self.lifecycle.is_running() {
             return FrameReport {
                 steps: 0,
+                sim_dt: Nanos::ZERO,
                 clamped: Nanos::ZERO,
                 dropped: Nanos::ZERO,
                 capped: false,
@@ -165,13 +237,23 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
                 running: false,
             };
         }
-        let report = self.clock.advance(dt);
+        let sim_dt = Self::scale(self.speed, &mut self.speed_rem, dt);
+        let report = self.clock.advance(sim_dt);
         self.run_steps(u64::from(report.steps), before_last_step);
         let thrown = report.thrown_away();
         if thrown > Nanos::ZERO {
-            self.sim.on_time_dropped(thrown);
+            self.time_dropped(thrown);
         }
         report
+    }
+
+    /// Tells the sim about time it will never see, and records it.
+    fn time_dropped(&mut self, thrown: Nanos) {
+        self.sim.on_time_dropped(thrown);
+        self.host_events = self.host_events.saturating_add(1);
+        if let Some(rec) = self.recording.as_deref_mut() {
+            rec.record_event(HostEventKind::TimeDropped(thrown));
+        }
     }
 
     /// Hosted mode: a frame at host timestamp `now` (a `requestAnimationFrame`
@@ -199,7 +281,7 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
     }
 
     /// Runs `n` steps directly, whatever the clock or lifecycle say (tests,
-    /// tools, and catch-up). Returns the new tick.
+    /// tools, and catch-up). Returns the new tick. A recording records them.
     pub fn advance(&mut self, n: u64) -> Tick {
         self.run_steps(n, |_| {});
         self.tick
@@ -209,16 +291,24 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
         if n == 0 {
             return;
         }
-        // Tick windows: tick k ends at origin + (k+1)*step on the host clock,
-        // where origin = now - (tick + n)*step - accumulator. In the clock's
-        // exact 1/den ns units, the last tick of this batch ends at
-        // now*den - acc - drift and each earlier one a step before.
+        // Tick windows (see the type's docs): in units of 1/(den·P) host ns,
+        // the last tick of this batch ends at
+        // host_now·P·den − rem·den − (acc + drift)·Q and each earlier one
+        // step·Q before. At 1/1 (P = Q = 1, rem = 0) this is the clock's own
+        // 1/den ns unit. Saturating arithmetic: only absurd step
+        // denominators (above 2^53) come near the i128 range.
         let step = self.clock.config().step();
-        let unit = i128::from(step.numerator());
-        let den = step.denominator();
+        let den = i128::from(step.denominator());
+        let p = i128::from(self.speed.numerator());
+        let q = i128::from(self.speed.denominator());
+        let inc = i128::from(step.numerator()) * q;
+        let divisor = den * p;
         let (acc, drift, _) = self.clock.exact_parts();
-        let last_end = i128::from(self.host_now.as_nanos()) * i128::from(den) - acc - drift;
-        let mut end_scaled = last_end - i128::from(n - 1) * unit;
+        let last_end = i128::from(self.host_now.as_nanos())
+            .saturating_mul(divisor)
+            .saturating_sub(i128::from(self.speed_rem).saturating_mul(den))
+            .saturating_sub(acc.saturating_add(drift).saturating_mul(q));
+        let mut end_scaled = last_end.saturating_sub(i128::from(n - 1).saturating_mul(inc));
         let mut before = Some(before_last_step);
         for j in 0..n {
             if j + 1 == n
@@ -226,22 +316,34 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
             {
                 f(&self.sim);
             }
-            let window_end = ceil_to_nanos(end_scaled, den);
+            let window_end = ceil_to_nanos(end_scaled, divisor);
             let input = self.inputs.input(self.tick, window_end);
             self.sim.step(&input);
             self.tick = self.tick.next();
-            end_scaled += unit;
+            if let Some(rec) = self.recording.as_deref_mut() {
+                rec.record_step(&self.sim, input);
+            }
+            end_scaled = end_scaled.saturating_add(inc);
         }
     }
 
     /// Pauses at host time `now`. If `now` is after the last frame, the time in
-    /// between is run as a frame first: it was spent running.
+    /// between is run as a frame first: it was spent running. Held buttons
+    /// stay held (the app keeps focus; see [`FixedLoop::background`]).
     ///
     /// # Errors
     ///
     /// [`LifecycleError::NotRunning`] unless running.
     pub fn pause(&mut self, now: Timestamp) -> Result<(), LifecycleError> {
-        self.leave(now, Lifecycle::pause)
+        self.pause_with(now, |_| {})
+    }
+
+    pub(crate) fn pause_with(
+        &mut self,
+        now: Timestamp,
+        before_last_step: impl FnOnce(&S),
+    ) -> Result<(), LifecycleError> {
+        self.leave(now, Lifecycle::pause, before_last_step)
     }
 
     /// Leaves the running state at `now`. Time between the last frame and
@@ -251,6 +353,7 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
         &mut self,
         now: Timestamp,
         transition: fn(&mut Lifecycle, Timestamp) -> Result<(), LifecycleError>,
+        before_last_step: impl FnOnce(&S),
     ) -> Result<(), LifecycleError> {
         if !self.lifecycle.is_running() {
             return Err(LifecycleError::NotRunning {
@@ -258,29 +361,44 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
             });
         }
         if now > self.host_now {
-            let _ = self.frame_at(now);
+            let _ = self.frame_at_with(now, before_last_step);
         }
         transition(&mut self.lifecycle, now)
     }
 
     /// Goes to the background at host time `now` (the gap since the last frame
-    /// runs first, as for [`FixedLoop::pause`]).
+    /// runs first, as for [`FixedLoop::pause`]), then releases every held
+    /// button at `now` through [`InputSource::release_all`]: a hidden app gets
+    /// no key-ups, and a key held at hide time must not drive the catch-up
+    /// ticks of the resume (see the lifecycle docs, "Held buttons while hidden").
     ///
     /// # Errors
     ///
-    /// [`LifecycleError::NotRunning`] unless running.
+    /// [`LifecycleError::NotRunning`] unless running (nothing is released then).
     pub fn background(&mut self, now: Timestamp) -> Result<(), LifecycleError> {
-        self.leave(now, Lifecycle::background)
+        self.background_with(now, |_| {})
+    }
+
+    pub(crate) fn background_with(
+        &mut self,
+        now: Timestamp,
+        before_last_step: impl FnOnce(&S),
+    ) -> Result<(), LifecycleError> {
+        self.leave(now, Lifecycle::background, before_last_step)?;
+        self.inputs.release_all(now);
+        Ok(())
     }
 
     /// Resumes at host time `now`: runs the catch-up steps the policy allows,
     /// returns the carried remainder to the accumulator, and reports it all.
+    /// At a speed other than 1/1 the policy decides on the scaled time away
+    /// ([`ResumeReport::sim_elapsed`]).
     ///
     /// # Errors
     ///
     /// [`LifecycleError::AlreadyRunning`] when not paused or in the background.
     pub fn resume(&mut self, now: Timestamp) -> Result<ResumeReport, LifecycleError> {
-        self.resume_with(now, &mut |_: &ResumeReport| {})
+        self.resume_inner(now, &mut |_: &ResumeReport| {}, |_| {})
     }
 
     /// Like [`FixedLoop::resume`], handing the report to an offline-settlement
@@ -294,10 +412,25 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
         now: Timestamp,
         settlement: &mut impl OfflineSettlement,
     ) -> Result<ResumeReport, LifecycleError> {
-        let report = self.lifecycle.resume(now, self.clock.config().step())?;
+        self.resume_inner(now, settlement, |_| {})
+    }
+
+    pub(crate) fn resume_inner(
+        &mut self,
+        now: Timestamp,
+        settlement: &mut impl OfflineSettlement,
+        before_last_step: impl FnOnce(&S),
+    ) -> Result<ResumeReport, LifecycleError> {
+        let speed = self.speed;
+        let rem = &mut self.speed_rem;
+        let report = self
+            .lifecycle
+            .resume_scaled(now, self.clock.config().step(), |host| {
+                Self::scale(speed, rem, host)
+            })?;
         self.host_now = self.host_now.max(now);
         self.clock.carry_scaled(report.carried_scaled);
-        self.run_steps(report.catch_up_steps, |_| {});
+        self.run_steps(report.catch_up_steps, before_last_step);
         settlement.settle(&report);
         Ok(report)
     }
@@ -308,13 +441,83 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
     /// while paused by the player) change nothing and return `None`: a player's
     /// pause survives the tab being hidden and shown again.
     pub fn platform_event(&mut self, event: PlatformEvent, now: Timestamp) -> Option<ResumeReport> {
+        self.platform_event_with(event, now, |_| {})
+    }
+
+    pub(crate) fn platform_event_with(
+        &mut self,
+        event: PlatformEvent,
+        now: Timestamp,
+        before_last_step: impl FnOnce(&S),
+    ) -> Option<ResumeReport> {
         match (event, self.lifecycle.state()) {
             (PlatformEvent::Hidden, AppState::Running) => {
-                let _ = self.background(now);
+                let _ = self.background_with(now, before_last_step);
                 None
             }
-            (PlatformEvent::Visible, AppState::Background) => self.resume(now).ok(),
+            (PlatformEvent::Visible, AppState::Background) => self
+                .resume_inner(now, &mut |_: &ResumeReport| {}, before_last_step)
+                .ok(),
             _ => None,
+        }
+    }
+
+    /// Whether the loop is recording ([`FixedLoop::start_recording`]).
+    #[must_use]
+    pub const fn is_recording(&self) -> bool {
+        self.recording.is_some()
+    }
+
+    /// Stops recording (if it was) and returns nothing; the loop runs on
+    /// without the recording's per-tick cost. Take [`FixedLoop::replay`] first
+    /// to keep the session.
+    pub fn stop_recording(&mut self) {
+        self.recording = None;
+    }
+}
+
+impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I>
+where
+    S::Input: ReplayInput,
+{
+    /// Starts recording the session from here. Allowed only on a fresh loop:
+    /// at tick 0, before any host event (a frame clamp or step cap that
+    /// already told the sim about dropped time), because a verifier starts
+    /// from the state the config builds. `header.ticks` and
+    /// `header.input_kind` are set by the recording, as by
+    /// [`crate::Recorder::new`]; the other fields say which sim and config
+    /// this is. Starting again at tick 0 discards the earlier recording.
+    ///
+    /// # Errors
+    ///
+    /// [`ReplayError::RecordingStartedLate`] (naming the tick) past tick 0
+    /// or after a host event; [`ReplayError::LengthOutOfRange`] for a
+    /// `checkpoint_every` of 0. The loop is unchanged then.
+    pub fn start_recording(&mut self, header: ReplayHeader) -> Result<(), ReplayError> {
+        if self.tick != Tick::ZERO || self.host_events != 0 {
+            return Err(ReplayError::RecordingStartedLate {
+                tick: self.tick.get(),
+                host_events: self.host_events,
+            });
+        }
+        self.recording = Some(Box::new(Recording::new(&self.sim, header)?));
+        Ok(())
+    }
+
+    /// The session recorded so far as a replay whose final state is the sim's
+    /// current state. Non-destructive: recording goes on, and it can be
+    /// called again later (each call copies the recording, O(its size)).
+    ///
+    /// # Errors
+    ///
+    /// [`ReplayError::NotRecording`] unless [`FixedLoop::start_recording`]
+    /// succeeded; [`ReplayError::FieldsChanged`] when the sim's field list
+    /// changed during the session; [`ReplayError::BadName`] for an invalid
+    /// sim id or field name.
+    pub fn replay(&self) -> Result<Replay<S::Input>, ReplayError> {
+        match self.recording.as_deref() {
+            Some(rec) => rec.snapshot(&self.sim),
+            None => Err(ReplayError::NotRecording),
         }
     }
 }
@@ -333,5 +536,9 @@ mod tests {
         let big = i128::from(u64::MAX) * 3 + 1;
         assert_eq!(ceil_to_nanos(big, 3), Timestamp::from_nanos(u64::MAX));
         assert_eq!(ceil_to_nanos(i128::MAX, 1), Timestamp::from_nanos(u64::MAX));
+        // A divisor past u64 (a step denominator times a speed numerator).
+        let d = i128::from(u64::MAX) * 2;
+        assert_eq!(ceil_to_nanos(d * 5 + 1, d), Timestamp::from_nanos(6));
+        assert_eq!(ceil_to_nanos(5, 0), Timestamp::ZERO);
     }
 }

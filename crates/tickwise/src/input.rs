@@ -25,6 +25,16 @@ pub trait InputSource<T> {
     /// The input for `tick`, whose window on the host clock ends at
     /// `window_end` (exclusive). Called exactly once per tick, in order.
     fn input(&mut self, tick: Tick, window_end: Timestamp) -> T;
+
+    /// The app was hidden at host time `at`: release every button held then.
+    /// The platform will not deliver the key-ups (another window has focus),
+    /// so without this a held key would drive every catch-up tick after the
+    /// app comes back. [`crate::FixedLoop::background`] calls it; a pause does
+    /// not. The default does nothing (inputs that do not model held state,
+    /// such as [`TickInputs`], have nothing to release).
+    fn release_all(&mut self, at: Timestamp) {
+        let _ = at;
+    }
 }
 
 /// Simple mode: `inputs[tick]`, and the default input for ticks past the end.
@@ -244,6 +254,13 @@ impl fmt::Display for InputError {
 
 impl core::error::Error for InputError {}
 
+/// A queued entry: a platform event, or a release of everything held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pending {
+    Event(EventKind),
+    ReleaseAll,
+}
+
 /// Event mode: assigns timestamped events to tick windows and reduces each
 /// tick to one [`TickInput`].
 ///
@@ -256,7 +273,7 @@ impl core::error::Error for InputError {}
 /// delivery within a frame is sorted out.
 #[derive(Clone, Debug)]
 pub struct InputBuffer {
-    pending: Vec<(Timestamp, u64, EventKind)>,
+    pending: Vec<(Timestamp, u64, Pending)>,
     capacity: usize,
     seq: u64,
     held: Buttons,
@@ -312,16 +329,33 @@ impl InputBuffer {
                 capacity: self.capacity,
             });
         }
-        let key = (event.at, self.seq);
-        self.seq += 1;
+        self.enqueue(event.at, Pending::Event(event.kind));
+        Ok(())
+    }
+
+    fn enqueue(&mut self, at: Timestamp, entry: Pending) {
+        let key = (at, self.seq);
+        self.seq = self.seq.wrapping_add(1);
         // Events almost always arrive in order: insert from the back.
         let pos = self
             .pending
             .iter()
-            .rposition(|&(at, seq, _)| (at, seq) <= key)
+            .rposition(|&(t, seq, _)| (t, seq) <= key)
             .map_or(0, |p| p + 1);
-        self.pending.insert(pos, (event.at, key.1, event.kind));
-        Ok(())
+        self.pending.insert(pos, (at, key.1, entry));
+    }
+
+    /// Releases every button held at host time `at`: the tick whose window
+    /// contains `at` gets a released edge for each of them (after the events
+    /// queued before it, so a key pressed just before `at` is pressed and
+    /// released in that tick), and no button is held after it until a new
+    /// down event. Axes keep their values (a stick at rest reports 0 anyway).
+    ///
+    /// Used when the app is hidden (see [`InputSource::release_all`]); the
+    /// release is one queue entry and is never refused: at capacity it takes
+    /// the queue one entry past it, so a hide can never leave a key stuck.
+    pub fn release_all(&mut self, at: Timestamp) {
+        self.enqueue(at, Pending::ReleaseAll);
     }
 
     /// Reduces the events of the tick whose window ends at `window_end`
@@ -336,16 +370,25 @@ impl InputBuffer {
                 self.late += 1;
             }
             match kind {
-                EventKind::Down(b) if !held.contains(b) => {
+                Pending::Event(EventKind::Down(b)) if !held.contains(b) => {
                     held = held.with(b);
                     pressed = pressed.with(b);
                 }
-                EventKind::Up(b) if held.contains(b) => {
+                Pending::Event(EventKind::Up(b)) if held.contains(b) => {
                     held = held.without(b);
                     released = released.with(b);
                 }
-                EventKind::Axis { axis, value } => self.axes[usize::from(axis)] = value,
-                EventKind::Down(_) | EventKind::Up(_) => {}
+                Pending::Event(EventKind::Axis { axis, value }) => {
+                    // Checked at push; `get_mut` keeps a bad index from panicking.
+                    if let Some(a) = self.axes.get_mut(usize::from(axis)) {
+                        *a = value;
+                    }
+                }
+                Pending::ReleaseAll => {
+                    released = Buttons::from_bits(released.bits() | held.bits());
+                    held = Buttons::NONE;
+                }
+                Pending::Event(EventKind::Down(_) | EventKind::Up(_)) => {}
             }
         }
         self.pending.drain(..n);
@@ -384,6 +427,10 @@ impl InputBuffer {
 impl InputSource<TickInput> for InputBuffer {
     fn input(&mut self, _tick: Tick, window_end: Timestamp) -> TickInput {
         self.take_tick(window_end)
+    }
+
+    fn release_all(&mut self, at: Timestamp) {
+        InputBuffer::release_all(self, at);
     }
 }
 
@@ -468,6 +515,30 @@ mod tests {
         );
         assert_eq!(buf.take_tick(end(16)).axes, [0, 7, 0, 0]);
         assert_eq!(buf.take_tick(end(32)).axes, [0, 7, 0, 0]);
+    }
+
+    #[test]
+    fn release_all_releases_what_is_held_at_that_time() {
+        let mut buf = InputBuffer::with_capacity(2);
+        buf.push(ev(1, EventKind::Down(b(0)))).unwrap();
+        let t = buf.take_tick(end(16));
+        assert!(t.is_held(b(0)));
+        // Button 1 goes down at 20 ms, the app is hidden at 24 ms, and a
+        // (platform-invented) down of button 2 at 30 ms follows.
+        buf.push(ev(20, EventKind::Down(b(1)))).unwrap();
+        buf.push(ev(30, EventKind::Down(b(2)))).unwrap();
+        buf.release_all(end(24)); // at capacity: still queued
+        assert_eq!(buf.pending(), 3);
+        let t = buf.take_tick(end(32));
+        assert_eq!(t.pressed, Buttons::from_bits(0b110));
+        assert_eq!(t.released, Buttons::from_bits(0b011));
+        assert_eq!(t.held, Buttons::from_bits(0b100));
+        // Nothing stuck afterwards.
+        let t = buf.take_tick(end(48));
+        assert_eq!(
+            (t.held, t.pressed, t.released),
+            (Buttons::from_bits(0b100), Buttons::NONE, Buttons::NONE)
+        );
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! * [`Lifecycle`] handles running / paused / background and turns time away
 //!   into steps under a [`CatchUpPolicy`], reporting every millisecond.
 //! * [`FixedLoop`] owns a [`Sim`], feeds each step the input of its tick from
-//!   an [`InputSource`], and only lends the sim out read-only.
+//!   an [`InputSource`], and only lends the sim out read-only. It runs at an
+//!   exact rational [`Speed`] (slow motion, fast-forward) and can record the
+//!   session it runs as a [`Replay`] (`start_recording`, `replay`).
 //! * [`SceneStack`], [`Lcg32`] / [`Pcg32`], [`Fnv1a64`] checksums and per-field
 //!   hashes complete the kernel.
 //! * [`replay`]: versioned replay files ([`Recorder`], [`Replay`], [`verify`]),
@@ -73,6 +75,7 @@ mod resume_summary;
 mod rng;
 mod scene;
 mod sim;
+mod speed;
 mod time;
 
 pub use clock::{Alpha, Clock, ClockConfig, DEFAULT_MAX_STEPS_PER_FRAME, FrameReport};
@@ -88,10 +91,11 @@ pub use input::{
 pub use lifecycle::{AppState, CatchUpPolicy, Lifecycle, LifecycleError, ResumeReport};
 pub use present::{Capture, Presenter};
 pub use replay::{
-    Checkpoint, Comparison, DEFAULT_CHECKPOINT_EVERY, Divergence, FORMAT_VERSION, INPUT_KIND_I32,
-    INPUT_KIND_TICK_INPUT, MAGIC, Recorder, Replay, ReplayError, ReplayHeader, ReplayInput,
-    ReplayLimits, ReplayParts, Run, SyncMismatch, SyncTestReport, TickDivergence, Verdict,
-    VerifyReport, compare_lockstep, read_header, sync_test, verify,
+    Checkpoint, Comparison, DEFAULT_CHECKPOINT_EVERY, Divergence, FORMAT_VERSION, HostEvent,
+    HostEventKind, INPUT_KIND_I32, INPUT_KIND_TICK_INPUT, MAGIC, Recorder, Replay, ReplayError,
+    ReplayHeader, ReplayInput, ReplayLimits, ReplayParts, ReplayVerdict, Run, SyncMismatch,
+    SyncTestReport, TickDivergence, VerifyReport, compare_lockstep, compare_lockstep_with_events,
+    compare_replays, read_header, sync_test, verify,
 };
 pub use resume_summary::ResumeSummary;
 pub use rng::{Lcg32, Pcg32};
@@ -99,4 +103,5 @@ pub use scene::{
     MAX_SCENE_DEPTH, MAX_SCENE_NAME, Scene, SceneError, SceneStack, is_valid_scene_name,
 };
 pub use sim::Sim;
+pub use speed::{MAX_SPEED_RATIO, MAX_SPEED_TERM, Speed};
 pub use time::{NANOS_PER_MILLI, NANOS_PER_SEC, Nanos, StepLength, Tick, TimeError, Timestamp};

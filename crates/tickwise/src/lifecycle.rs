@@ -10,6 +10,29 @@
 //! `visibilitychange`, a mini-game's `onHide`/`onShow`, a desktop window's focus
 //! events) translates host events into [`Lifecycle::background`] and
 //! [`Lifecycle::resume`] calls with host timestamps.
+//!
+//! ## Held buttons while hidden
+//!
+//! A hidden app gets no key-up events: the platform sends the release to
+//! whatever window has focus now. Left alone, a key held at hide time would
+//! stay held through every catch-up tick of the resume (300 ticks of a
+//! player "holding right" who is in another app). So
+//! [`crate::FixedLoop::background`] (and a `Hidden` platform event) calls
+//! [`crate::InputSource::release_all`] at the hide time: an
+//! [`crate::InputBuffer`] queues a release of every button held then, so the
+//! tick whose window contains the hide time sees the release edges and later
+//! ticks (the catch-up included) see nothing held. A player who still holds
+//! the key when the app returns presses it again; the platform's next key-down
+//! is a new press. A pause does **not** release anything: the app keeps focus,
+//! key-ups still arrive, and a pause menu may want to know what is held.
+//!
+//! ## Speed
+//!
+//! At a loop speed other than 1/1 ([`crate::FixedLoop::set_speed`]) the
+//! time away is scaled exactly like a frame: [`ResumeReport::elapsed`] is the
+//! host time away, [`ResumeReport::sim_elapsed`] the sim time it is worth,
+//! and the policy (wanted, caught up, carried, dropped, and the
+//! `min_elapsed` jitter threshold) works on the sim time.
 
 use core::fmt;
 
@@ -95,8 +118,8 @@ impl fmt::Display for LifecycleError {
 
 impl core::error::Error for LifecycleError {}
 
-/// Everything a resume decided. `elapsed = caught_up * step + carried + dropped`
-/// exactly (up to nanosecond rounding of non-integral steps).
+/// Everything a resume decided. `sim_elapsed = catch_up_steps * step + carried
+/// + dropped` exactly (up to nanosecond rounding of non-integral steps).
 #[must_use = "a resume report says how many catch-up steps to run and what time was dropped"]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ResumeReport {
@@ -105,13 +128,17 @@ pub struct ResumeReport {
     /// Host time between leaving `Running` and this resume (zero if the host
     /// clock went backwards; see `clock_went_backwards`).
     pub elapsed: Nanos,
+    /// The sim time `elapsed` is worth: equal to `elapsed` at speed 1/1,
+    /// `elapsed × P/Q` (with the loop's carried remainder) at speed `P/Q`.
+    /// Every field below is computed from it.
+    pub sim_elapsed: Nanos,
     /// Whole steps the time away is worth.
     pub wanted_steps: u64,
     /// Steps the policy allows to run now.
     pub catch_up_steps: u64,
     /// The remainder under one step, returned to the accumulator.
     pub carried: Nanos,
-    /// Time thrown away (offline settlement receives it).
+    /// Sim time thrown away (offline settlement receives it).
     pub dropped: Nanos,
     /// The host clock read earlier at resume than at pause; elapsed was taken as zero.
     pub clock_went_backwards: bool,
@@ -196,6 +223,24 @@ impl Lifecycle {
         now: Timestamp,
         step: StepLength,
     ) -> Result<ResumeReport, LifecycleError> {
+        self.resume_scaled(now, step, |host| host)
+    }
+
+    /// [`Lifecycle::resume`] at a time scale: `scale` turns the host time
+    /// away into sim time (called once, and only when the resume happens),
+    /// and the policy decides on the scaled duration. [`crate::FixedLoop`]
+    /// passes its speed's exact scaling here; `|host| host` is real time.
+    ///
+    /// # Errors
+    ///
+    /// [`LifecycleError::AlreadyRunning`] when not paused or in the background
+    /// (`scale` is not called then).
+    pub fn resume_scaled(
+        &mut self,
+        now: Timestamp,
+        step: StepLength,
+        scale: impl FnOnce(Nanos) -> Nanos,
+    ) -> Result<ResumeReport, LifecycleError> {
         if self.state == AppState::Running {
             return Err(LifecycleError::AlreadyRunning);
         }
@@ -205,20 +250,24 @@ impl Lifecycle {
             Some(d) => (d, false),
             None => (Nanos::ZERO, true),
         };
-        let (wanted, remainder) = step.split(elapsed);
-        let elapsed_scaled = step.scale(elapsed);
+        let sim_elapsed = scale(elapsed);
+        let (wanted, remainder) = step.split(sim_elapsed);
+        let elapsed_scaled = step.scale(sim_elapsed);
         let (catch_up, carried) = match self.policy {
             CatchUpPolicy::Freeze => (0, 0),
             CatchUpPolicy::Full => (wanted, remainder),
-            CatchUpPolicy::Capped { min_elapsed, .. } if elapsed < min_elapsed => (0, 0),
+            CatchUpPolicy::Capped { min_elapsed, .. } if sim_elapsed < min_elapsed => (0, 0),
             CatchUpPolicy::Capped { max_steps, .. } if wanted > max_steps => (max_steps, 0),
             CatchUpPolicy::Capped { .. } => (wanted, remainder),
         };
-        let dropped =
-            elapsed_scaled - u128::from(catch_up) * u128::from(step.numerator()) - carried;
+        // catch_up <= wanted, so catch_up * num + carried <= elapsed_scaled.
+        let dropped = elapsed_scaled
+            .saturating_sub(u128::from(catch_up) * u128::from(step.numerator()))
+            .saturating_sub(carried);
         Ok(ResumeReport {
             from,
             elapsed,
+            sim_elapsed,
             wanted_steps: wanted,
             catch_up_steps: catch_up,
             carried: step.unscale_floor(carried),
@@ -318,6 +367,36 @@ mod tests {
             })
         );
         assert_eq!(lc.state(), AppState::Paused);
+    }
+
+    #[test]
+    fn scaled_resume_decides_on_sim_time() {
+        // Half speed, 5000 ms away: 2500 ms of sim time = 156 steps + 4 ms,
+        // under the cap of 300, so all 156 run and 4 ms is carried.
+        let (mut lc, step) = seeds();
+        lc.pause(Timestamp::ZERO).unwrap();
+        let r = lc
+            .resume_scaled(Timestamp::from_millis(5_000), step, |d| {
+                Nanos::from_nanos(d.as_nanos() / 2)
+            })
+            .unwrap();
+        assert_eq!(
+            (r.elapsed, r.sim_elapsed),
+            (Nanos::from_millis(5_000), Nanos::from_millis(2_500))
+        );
+        assert_eq!((r.wanted_steps, r.catch_up_steps), (156, 156));
+        assert_eq!((r.carried, r.dropped), (Nanos::from_millis(4), Nanos::ZERO));
+        // 40 ms away at half speed is 20 ms of sim time: under min_elapsed (32 ms).
+        lc.pause(Timestamp::ZERO).unwrap();
+        let r = lc
+            .resume_scaled(Timestamp::from_millis(40), step, |d| {
+                Nanos::from_nanos(d.as_nanos() / 2)
+            })
+            .unwrap();
+        assert_eq!((r.catch_up_steps, r.dropped), (0, Nanos::from_millis(20)));
+        // A refused resume never calls the scale.
+        let refused = lc.resume_scaled(Timestamp::ZERO, step, |_| unreachable!());
+        assert_eq!(refused, Err(LifecycleError::AlreadyRunning));
     }
 
     #[test]

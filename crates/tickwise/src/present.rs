@@ -7,8 +7,9 @@
 //! and have nowhere to go but the screen.
 
 use crate::clock::{Alpha, FrameReport};
-use crate::fixed_loop::FixedLoop;
+use crate::fixed_loop::{FixedLoop, PlatformEvent};
 use crate::input::InputSource;
+use crate::lifecycle::{LifecycleError, ResumeReport};
 use crate::sim::Sim;
 use crate::time::{Nanos, Timestamp};
 
@@ -25,6 +26,12 @@ pub trait Capture: Sim {
 }
 
 /// Previous and current snapshots plus alpha, updated once per frame.
+///
+/// Drive every call that can run steps through the presenter (frames, and
+/// also pause, background, resume and platform events: leaving runs the gap
+/// since the last frame, resuming runs the catch-up), so that previous and
+/// current are always the last two ticks the sim really ran. A loop driven
+/// around the presenter leaves it drawing a stale state.
 #[derive(Clone, Debug)]
 pub struct Presenter<T> {
     prev: T,
@@ -67,6 +74,109 @@ impl<T: Clone> Presenter<T> {
         let prev = &mut self.prev;
         let report = lp.frame_at_with(now, |s| s.capture_into(prev));
         self.finish(lp.sim(), report)
+    }
+
+    /// Resumes `lp` at `now` (see [`FixedLoop::resume`]) and updates the
+    /// snapshots: after a catch-up, `prev` is the state before its last step
+    /// and `curr` the state after it; alpha is the clock's (the carried
+    /// remainder). A resume that runs no steps leaves the snapshots alone.
+    ///
+    /// # Errors
+    ///
+    /// [`LifecycleError::AlreadyRunning`] when not paused or in the background.
+    pub fn resume<S, I>(
+        &mut self,
+        lp: &mut FixedLoop<S, I>,
+        now: Timestamp,
+    ) -> Result<ResumeReport, LifecycleError>
+    where
+        S: Capture<Snapshot = T>,
+        I: InputSource<S::Input>,
+    {
+        let before = lp.tick();
+        let prev = &mut self.prev;
+        let report = lp.resume_inner(now, &mut |_: &ResumeReport| {}, |s| {
+            s.capture_into(prev);
+        });
+        self.after(lp, before);
+        report
+    }
+
+    /// Pauses `lp` at `now` (see [`FixedLoop::pause`]); the gap since the last
+    /// frame may run steps, and the snapshots follow them.
+    ///
+    /// # Errors
+    ///
+    /// [`LifecycleError::NotRunning`] unless running.
+    pub fn pause<S, I>(
+        &mut self,
+        lp: &mut FixedLoop<S, I>,
+        now: Timestamp,
+    ) -> Result<(), LifecycleError>
+    where
+        S: Capture<Snapshot = T>,
+        I: InputSource<S::Input>,
+    {
+        let before = lp.tick();
+        let prev = &mut self.prev;
+        let r = lp.pause_with(now, |s| s.capture_into(prev));
+        self.after(lp, before);
+        r
+    }
+
+    /// Sends `lp` to the background at `now` (see [`FixedLoop::background`]);
+    /// the snapshots follow the steps of the gap since the last frame.
+    ///
+    /// # Errors
+    ///
+    /// [`LifecycleError::NotRunning`] unless running.
+    pub fn background<S, I>(
+        &mut self,
+        lp: &mut FixedLoop<S, I>,
+        now: Timestamp,
+    ) -> Result<(), LifecycleError>
+    where
+        S: Capture<Snapshot = T>,
+        I: InputSource<S::Input>,
+    {
+        let before = lp.tick();
+        let prev = &mut self.prev;
+        let r = lp.background_with(now, |s| s.capture_into(prev));
+        self.after(lp, before);
+        r
+    }
+
+    /// Routes a platform event to `lp` (see [`FixedLoop::platform_event`])
+    /// and updates the snapshots from whatever steps it ran (the gap before
+    /// hiding, or the catch-up after becoming visible).
+    pub fn platform_event<S, I>(
+        &mut self,
+        lp: &mut FixedLoop<S, I>,
+        event: PlatformEvent,
+        now: Timestamp,
+    ) -> Option<ResumeReport>
+    where
+        S: Capture<Snapshot = T>,
+        I: InputSource<S::Input>,
+    {
+        let before = lp.tick();
+        let prev = &mut self.prev;
+        let r = lp.platform_event_with(event, now, |s| s.capture_into(prev));
+        self.after(lp, before);
+        r
+    }
+
+    /// After a lifecycle call: the current snapshot follows any steps run,
+    /// alpha follows the clock.
+    fn after<S, I>(&mut self, lp: &FixedLoop<S, I>, before: crate::Tick)
+    where
+        S: Capture<Snapshot = T>,
+        I: InputSource<S::Input>,
+    {
+        if lp.tick() != before {
+            lp.sim().capture_into(&mut self.curr);
+        }
+        self.alpha = lp.clock().alpha();
     }
 
     fn finish<S: Capture<Snapshot = T>>(&mut self, sim: &S, report: FrameReport) -> FrameReport {
@@ -124,6 +234,68 @@ mod tests {
         fn capture(&self) -> i64 {
             self.0
         }
+    }
+
+    type MoverLoop = FixedLoop<Mover, FnInputs<fn(Tick) -> i64>>;
+
+    fn capped_loop() -> MoverLoop {
+        let inputs: FnInputs<fn(Tick) -> i64> = FnInputs(|t: Tick| t.get() as i64 % 5);
+        FixedLoop::new(
+            Mover(0),
+            inputs,
+            ClockConfig::new(StepLength::from_millis(16).unwrap()),
+            CatchUpPolicy::Capped {
+                max_steps: 300,
+                min_elapsed: Nanos::from_millis(32),
+            },
+        )
+    }
+
+    /// x after `n` ticks of the input `t % 5`: sum of t % 5 for t < n.
+    fn x_after(n: u64) -> i64 {
+        (0..n).map(|t| (t % 5) as i64).sum()
+    }
+
+    #[test]
+    fn snapshots_follow_a_capped_resume() {
+        let mut lp = capped_loop();
+        let mut p = Presenter::new(lp.sim());
+        let _ = p.frame(&mut lp, Nanos::from_millis(40)); // 2 ticks, 8 ms left
+        // Hidden at 50 ms: the 10 ms gap + 8 ms make one more tick (tick 3).
+        assert_eq!(
+            p.platform_event(&mut lp, PlatformEvent::Hidden, Timestamp::from_millis(50)),
+            None
+        );
+        assert_eq!(lp.tick().get(), 3);
+        assert_eq!((*p.previous(), *p.current()), (x_after(2), x_after(3)));
+        // Visible 5 s later: 312 owed, 300 run. Ticks 302 and 303 are the last two.
+        let r = p
+            .platform_event(
+                &mut lp,
+                PlatformEvent::Visible,
+                Timestamp::from_millis(5_050),
+            )
+            .unwrap();
+        assert_eq!((r.wanted_steps, r.catch_up_steps), (312, 300));
+        assert_eq!(lp.tick().get(), 303);
+        assert_eq!((*p.previous(), *p.current()), (x_after(302), x_after(303)));
+        assert_eq!(*p.current(), lp.sim().0);
+        // Pause and resume through the presenter: 1 s away = 62 ticks + 8 ms carried.
+        p.pause(&mut lp, Timestamp::from_millis(5_050)).unwrap();
+        let r = p.resume(&mut lp, Timestamp::from_millis(6_050)).unwrap();
+        assert_eq!((r.catch_up_steps, r.carried), (62, Nanos::from_millis(8)));
+        assert_eq!((*p.previous(), *p.current()), (x_after(364), x_after(365)));
+        // Alpha: the 2 ms the accumulator kept since the hide, plus the 8 ms carried.
+        assert_eq!(p.alpha().scaled(16), 10);
+        // A refused resume changes nothing.
+        assert!(p.resume(&mut lp, Timestamp::from_millis(7_000)).is_err());
+        assert_eq!((*p.previous(), *p.current()), (x_after(364), x_after(365)));
+        // Background then a resume too short to catch up: snapshots unchanged.
+        p.background(&mut lp, Timestamp::from_millis(6_050))
+            .unwrap();
+        let r = p.resume(&mut lp, Timestamp::from_millis(6_060)).unwrap();
+        assert_eq!(r.catch_up_steps, 0);
+        assert_eq!((*p.previous(), *p.current()), (x_after(364), x_after(365)));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! the clock keeps its accumulator in units of `1/den` ns and never rounds.
 
 use core::fmt;
+use core::ops::{Add, AddAssign, Sub, SubAssign};
 
 /// Nanoseconds in one millisecond.
 pub const NANOS_PER_MILLI: u64 = 1_000_000;
@@ -136,6 +137,70 @@ impl Nanos {
             None => None,
         }
     }
+
+    /// Subtraction, or `None` when `other` is longer than `self`.
+    #[must_use]
+    pub const fn checked_sub(self, other: Nanos) -> Option<Nanos> {
+        match self.0.checked_sub(other.0) {
+            Some(v) => Some(Nanos(v)),
+            None => None,
+        }
+    }
+}
+
+/// `a + b`, like `core::time::Duration`'s `+`.
+///
+/// # Panics
+///
+/// On overflow (a sum past 584 years). Where the operands come from outside
+/// the program (a host timestamp, a file), use [`Nanos::checked_add`] or
+/// [`Nanos::saturating_add`], as the kernel itself does.
+impl Add for Nanos {
+    type Output = Nanos;
+    fn add(self, other: Nanos) -> Nanos {
+        match self.checked_add(other) {
+            Some(v) => v,
+            None => panic!("overflow when adding durations"),
+        }
+    }
+}
+
+/// `a += b`.
+///
+/// # Panics
+///
+/// As `+`, on overflow.
+impl AddAssign for Nanos {
+    fn add_assign(&mut self, other: Nanos) {
+        *self = *self + other;
+    }
+}
+
+/// `a - b`, like `core::time::Duration`'s `-`.
+///
+/// # Panics
+///
+/// When `b` is longer than `a` (durations are never negative). Use
+/// [`Nanos::checked_sub`] or [`Nanos::saturating_sub`] when that can happen.
+impl Sub for Nanos {
+    type Output = Nanos;
+    fn sub(self, other: Nanos) -> Nanos {
+        match self.checked_sub(other) {
+            Some(v) => v,
+            None => panic!("overflow when subtracting durations"),
+        }
+    }
+}
+
+/// `a -= b`.
+///
+/// # Panics
+///
+/// As `-`, when `b` is longer than `a`.
+impl SubAssign for Nanos {
+    fn sub_assign(&mut self, other: Nanos) {
+        *self = *self - other;
+    }
 }
 
 impl fmt::Display for Nanos {
@@ -205,6 +270,87 @@ impl Timestamp {
     pub const fn saturating_add(self, d: Nanos) -> Timestamp {
         Timestamp(self.0.saturating_add(d.0))
     }
+
+    /// The timestamp `d` earlier, saturating at [`Timestamp::ZERO`].
+    #[must_use]
+    pub const fn saturating_sub(self, d: Nanos) -> Timestamp {
+        Timestamp(self.0.saturating_sub(d.0))
+    }
+
+    /// The timestamp `d` later, or `None` past the end of the `u64` clock.
+    #[must_use]
+    pub const fn checked_add(self, d: Nanos) -> Option<Timestamp> {
+        match self.0.checked_add(d.0) {
+            Some(v) => Some(Timestamp(v)),
+            None => None,
+        }
+    }
+
+    /// The timestamp `d` earlier, or `None` before the clock's origin.
+    #[must_use]
+    pub const fn checked_sub(self, d: Nanos) -> Option<Timestamp> {
+        match self.0.checked_sub(d.0) {
+            Some(v) => Some(Timestamp(v)),
+            None => None,
+        }
+    }
+}
+
+/// `t + d`, like `std::time::Instant`'s `+`.
+///
+/// # Panics
+///
+/// Past the end of the `u64` clock (584 years after the origin). Host
+/// timestamps come from outside the program: use [`Timestamp::checked_add`] or
+/// [`Timestamp::saturating_add`] where they flow in, as the kernel does.
+impl Add<Nanos> for Timestamp {
+    type Output = Timestamp;
+    fn add(self, d: Nanos) -> Timestamp {
+        match self.checked_add(d) {
+            Some(t) => t,
+            None => panic!("overflow when adding a duration to a timestamp"),
+        }
+    }
+}
+
+/// `t += d`.
+///
+/// # Panics
+///
+/// As `+`, past the end of the clock.
+impl AddAssign<Nanos> for Timestamp {
+    fn add_assign(&mut self, d: Nanos) {
+        *self = *self + d;
+    }
+}
+
+/// `t - d`, like `std::time::Instant`'s `-`.
+///
+/// # Panics
+///
+/// Before the clock's origin. Use [`Timestamp::checked_sub`] or
+/// [`Timestamp::saturating_sub`] when that can happen. (The time between two
+/// timestamps is [`Timestamp::checked_since`]: a host clock can go backwards,
+/// so it has no panicking operator.)
+impl Sub<Nanos> for Timestamp {
+    type Output = Timestamp;
+    fn sub(self, d: Nanos) -> Timestamp {
+        match self.checked_sub(d) {
+            Some(t) => t,
+            None => panic!("overflow when subtracting a duration from a timestamp"),
+        }
+    }
+}
+
+/// `t -= d`.
+///
+/// # Panics
+///
+/// As `-`, before the origin.
+impl SubAssign<Nanos> for Timestamp {
+    fn sub_assign(&mut self, d: Nanos) {
+        *self = *self - d;
+    }
 }
 
 /// The index of a fixed simulation step. Tick `n` is the `n`-th step run,
@@ -250,6 +396,13 @@ pub enum TimeError {
     Negative,
     /// A value too large to represent.
     TooLarge,
+    /// A speed outside `1 ≤ P, Q ≤ 1000`, `P/Q ≤ 16` ([`crate::Speed::new`]).
+    SpeedOutOfRange {
+        /// The numerator given.
+        numerator: u32,
+        /// The denominator given.
+        denominator: u32,
+    },
 }
 
 impl fmt::Display for TimeError {
@@ -260,6 +413,15 @@ impl fmt::Display for TimeError {
             TimeError::NotFinite => f.write_str("time value is NaN or infinite"),
             TimeError::Negative => f.write_str("time value is negative"),
             TimeError::TooLarge => f.write_str("time value is too large"),
+            TimeError::SpeedOutOfRange {
+                numerator,
+                denominator,
+            } => write!(
+                f,
+                "speed {numerator}/{denominator} is out of range: numerator and denominator must be 1 to {}, and the speed at most {}x",
+                crate::speed::MAX_SPEED_TERM,
+                crate::speed::MAX_SPEED_RATIO
+            ),
         }
     }
 }
@@ -478,6 +640,45 @@ mod tests {
         assert_eq!(Nanos::from_duration(d), Nanos::from_millis(16));
         assert_eq!(Nanos::from_millis(16).to_duration(), d);
         assert_eq!(Nanos::from_duration(core::time::Duration::MAX), Nanos::MAX);
+    }
+
+    #[test]
+    fn operators_and_checked_variants() {
+        let (a, b) = (Nanos::from_millis(5), Nanos::from_millis(3));
+        assert_eq!(a + b, Nanos::from_millis(8));
+        assert_eq!(a - b, Nanos::from_millis(2));
+        let mut c = a;
+        c += b;
+        c -= Nanos::from_millis(1);
+        assert_eq!(c, Nanos::from_nanos(7_000_000));
+        assert_eq!(b.checked_sub(a), None);
+        assert_eq!(Nanos::MAX.checked_add(Nanos::from_nanos(1)), None);
+        let t = Timestamp::from_millis(10);
+        assert_eq!(t + b, Timestamp::from_millis(13));
+        assert_eq!(t - b, Timestamp::from_millis(7));
+        let mut u = t;
+        u += a;
+        u -= b;
+        assert_eq!(u, Timestamp::from_millis(12));
+        assert_eq!(t.checked_sub(Nanos::from_millis(11)), None);
+        assert_eq!(t.saturating_sub(Nanos::from_millis(11)), Timestamp::ZERO);
+        assert_eq!(
+            Timestamp::from_nanos(u64::MAX).checked_add(Nanos::from_nanos(1)),
+            None
+        );
+        assert_eq!(t.checked_add(a), Some(Timestamp::from_millis(15)));
+    }
+
+    #[test]
+    #[should_panic(expected = "overflow when subtracting durations")]
+    fn nanos_sub_panics_like_duration() {
+        let _ = Nanos::from_nanos(1) - Nanos::from_nanos(2);
+    }
+
+    #[test]
+    #[should_panic(expected = "overflow when adding a duration to a timestamp")]
+    fn timestamp_add_panics_past_the_end() {
+        let _ = Timestamp::from_nanos(u64::MAX) + Nanos::from_nanos(1);
     }
 
     #[test]

@@ -5,11 +5,12 @@
 //! own FNV-1a and LEB128 helpers), not by the code under test.
 
 use tickwise::{
-    Recorder, Replay, ReplayError, ReplayHeader, ReplayLimits, Sim, StateVisitor, Verdict,
-    read_header, verify,
+    HostEvent, HostEventKind, Nanos, Recorder, Replay, ReplayError, ReplayHeader, ReplayLimits,
+    ReplayVerdict, Sim, StateVisitor, read_header, verify,
 };
 
-/// A two-field sim: `steps` counts ticks, `total` sums the inputs.
+/// A two-field sim: `steps` counts ticks, `total` sums the inputs and the
+/// nanoseconds of any time dropped (so a host event changes the state).
 #[derive(Clone, Debug, Default)]
 struct Counter {
     steps: u64,
@@ -27,6 +28,9 @@ impl Sim for Counter {
         v.value(self.steps);
         v.field("total");
         v.value_i64(self.total);
+    }
+    fn on_time_dropped(&mut self, dropped: Nanos) {
+        self.total += i64::try_from(dropped.as_nanos()).unwrap();
     }
     fn digest(&self) -> String {
         format!("{}|{}", self.steps, self.total)
@@ -65,7 +69,7 @@ struct FileBuilder {
 impl FileBuilder {
     fn new() -> FileBuilder {
         let mut bytes = b"TWREPLAY".to_vec();
-        bytes.extend([0x01, 0x00, 0x00, 0x00]); // version 1, flags 0
+        bytes.extend([0x02, 0x00, 0x00, 0x00]); // version 2, flags 0
         bytes.extend([0u8; 8]); // length, patched by finish
         FileBuilder { bytes }
     }
@@ -112,11 +116,14 @@ fn golden_header(ticks: u64, every: u64) -> FileBuilder {
         .raw(&[0x01])
 }
 
-/// The golden file: 5 ticks of inputs 1, 1, -1, 0, 0, a checkpoint every 2.
+/// The golden file: 5 ticks of inputs 1, 1, -1, 0, 0, 300 ns of time
+/// dropped after tick 3, a checkpoint every 2.
 fn golden() -> Vec<u8> {
     golden_header(5, 2)
         // runs: (2 × +1) (1 × -1) (2 × 0); zigzag(1) = 2, zigzag(-1) = 1
         .lp(&[0x02, 0x02, 0x01, 0x01, 0x02, 0x00])
+        // host events: 1 event, tick delta 3, kind 1 (time dropped), 300 ns = ac 02
+        .raw(&[0x01, 0x03, 0x01, 0xac, 0x02])
         .varint(2)
         .lp(b"steps")
         .lp(b"total")
@@ -124,15 +131,15 @@ fn golden() -> Vec<u8> {
         .u64(state_sum(&[2, 2]))
         .raw(&short(2))
         .raw(&short(2))
-        // tick 4: steps 4, total 1
-        .u64(state_sum(&[4, 1]))
+        // tick 4: steps 4, total 1 + 300
+        .u64(state_sum(&[4, 301]))
         .raw(&short(4))
-        .raw(&short(1))
-        // final, tick 5: steps 5, total 1
-        .u64(state_sum(&[5, 1]))
+        .raw(&short(301))
+        // final, tick 5: steps 5, total 301
+        .u64(state_sum(&[5, 301]))
         .raw(&short(5))
-        .raw(&short(1))
-        .lp(b"5|1")
+        .raw(&short(301))
+        .lp(b"5|301")
         .finish()
 }
 
@@ -149,9 +156,19 @@ fn header(every: u64) -> ReplayHeader {
 }
 
 fn record(inputs: &[i32], every: u64) -> Replay<i32> {
+    record_with_drop(inputs, every, None)
+}
+
+/// Records `inputs`, with `drop = Some((tick, ns))` dropping time after that tick.
+fn record_with_drop(inputs: &[i32], every: u64, drop: Option<(u64, u64)>) -> Replay<i32> {
     let mut rec = Recorder::new(Counter::default(), header(every)).unwrap();
     for &i in inputs {
         rec.step(i);
+        if let Some((t, ns)) = drop
+            && rec.ticks() == t
+        {
+            rec.time_dropped(Nanos::from_nanos(ns));
+        }
     }
     rec.finish().unwrap().1
 }
@@ -165,10 +182,10 @@ fn recorder_writes_the_documented_bytes() {
     let expected = golden();
     assert_eq!(
         expected.len(),
-        130,
-        "the layout in docs/replay-format.md adds up to 130 bytes"
+        137,
+        "the layout in docs/replay-format.md adds up to 137 bytes"
     );
-    let written = record(&[1, 1, -1, 0, 0], 2).to_bytes();
+    let written = record_with_drop(&[1, 1, -1, 0, 0], 2, Some((3, 300))).to_bytes();
     assert_eq!(written, expected);
 }
 
@@ -181,16 +198,23 @@ fn reader_reads_the_documented_bytes() {
     assert_eq!(h.config, b"{}");
     assert_eq!(r.inputs().copied().collect::<Vec<_>>(), [1, 1, -1, 0, 0]);
     assert_eq!(r.runs().len(), 3);
+    assert_eq!(
+        r.host_events(),
+        [HostEvent {
+            tick: 3,
+            kind: HostEventKind::TimeDropped(Nanos::from_nanos(300))
+        }]
+    );
     assert_eq!(r.field_names(), ["steps", "total"]);
     assert_eq!(r.checkpoint_count(), 2);
     let c = r.checkpoint(1).unwrap();
-    assert_eq!((c.tick, c.checksum), (4, state_sum(&[4, 1])));
+    assert_eq!((c.tick, c.checksum), (4, state_sum(&[4, 301])));
     assert_eq!(r.final_state().tick, 5);
-    assert_eq!(r.final_digest(), "5|1");
+    assert_eq!(r.final_digest(), "5|301");
     assert_eq!(
         verify(Counter::default(), &r).verdict,
-        Verdict::Match {
-            digest: "5|1".into()
+        ReplayVerdict::Match {
+            digest: "5|301".into()
         }
     );
     assert_eq!(read_header(&golden(), &ReplayLimits::DEFAULT).unwrap(), *h);
@@ -200,6 +224,7 @@ fn reader_reads_the_documented_bytes() {
 fn an_empty_replay_is_valid() {
     let bytes = golden_header(0, 60)
         .lp(&[])
+        .varint(0) // no host events
         .varint(2)
         .lp(b"steps")
         .lp(b"total")
@@ -290,12 +315,12 @@ fn wrong_magic() {
 #[test]
 fn wrong_version_and_flags() {
     let mut f = golden();
-    f[8] = 2;
+    f[8] = 3;
     assert_eq!(
         read(&f).unwrap_err(),
         ReplayError::UnsupportedVersion {
-            found: 2,
-            supported: 1
+            found: 3,
+            supported: 2
         }
     );
     let mut f = golden();
@@ -313,8 +338,8 @@ fn appended_bytes() {
     assert_eq!(
         read(&f).unwrap_err(),
         ReplayError::TrailingBytes {
-            declared: 130,
-            actual: 134
+            declared: 137,
+            actual: 141
         }
     );
 }
@@ -339,12 +364,12 @@ fn oversized_file_is_refused_before_parsing() {
 fn corrupted_body_fails_the_integrity_checksum() {
     let mut f = golden();
     f[60] ^= 0x10;
-    let stored = u64::from_le_bytes(f[122..130].try_into().unwrap());
+    let stored = u64::from_le_bytes(f[129..137].try_into().unwrap());
     assert_eq!(
         read(&f).unwrap_err(),
         ReplayError::ChecksumMismatch {
             stored,
-            computed: fnv(&f[..122])
+            computed: fnv(&f[..129])
         }
     );
 }
@@ -414,6 +439,7 @@ fn absurd_lengths() {
     // A million fields.
     let f = golden_header(1, 2)
         .lp(&[0x01, 0x02])
+        .varint(0)
         .varint(1_000_000)
         .finish();
     assert!(matches!(
@@ -432,6 +458,7 @@ fn checkpoints_missing_from_a_short_file() {
     // are not there. Refused from the sizes alone, before any is read.
     let f = golden_header(10_000_000, 1)
         .lp(&[0x80, 0xad, 0xe2, 0x04, 0x00]) // one run of 10,000,000 zeros
+        .varint(0) // no host events
         .varint(2)
         .lp(b"steps")
         .lp(b"total")
@@ -522,7 +549,7 @@ fn malformed_fields() {
     let mut other_kind = golden();
     other_kind[49] = 0x02; // the input kind byte: TickInput
     let other_kind = FileBuilder {
-        bytes: other_kind[..122].to_vec(),
+        bytes: other_kind[..129].to_vec(),
     }
     .finish();
     assert_eq!(
@@ -535,11 +562,175 @@ fn malformed_fields() {
 }
 
 #[test]
+fn version_1_files_are_refused_with_a_clear_error() {
+    // A version 1 file: the same envelope with version 1 (and no host events
+    // section, which the reader never gets to).
+    let mut f = golden();
+    f[8] = 1;
+    let e = read(&f).unwrap_err();
+    assert_eq!(
+        e,
+        ReplayError::UnsupportedVersion {
+            found: 1,
+            supported: 2
+        }
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("format version 1 is not supported (this build reads version 2)"),
+        "{msg}"
+    );
+    assert_eq!(
+        read_header(&f, &ReplayLimits::DEFAULT).unwrap_err(),
+        ReplayError::UnsupportedVersion {
+            found: 1,
+            supported: 2
+        }
+    );
+}
+
+/// The golden file's header and runs, then `events` as the host events section.
+fn with_events(events: &[u8]) -> Vec<u8> {
+    golden_header(5, 2)
+        .lp(&[0x02, 0x02, 0x01, 0x01, 0x02, 0x00])
+        .raw(events)
+        .varint(2)
+        .lp(b"steps")
+        .lp(b"total")
+        .finish()
+}
+
+#[test]
+fn malformed_host_events() {
+    // Two events whose deltas (3, then 3) reach tick 6 > T = 5.
+    assert_eq!(
+        read(&with_events(&[0x02, 0x03, 0x01, 0x00, 0x03, 0x01, 0x00])).unwrap_err(),
+        ReplayError::HostEventAfterEnd {
+            index: 1,
+            tick: 6,
+            ticks: 5
+        }
+    );
+    // A delta of u64::MAX after a delta of 1: past u64, reported saturated.
+    let mut huge = vec![0x02, 0x01, 0x01, 0x00];
+    huge.extend([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+    huge.extend([0x01, 0x00]);
+    assert_eq!(
+        read(&with_events(&huge)).unwrap_err(),
+        ReplayError::HostEventAfterEnd {
+            index: 1,
+            tick: u64::MAX,
+            ticks: 5
+        }
+    );
+    // Kind 9 at file offset: 20 + 4 + 4 + 3 + 8 + 8 + 3 (T, K, kind) + 7 (runs) + 2 = 59.
+    assert_eq!(
+        read(&with_events(&[0x01, 0x00, 0x09, 0x00])).unwrap_err(),
+        ReplayError::UnknownHostEvent {
+            offset: 59,
+            kind: 9
+        }
+    );
+    // A count of 2^40 events in a file of a hundred bytes: refused before any is read.
+    let e = read(&with_events(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x20])).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ReplayError::Truncated {
+                what: "host events",
+                offset: 57,
+                needed: 3_298_534_883_328,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // An overlong payload varint.
+    assert!(matches!(
+        read(&with_events(&[0x01, 0x00, 0x01, 0x80, 0x00])).unwrap_err(),
+        ReplayError::BadVarint {
+            what: "time dropped",
+            ..
+        }
+    ));
+    // Events at the last tick and several at one tick are fine.
+    let ok = golden_header(5, 2)
+        .lp(&[0x05, 0x00])
+        .raw(&[0x03, 0x05, 0x01, 0x07, 0x00, 0x01, 0x01, 0x00, 0x01, 0x02])
+        .varint(2)
+        .lp(b"steps")
+        .lp(b"total")
+        .u64(state_sum(&[2, 0]))
+        .raw(&short(2))
+        .raw(&short(0))
+        .u64(state_sum(&[4, 0]))
+        .raw(&short(4))
+        .raw(&short(0))
+        .u64(state_sum(&[5, 10]))
+        .raw(&short(5))
+        .raw(&short(10))
+        .lp(b"5|10")
+        .finish();
+    let r = read(&ok).unwrap();
+    assert_eq!(r.host_events().len(), 3);
+    assert!(r.host_events().iter().all(|e| e.tick == 5));
+    assert!(verify(Counter::default(), &r).is_match());
+}
+
+#[test]
+fn host_events_from_parts_must_be_in_order_and_in_range() {
+    let mut parts = record_with_drop(&[1, 1, -1, 0, 0], 2, Some((3, 300))).into_parts();
+    let at = |tick| HostEvent {
+        tick,
+        kind: HostEventKind::TimeDropped(Nanos::from_nanos(1)),
+    };
+    parts.host_events = vec![at(4), at(2)];
+    assert_eq!(
+        Replay::from_parts(parts.clone()).unwrap_err(),
+        ReplayError::HostEventsOutOfOrder {
+            index: 1,
+            tick: 2,
+            previous: 4
+        }
+    );
+    parts.host_events = vec![at(2), at(6)];
+    assert_eq!(
+        Replay::from_parts(parts).unwrap_err(),
+        ReplayError::HostEventAfterEnd {
+            index: 1,
+            tick: 6,
+            ticks: 5
+        }
+    );
+}
+
+#[test]
+fn a_tampered_host_event_is_caught_by_verification() {
+    // The honest golden replay, with its event edited to 301 ns and the
+    // integrity checksum recomputed (a forgery, not corruption).
+    let mut f = golden();
+    assert_eq!(f[60..62], [0xac, 0x02]); // the payload: 57 count, 58 delta, 59 kind
+    f[60] = 0xad;
+    let forged = FileBuilder {
+        bytes: f[..129].to_vec(),
+    }
+    .finish();
+    let r = read(&forged).unwrap();
+    let ReplayVerdict::Diverged(d) = verify(Counter::default(), &r).verdict else {
+        panic!("a tampered event must not verify");
+    };
+    // The first checkpoint after the event (tick 4) names the field it changed.
+    assert_eq!((d.checkpoint, d.tick, d.last_good_tick), (Some(1), 4, 2));
+    assert_eq!(d.fields, ["total"]);
+}
+
+#[test]
 fn errors_say_what_is_wrong() {
     let f = golden_header(u64::MAX, 2).finish();
     let msg = read(&f).unwrap_err().to_string();
     assert!(
-        msg.contains("18446744073709551615") && msg.contains("--max-ticks"),
+        // The limit, not a CLI flag: the CLI adds its own hint.
+        msg.contains("18446744073709551615") && !msg.contains("--max-ticks"),
         "{msg}"
     );
     let msg = read(b"TWREPL").unwrap_err().to_string();

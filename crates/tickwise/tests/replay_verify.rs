@@ -1,7 +1,7 @@
 //! Verification, forgery detection and lockstep desync reports.
 
 use tickwise::{
-    Divergence, Recorder, Replay, ReplayHeader, ReplayLimits, Sim, StateVisitor, Verdict,
+    Divergence, Recorder, Replay, ReplayHeader, ReplayLimits, ReplayVerdict, Sim, StateVisitor,
     compare_lockstep, verify,
 };
 
@@ -35,9 +35,9 @@ fn forge(replay: &Replay<i32>, tick: u64, input: i32) -> Vec<u8> {
     Replay::from_parts(parts).unwrap().to_bytes()
 }
 
-fn diverged(v: Verdict) -> Divergence {
+fn diverged(v: ReplayVerdict) -> Divergence {
     match v {
-        Verdict::Diverged(d) => d,
+        ReplayVerdict::Diverged(d) => d,
         other => panic!("expected a divergence, got {other:?}"),
     }
 }
@@ -168,7 +168,7 @@ fn a_sim_with_other_fields_is_refused_before_running() {
     assert_eq!(report.ticks_run, 0);
     assert_eq!(
         report.verdict,
-        Verdict::FieldNamesDiffer {
+        ReplayVerdict::FieldNamesDiffer {
             recorded: vec!["steps".into(), "vel".into(), "pos".into()],
             sim: vec!["ticks"],
         }

@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use rayon::prelude::*;
-use tickwise::{ReplayError, ReplayLimits, Verdict};
+use tickwise::{ReplayError, ReplayLimits, ReplayVerdict};
 use tickwise_catalog::{Catalog, CatalogError};
 
 use crate::{Failure, hints};
@@ -111,15 +111,15 @@ fn verify_file(path: &Path, limits: &ReplayLimits, catalog: &Catalog) -> Outcome
             why: hints::catalog_message(&e),
         },
         Ok(report) => match report.verdict {
-            Verdict::Match { digest } => Outcome::Ok {
+            ReplayVerdict::Match { digest } => Outcome::Ok {
                 ticks: report.ticks_run,
                 digest,
             },
-            Verdict::Diverged(d) => Outcome::Diverged {
+            ReplayVerdict::Diverged(d) => Outcome::Diverged {
                 ticks: report.ticks_run,
                 why: d.to_string(),
             },
-            Verdict::FieldNamesDiffer { recorded, sim } => Outcome::Diverged {
+            ReplayVerdict::FieldNamesDiffer { recorded, sim } => Outcome::Diverged {
                 ticks: 0,
                 why: format!(
                     "the replay records fields [{}] but this build's sim has [{}]",

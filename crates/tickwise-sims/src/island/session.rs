@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use tickwise::{
     AppState, FixedLoop, FrameReport, LifecycleError, Nanos, PlatformEvent, ResumeReport,
-    SceneError, SceneStack, Sim, TickInputs, Timestamp,
+    SceneError, SceneStack, Sim, Speed, TickInputs, Timestamp,
 };
 
 use super::{IslandConfig, IslandWorld, LifecycleConfig};
@@ -183,6 +183,12 @@ impl IslandSession {
         }
         self.scenes.run_ticks(steps);
         steps
+    }
+
+    /// Sets the time scale (see [`FixedLoop::set_speed`]): later frames and
+    /// the time away at the next resume are scaled by it exactly.
+    pub fn set_speed(&mut self, speed: Speed) {
+        self.lp.set_speed(speed);
     }
 
     /// Hosted mode: a frame at host timestamp `now` (see [`FixedLoop::frame_at`]);

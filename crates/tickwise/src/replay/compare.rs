@@ -3,6 +3,7 @@
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::format::{HostEvent, Replay};
 use crate::digest::differing_fields;
 use crate::sim::Sim;
 
@@ -29,6 +30,9 @@ pub struct Comparison {
     /// The first tick whose inputs differ between the runs, if any (the
     /// input of tick `t` is consumed by the step from state `t` to `t + 1`).
     pub first_input_difference: Option<u64>,
+    /// The first tick whose host events differ between the runs, if any
+    /// (events of tick `t` are applied after the step to state `t`).
+    pub first_event_difference: Option<u64>,
     /// The first state divergence, if any (comparison stops there).
     pub divergence: Option<TickDivergence>,
 }
@@ -49,6 +53,9 @@ impl fmt::Display for Comparison {
         if let Some(t) = self.first_input_difference {
             write!(f, "; inputs first differ at tick {t}")?;
         }
+        if let Some(t) = self.first_event_difference {
+            write!(f, "; host events first differ at tick {t}")?;
+        }
         Ok(())
     }
 }
@@ -66,10 +73,23 @@ fn diverged<S: Sim>(a: &S, b: &S, tick: u64) -> Option<TickDivergence> {
     })
 }
 
+/// The events of `events` at `tick`, starting at `*next` (sorted by tick).
+fn events_at<'e>(events: &'e [HostEvent], next: &mut usize, tick: u64) -> &'e [HostEvent] {
+    let start = (*next).min(events.len());
+    let len = events[start..]
+        .iter()
+        .take_while(|e| e.tick == tick)
+        .count();
+    *next = start + len;
+    &events[start..start + len]
+}
+
 /// Steps `a` and `b` side by side for `ticks` ticks, feeding each its own
 /// inputs (the default input once an iterator ends), and compares their
 /// 64-bit checksums at every tick, starting with the initial states. Stops
 /// at the first tick whose checksums differ and names the fields that differ.
+///
+/// Runs without host events; [`compare_lockstep_with_events`] applies them.
 pub fn compare_lockstep<S: Sim>(
     a: &mut S,
     b: &mut S,
@@ -77,13 +97,47 @@ pub fn compare_lockstep<S: Sim>(
     inputs_b: impl IntoIterator<Item = S::Input>,
     ticks: u64,
 ) -> Comparison {
+    compare_lockstep_with_events(a, b, inputs_a, inputs_b, &[], &[], ticks)
+}
+
+/// [`compare_lockstep`] with each run's host events (sorted by tick, as
+/// [`Replay::host_events`] are), applied as [`super::verify`] applies them:
+/// the events of tick 0 before the initial comparison, and those of tick `t`
+/// after the step to state `t`, before state `t` is compared. Events after
+/// `ticks` are not applied.
+pub fn compare_lockstep_with_events<S: Sim>(
+    a: &mut S,
+    b: &mut S,
+    inputs_a: impl IntoIterator<Item = S::Input>,
+    inputs_b: impl IntoIterator<Item = S::Input>,
+    events_a: &[HostEvent],
+    events_b: &[HostEvent],
+    ticks: u64,
+) -> Comparison {
     let mut ia = inputs_a.into_iter();
     let mut ib = inputs_b.into_iter();
     let mut first_input_difference = None;
+    let mut first_event_difference = None;
+    let (mut next_a, mut next_b) = (0usize, 0usize);
+    let mut apply = |a: &mut S, b: &mut S, tick: u64, first: &mut Option<u64>| {
+        let ea = events_at(events_a, &mut next_a, tick);
+        let eb = events_at(events_b, &mut next_b, tick);
+        if first.is_none() && ea != eb {
+            *first = Some(tick);
+        }
+        for e in ea {
+            e.kind.apply(a);
+        }
+        for e in eb {
+            e.kind.apply(b);
+        }
+    };
+    apply(a, b, 0, &mut first_event_difference);
     if let Some(d) = diverged(a, b, 0) {
         return Comparison {
             ticks: 0,
             first_input_difference,
+            first_event_difference,
             divergence: Some(d),
         };
     }
@@ -95,10 +149,12 @@ pub fn compare_lockstep<S: Sim>(
         }
         a.step(&x);
         b.step(&y);
+        apply(a, b, t + 1, &mut first_event_difference);
         if let Some(d) = diverged(a, b, t + 1) {
             return Comparison {
                 ticks: t + 1,
                 first_input_difference,
+                first_event_difference,
                 divergence: Some(d),
             };
         }
@@ -106,6 +162,28 @@ pub fn compare_lockstep<S: Sim>(
     Comparison {
         ticks,
         first_input_difference,
+        first_event_difference,
         divergence: None,
     }
+}
+
+/// Re-simulates two replays of one sim in lockstep from the initial states
+/// `a` and `b` (built from each replay's config), with their inputs and host
+/// events, over their common length (the shorter replay's tick count).
+pub fn compare_replays<S: Sim>(
+    a: &mut S,
+    b: &mut S,
+    replay_a: &Replay<S::Input>,
+    replay_b: &Replay<S::Input>,
+) -> Comparison {
+    let ticks = replay_a.ticks().min(replay_b.ticks());
+    compare_lockstep_with_events(
+        a,
+        b,
+        replay_a.inputs().cloned(),
+        replay_b.inputs().cloned(),
+        replay_a.host_events(),
+        replay_b.host_events(),
+        ticks,
+    )
 }

@@ -156,15 +156,51 @@ pub enum ReplayError {
         /// The first checkpoint tick where they differed.
         tick: u64,
     },
+    /// A host event of a kind this reader does not know.
+    UnknownHostEvent {
+        /// File offset of its kind byte.
+        offset: u64,
+        /// The kind byte.
+        kind: u8,
+    },
+    /// A host event after the replay's last tick (or a tick past `u64`).
+    HostEventAfterEnd {
+        /// The event's index (0-based) in the host events.
+        index: u64,
+        /// Its tick.
+        tick: u64,
+        /// The replay's tick count.
+        ticks: u64,
+    },
+    /// A host event whose tick is before the previous event's (building
+    /// from parts; in a file, ticks are stored as non-negative deltas).
+    HostEventsOutOfOrder {
+        /// The event's index (0-based).
+        index: u64,
+        /// Its tick.
+        tick: u64,
+        /// The previous event's tick.
+        previous: u64,
+    },
+    /// A live recording was started after the sim had already run (or had
+    /// already been told about dropped time): a verifier starts from the
+    /// state built from the config, so the recording must start there too.
+    RecordingStartedLate {
+        /// The loop's tick when recording was asked for.
+        tick: u64,
+        /// Host events (calls to `Sim::on_time_dropped`) already made.
+        host_events: u64,
+    },
+    /// A replay was asked of a loop that is not recording.
+    NotRecording,
 }
 
 impl fmt::Display for ReplayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReplayError::FileTooLarge { bytes, limit } => write!(
-                f,
-                "file is {bytes} bytes, above the limit of {limit} (raise it with --max-file-bytes)"
-            ),
+            ReplayError::FileTooLarge { bytes, limit } => {
+                write!(f, "file is {bytes} bytes, above the limit of {limit}")
+            }
             ReplayError::Truncated {
                 what,
                 offset,
@@ -179,10 +215,18 @@ impl fmt::Display for ReplayError {
                 "not a tickwise replay: starts with {:02x?} instead of \"TWREPLAY\"",
                 &found[..usize::from(*len).min(8)]
             ),
-            ReplayError::UnsupportedVersion { found, supported } => write!(
-                f,
-                "replay format version {found} is not supported (this build reads version {supported})"
-            ),
+            ReplayError::UnsupportedVersion { found, supported } => {
+                write!(
+                    f,
+                    "replay format version {found} is not supported (this build reads version {supported})"
+                )?;
+                if found < supported {
+                    f.write_str(
+                        "; the file was written by an older build and must be recorded again",
+                    )?;
+                }
+                Ok(())
+            }
             ReplayError::UnsupportedFlags { found } => {
                 write!(f, "replay header flags {found:#06x} are not supported")
             }
@@ -196,7 +240,7 @@ impl fmt::Display for ReplayError {
             ),
             ReplayError::TooManyTicks { declared, limit } => write!(
                 f,
-                "replay declares {declared} ticks, above the limit of {limit} (raise it with --max-ticks)"
+                "replay declares {declared} ticks, above the limit of {limit}"
             ),
             ReplayError::LengthOutOfRange {
                 what,
@@ -250,6 +294,29 @@ impl fmt::Display for ReplayError {
                 f,
                 "the sim's state fields changed at tick {tick}; a sim must describe its state with the same fields every tick"
             ),
+            ReplayError::UnknownHostEvent { offset, kind } => write!(
+                f,
+                "host event at byte {offset} has kind {kind}, which this build does not know (known: 1 = time dropped)"
+            ),
+            ReplayError::HostEventAfterEnd { index, tick, ticks } => write!(
+                f,
+                "host event {index} is at tick {tick}, after the replay's last tick {ticks}"
+            ),
+            ReplayError::HostEventsOutOfOrder {
+                index,
+                tick,
+                previous,
+            } => write!(
+                f,
+                "host event {index} is at tick {tick}, before the previous event's tick {previous}; events must be in tick order"
+            ),
+            ReplayError::RecordingStartedLate { tick, host_events } => write!(
+                f,
+                "recording must start at tick 0 before any host event, but the loop is at tick {tick} after {host_events} host events; a verifier starts from the state the config builds"
+            ),
+            ReplayError::NotRecording => {
+                f.write_str("the loop is not recording: call start_recording at tick 0 first")
+            }
         }
     }
 }

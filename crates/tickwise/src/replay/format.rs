@@ -13,11 +13,20 @@ use super::bytes::{ByteReader, put_varint};
 use super::codec::ReplayInput;
 use super::error::ReplayError;
 use crate::digest::Fnv1a64;
+use crate::sim::Sim;
+use crate::time::Nanos;
 
 /// The first eight bytes of every replay file.
 pub const MAGIC: [u8; 8] = *b"TWREPLAY";
-/// The format version this build reads and writes.
-pub const FORMAT_VERSION: u16 = 1;
+/// The format version this build reads and writes. Version 2 added the
+/// host events section; version 1 files are refused
+/// ([`ReplayError::UnsupportedVersion`]) and must be recorded again.
+pub const FORMAT_VERSION: u16 = 2;
+/// Host event kind byte of [`HostEventKind::TimeDropped`].
+pub const HOST_EVENT_TIME_DROPPED: u8 = 1;
+/// The fewest bytes one host event takes in a file (tick delta, kind,
+/// payload: one byte each at least), which bounds the count a file can declare.
+pub const MIN_HOST_EVENT_BYTES: usize = 3;
 /// The checkpoint interval used when none is given: one second at 60 Hz.
 pub const DEFAULT_CHECKPOINT_EVERY: u64 = 60;
 /// The longest sim id or field name, in bytes.
@@ -112,6 +121,49 @@ impl ReplayHeader {
     }
 }
 
+/// A fact from the host that changed the sim's state outside a step.
+///
+/// A loop's timing decides how many steps run, which the inputs of the
+/// ticks already capture; but a sim that is told about the time its host
+/// threw away ([`Sim::on_time_dropped`], the island's `droppedMs`) changes
+/// state on a call no input records. Replays store those calls so that
+/// re-simulation makes them at the same point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HostEventKind {
+    /// [`Sim::on_time_dropped`] was called with this duration (frame clamp,
+    /// step cap).
+    TimeDropped(Nanos),
+}
+
+impl HostEventKind {
+    /// The kind byte stored in the file.
+    #[must_use]
+    pub const fn kind_byte(self) -> u8 {
+        match self {
+            HostEventKind::TimeDropped(_) => HOST_EVENT_TIME_DROPPED,
+        }
+    }
+
+    /// Makes the call the event records.
+    pub fn apply<S: Sim + ?Sized>(self, sim: &mut S) {
+        match self {
+            HostEventKind::TimeDropped(d) => sim.on_time_dropped(d),
+        }
+    }
+}
+
+/// A host event and the tick it happened at: after the step to state `tick`
+/// (and its checkpoint, if one is due) and before the next step. Events at
+/// tick 0 happened before the first step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HostEvent {
+    /// The state's tick (steps run) when it happened.
+    pub tick: u64,
+    /// What happened.
+    pub kind: HostEventKind,
+}
+
 /// `len` consecutive ticks with the same input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Run<I> {
@@ -142,6 +194,8 @@ pub struct ReplayParts<I> {
     pub header: ReplayHeader,
     /// Input runs covering exactly `header.ticks` ticks.
     pub runs: Vec<Run<I>>,
+    /// Host events in non-decreasing tick order, none after `header.ticks`.
+    pub host_events: Vec<HostEvent>,
     /// The sim's state field names.
     pub field_names: Vec<String>,
     /// Checksums at ticks `every, 2*every, ...` (`header.checkpoint_count()` of them).
@@ -158,7 +212,7 @@ pub struct ReplayParts<I> {
 
 impl<I: PartialEq> ReplayParts<I> {
     /// Replaces the inputs with one per tick (merged into runs) and sets
-    /// `header.ticks` to their count. Checkpoints are left as they are, so
+    /// `header.ticks` to their count. Checkpoints and host events are left as they are, so
     /// [`Replay::from_parts`] accepts the result only for the same tick count,
     /// and [`super::verify`] then checks the new inputs against the old states:
     /// this is how tests forge replays.
@@ -367,6 +421,74 @@ fn read_runs<I: ReplayInput>(
     Ok(runs)
 }
 
+fn read_events(r: &mut ByteReader<'_>, ticks: u64) -> Result<Vec<HostEvent>, ReplayError> {
+    let offset = r.offset();
+    let count = r.varint("host event count")?;
+    let needed = count.saturating_mul(MIN_HOST_EVENT_BYTES as u64);
+    if needed > r.remaining() as u64 {
+        return Err(ReplayError::Truncated {
+            what: "host events",
+            offset,
+            needed,
+            available: r.remaining() as u64,
+        });
+    }
+    // count * 3 bytes are present, so the capacity is bounded by the file.
+    let mut events = Vec::with_capacity(usize::try_from(count).unwrap_or(usize::MAX));
+    let mut tick = 0u64;
+    for index in 0..count {
+        let delta = r.varint("host event tick delta")?;
+        tick = match tick.checked_add(delta) {
+            Some(t) if t <= ticks => t,
+            _ => {
+                return Err(ReplayError::HostEventAfterEnd {
+                    index,
+                    tick: tick.saturating_add(delta),
+                    ticks,
+                });
+            }
+        };
+        let kind_offset = r.offset();
+        let kind = match r.u8("host event kind")? {
+            HOST_EVENT_TIME_DROPPED => {
+                HostEventKind::TimeDropped(Nanos::from_nanos(r.varint("time dropped")?))
+            }
+            found => {
+                return Err(ReplayError::UnknownHostEvent {
+                    offset: kind_offset,
+                    kind: found,
+                });
+            }
+        };
+        events.push(HostEvent { tick, kind });
+    }
+    Ok(events)
+}
+
+/// Host events must be in tick order and within the replay's ticks.
+fn check_events(events: &[HostEvent], ticks: u64) -> Result<(), ReplayError> {
+    let mut previous = 0u64;
+    for (index, e) in events.iter().enumerate() {
+        let index = index as u64;
+        if e.tick > ticks {
+            return Err(ReplayError::HostEventAfterEnd {
+                index,
+                tick: e.tick,
+                ticks,
+            });
+        }
+        if e.tick < previous {
+            return Err(ReplayError::HostEventsOutOfOrder {
+                index,
+                tick: e.tick,
+                previous,
+            });
+        }
+        previous = e.tick;
+    }
+    Ok(())
+}
+
 fn read_hashes(r: &mut ByteReader<'_>, n: usize, out: &mut Vec<u32>) -> Result<(), ReplayError> {
     for _ in 0..n {
         out.push(r.u32_le("field hash")?);
@@ -393,6 +515,7 @@ impl<I: ReplayInput> Replay<I> {
             });
         }
         let runs = read_runs(&mut r, header.ticks)?;
+        let host_events = read_events(&mut r, header.ticks)?;
         let max_fields = limits.max_fields as u64;
         let n_fields = r.varint_in("field count", 1, max_fields)?;
         let n_fields = usize::try_from(n_fields).unwrap_or(usize::MAX);
@@ -441,6 +564,7 @@ impl<I: ReplayInput> Replay<I> {
             parts: ReplayParts {
                 header,
                 runs,
+                host_events,
                 field_names,
                 checkpoint_checksums,
                 checkpoint_fields,
@@ -458,8 +582,11 @@ impl<I: ReplayInput> Replay<I> {
     /// [`ReplayError::BadName`] for an invalid sim id or field name,
     /// [`ReplayError::LengthOutOfRange`] for a zero checkpoint interval or no
     /// fields, [`ReplayError::EmptyRun`] / [`ReplayError::RunsDoNotCoverTicks`]
-    /// for runs that do not cover the ticks, [`ReplayError::CountMismatch`] for
-    /// checkpoint or field lists of the wrong size.
+    /// for runs that do not cover the ticks,
+    /// [`ReplayError::HostEventsOutOfOrder`] / [`ReplayError::HostEventAfterEnd`]
+    /// for host events out of tick order or past the last tick,
+    /// [`ReplayError::CountMismatch`] for checkpoint or field lists of the
+    /// wrong size.
     pub fn from_parts(mut parts: ReplayParts<I>) -> Result<Replay<I>, ReplayError> {
         parts.header.input_kind = I::KIND;
         let h = &parts.header;
@@ -483,6 +610,7 @@ impl<I: ReplayInput> Replay<I> {
                 covered,
             });
         }
+        check_events(&parts.host_events, h.ticks)?;
         let f = parts.field_names.len() as u64;
         if f == 0 {
             return Err(ReplayError::LengthOutOfRange {
@@ -551,6 +679,17 @@ impl<I: ReplayInput> Replay<I> {
             run.input.encode(&mut runs);
         }
         put_bytes(&mut out, &runs);
+        put_varint(&mut out, p.host_events.len() as u64);
+        let mut previous = 0u64;
+        for e in &p.host_events {
+            // from_parts and the reader keep events sorted: the delta is >= 0.
+            put_varint(&mut out, e.tick.saturating_sub(previous));
+            previous = e.tick;
+            out.push(e.kind.kind_byte());
+            match e.kind {
+                HostEventKind::TimeDropped(d) => put_varint(&mut out, d.as_nanos()),
+            }
+        }
         put_varint(&mut out, p.field_names.len() as u64);
         for n in &p.field_names {
             put_bytes(&mut out, n.as_bytes());
@@ -607,6 +746,12 @@ impl<I> Replay<I> {
             item: &r.input,
             left: r.len,
         })
+    }
+
+    /// The host events, in tick order (see [`HostEvent`]).
+    #[must_use]
+    pub fn host_events(&self) -> &[HostEvent] {
+        &self.parts.host_events
     }
 
     /// The sim's state field names.

@@ -2,10 +2,14 @@
 //!
 //! A replay is everything needed to re-simulate a run and prove its result:
 //! the sim's id and version, its config bytes, the inputs of every tick
-//! (run-length encoded), a checkpoint of the state every K ticks, and the
-//! final state. The byte layout is specified in `docs/replay-format.md` so
-//! that a server in any language can read it.
+//! (run-length encoded), the host events that changed the sim's state
+//! outside a step (time dropped by the loop), a checkpoint of the state
+//! every K ticks, and the final state. The byte layout is specified in
+//! `docs/replay-format.md` so that a server in any language can read it.
 //!
+//! * A [`crate::FixedLoop`] records the session it runs
+//!   (`FixedLoop::start_recording`, `FixedLoop::replay`): every tick's input
+//!   as the sim saw it, catch-up ticks included, and every time-dropped call.
 //! * [`Recorder`] steps a sim and records a [`Replay`]; [`Replay::to_bytes`]
 //!   writes it and [`Replay::from_bytes`] reads it back under
 //!   [`ReplayLimits`], with a specific [`ReplayError`] for every malformed
@@ -13,7 +17,8 @@
 //! * [`verify`] re-simulates a replay and reports the first checkpoint that
 //!   diverges, its tick range and the fields that differ.
 //! * [`compare_lockstep`] steps two runs side by side and names the first
-//!   tick whose checksums differ (a desync report).
+//!   tick whose checksums differ (a desync report); [`compare_replays`] does
+//!   it for two replays, host events included.
 //! * [`sync_test`] rolls back and re-simulates every tick, GGRS style, to
 //!   catch state that a snapshot misses.
 //!
@@ -56,13 +61,17 @@ mod verify;
 
 pub use bytes::{ByteReader, MAX_VARINT_BYTES, put_varint, unzigzag, zigzag};
 pub use codec::{INPUT_KIND_I32, INPUT_KIND_TICK_INPUT, ReplayInput};
-pub use compare::{Comparison, TickDivergence, compare_lockstep};
+pub use compare::{
+    Comparison, TickDivergence, compare_lockstep, compare_lockstep_with_events, compare_replays,
+};
 pub use error::ReplayError;
 pub use format::{
-    Checkpoint, DEFAULT_CHECKPOINT_EVERY, FIXED_HEADER_BYTES, FORMAT_VERSION, MAGIC,
-    MAX_NAME_BYTES, Replay, ReplayHeader, ReplayLimits, ReplayParts, Run, TRAILER_BYTES,
-    is_valid_name, read_header,
+    Checkpoint, DEFAULT_CHECKPOINT_EVERY, FIXED_HEADER_BYTES, FORMAT_VERSION,
+    HOST_EVENT_TIME_DROPPED, HostEvent, HostEventKind, MAGIC, MAX_NAME_BYTES, MIN_HOST_EVENT_BYTES,
+    Replay, ReplayHeader, ReplayLimits, ReplayParts, Run, TRAILER_BYTES, is_valid_name,
+    read_header,
 };
 pub use record::Recorder;
+pub(crate) use record::Recording;
 pub use sync_test::{SyncMismatch, SyncTestReport, sync_test};
-pub use verify::{Divergence, Verdict, VerifyReport, verify};
+pub use verify::{Divergence, ReplayVerdict, VerifyReport, verify};

@@ -1,26 +1,169 @@
-//! Recording a replay while a sim runs.
+//! Recording a replay while a sim runs: offline ([`Recorder`]) or live
+//! (`FixedLoop::start_recording`), with one bookkeeping implementation.
 
 use alloc::string::ToString;
 use alloc::vec::Vec;
 
 use super::codec::ReplayInput;
 use super::error::ReplayError;
-use super::format::{Replay, ReplayHeader, ReplayParts, Run, check_interval, push_input};
+use super::format::{
+    HostEvent, HostEventKind, Replay, ReplayHeader, ReplayParts, Run, check_interval, push_input,
+};
 use super::probe::Probe;
 use crate::sim::Sim;
+use crate::time::Nanos;
 
-/// Steps a sim and records a replay of it: the inputs as runs, a checkpoint
-/// every `checkpoint_every` ticks, the final state.
+/// What a recording keeps: the inputs as runs, the host events, a
+/// checkpoint every `checkpoint_every` ticks. Shared by [`Recorder`] and the
+/// live recording of [`crate::FixedLoop`], so both write the same replay for
+/// the same run.
 #[derive(Debug)]
-pub struct Recorder<S: Sim> {
-    sim: S,
+pub(crate) struct Recording<I> {
     header: ReplayHeader,
-    runs: Vec<Run<S::Input>>,
+    runs: Vec<Run<I>>,
+    events: Vec<HostEvent>,
     field_names: Vec<&'static str>,
     checksums: Vec<u64>,
     fields: Vec<u32>,
     probe: Probe,
+    next_checkpoint: u64,
     schema_changed_at: Option<u64>,
+}
+
+impl<I: PartialEq> Recording<I> {
+    /// Records the step just run: `input` was its input, `sim` is the state after it.
+    #[inline]
+    pub(crate) fn record_step<S: Sim<Input = I> + ?Sized>(&mut self, sim: &S, input: I) {
+        push_input(&mut self.runs, input);
+        self.header.ticks = self.header.ticks.saturating_add(1);
+        if self.header.ticks == self.next_checkpoint {
+            self.checkpoint(sim);
+        }
+    }
+
+    #[cold]
+    fn checkpoint<S: Sim<Input = I> + ?Sized>(&mut self, sim: &S) {
+        self.next_checkpoint = self
+            .next_checkpoint
+            .saturating_add(self.header.checkpoint_every);
+        self.probe.take(sim);
+        if self.probe.names() != self.field_names.as_slice() {
+            self.schema_changed_at.get_or_insert(self.header.ticks);
+        }
+        self.checksums.push(self.probe.checksum());
+        self.fields.extend(self.probe.short_hashes());
+    }
+
+    /// Records a host event at the current tick (after its step and checkpoint).
+    pub(crate) fn record_event(&mut self, kind: HostEventKind) {
+        self.events.push(HostEvent {
+            tick: self.header.ticks,
+            kind,
+        });
+    }
+
+    /// Ticks recorded so far.
+    pub(crate) const fn ticks(&self) -> u64 {
+        self.header.ticks
+    }
+}
+
+impl<I: ReplayInput> Recording<I> {
+    /// Starts from `sim`'s current state (tick 0 of the replay).
+    pub(crate) fn new<S: Sim<Input = I> + ?Sized>(
+        sim: &S,
+        mut header: ReplayHeader,
+    ) -> Result<Recording<I>, ReplayError> {
+        check_interval(header.checkpoint_every)?;
+        header.ticks = 0;
+        header.input_kind = I::KIND;
+        let mut probe = Probe::default();
+        probe.take(sim);
+        Ok(Recording {
+            field_names: probe.names().to_vec(),
+            next_checkpoint: header.checkpoint_every,
+            header,
+            runs: Vec::new(),
+            events: Vec::new(),
+            checksums: Vec::new(),
+            fields: Vec::new(),
+            probe,
+            schema_changed_at: None,
+        })
+    }
+
+    /// The replay of everything recorded so far, `sim` being the final state;
+    /// the recording goes on.
+    pub(crate) fn snapshot<S: Sim<Input = I> + ?Sized>(
+        &self,
+        sim: &S,
+    ) -> Result<Replay<I>, ReplayError> {
+        let mut probe = Probe::default();
+        probe.take(sim);
+        self.build(
+            &probe,
+            sim,
+            self.runs.clone(),
+            self.events.clone(),
+            self.checksums.clone(),
+            self.fields.clone(),
+        )
+    }
+
+    /// The replay, consuming the recording (no copies).
+    pub(crate) fn into_replay<S: Sim<Input = I> + ?Sized>(
+        mut self,
+        sim: &S,
+    ) -> Result<Replay<I>, ReplayError> {
+        let mut probe = core::mem::take(&mut self.probe);
+        probe.take(sim);
+        let runs = core::mem::take(&mut self.runs);
+        let events = core::mem::take(&mut self.events);
+        let checksums = core::mem::take(&mut self.checksums);
+        let fields = core::mem::take(&mut self.fields);
+        self.build(&probe, sim, runs, events, checksums, fields)
+    }
+
+    fn build<S: Sim<Input = I> + ?Sized>(
+        &self,
+        last: &Probe,
+        sim: &S,
+        runs: Vec<Run<I>>,
+        host_events: Vec<HostEvent>,
+        checkpoint_checksums: Vec<u64>,
+        checkpoint_fields: Vec<u32>,
+    ) -> Result<Replay<I>, ReplayError> {
+        let mut changed = self.schema_changed_at;
+        if last.names() != self.field_names.as_slice() {
+            changed.get_or_insert(self.header.ticks);
+        }
+        if let Some(tick) = changed {
+            return Err(ReplayError::FieldsChanged { tick });
+        }
+        Replay::from_parts(ReplayParts {
+            header: self.header.clone(),
+            runs,
+            host_events,
+            field_names: self.field_names.iter().map(ToString::to_string).collect(),
+            checkpoint_checksums,
+            checkpoint_fields,
+            final_checksum: last.checksum(),
+            final_fields: last.short_hashes().collect(),
+            final_digest: sim.digest(),
+        })
+    }
+}
+
+/// Steps a sim and records a replay of it: the inputs as runs, the host
+/// events, a checkpoint every `checkpoint_every` ticks, the final state.
+///
+/// For a sim driven by a [`crate::FixedLoop`], record the loop itself
+/// instead (`FixedLoop::start_recording`): it records the same things,
+/// catch-up ticks and time dropped by its clock included.
+#[derive(Debug)]
+pub struct Recorder<S: Sim> {
+    sim: S,
+    recording: Recording<S::Input>,
 }
 
 impl<S: Sim> Recorder<S>
@@ -35,41 +178,26 @@ where
     /// # Errors
     ///
     /// [`ReplayError::LengthOutOfRange`] when `header.checkpoint_every` is 0.
-    pub fn new(sim: S, mut header: ReplayHeader) -> Result<Recorder<S>, ReplayError> {
-        check_interval(header.checkpoint_every)?;
-        header.ticks = 0;
-        header.input_kind = S::Input::KIND;
-        let mut probe = Probe::default();
-        probe.take(&sim);
-        Ok(Recorder {
-            field_names: probe.names().to_vec(),
-            sim,
-            header,
-            runs: Vec::new(),
-            checksums: Vec::new(),
-            fields: Vec::new(),
-            probe,
-            schema_changed_at: None,
-        })
+    pub fn new(sim: S, header: ReplayHeader) -> Result<Recorder<S>, ReplayError> {
+        let recording = Recording::new(&sim, header)?;
+        Ok(Recorder { sim, recording })
     }
 
     /// Runs one tick with `input` and records it.
     pub fn step(&mut self, input: S::Input) {
         self.sim.step(&input);
-        push_input(&mut self.runs, input);
-        self.header.ticks += 1;
-        if self
-            .header
-            .ticks
-            .is_multiple_of(self.header.checkpoint_every)
-        {
-            self.probe.take(&self.sim);
-            if self.probe.names() != self.field_names.as_slice() {
-                self.schema_changed_at.get_or_insert(self.header.ticks);
-            }
-            self.checksums.push(self.probe.checksum());
-            self.fields.extend(self.probe.short_hashes());
-        }
+        self.recording.record_step(&self.sim, input);
+    }
+
+    /// Hands the sim time its host threw away ([`Sim::on_time_dropped`])
+    /// and records it as a host event at the current tick, so that
+    /// verification applies it at the same point. Use it for whatever a
+    /// loop of your own drops (a step cap, a clamp); a [`crate::FixedLoop`]
+    /// records its own.
+    pub fn time_dropped(&mut self, dropped: Nanos) {
+        self.sim.on_time_dropped(dropped);
+        self.recording
+            .record_event(HostEventKind::TimeDropped(dropped));
     }
 
     /// The sim (read-only).
@@ -81,7 +209,7 @@ where
     /// Ticks recorded so far.
     #[must_use]
     pub const fn ticks(&self) -> u64 {
-        self.header.ticks
+        self.recording.ticks()
     }
 
     /// Ends the recording: the sim in its final state, and the replay.
@@ -91,25 +219,8 @@ where
     /// [`ReplayError::FieldsChanged`] when the sim's field list changed during
     /// the run (its state description must be fixed), and
     /// [`ReplayError::BadName`] for an invalid sim id or field name.
-    pub fn finish(mut self) -> Result<(S, Replay<S::Input>), ReplayError> {
-        self.probe.take(&self.sim);
-        if self.probe.names() != self.field_names.as_slice() {
-            self.schema_changed_at.get_or_insert(self.header.ticks);
-        }
-        if let Some(tick) = self.schema_changed_at {
-            return Err(ReplayError::FieldsChanged { tick });
-        }
-        let parts = ReplayParts {
-            header: self.header,
-            runs: self.runs,
-            field_names: self.field_names.iter().map(ToString::to_string).collect(),
-            checkpoint_checksums: self.checksums,
-            checkpoint_fields: self.fields,
-            final_checksum: self.probe.checksum(),
-            final_fields: self.probe.short_hashes().collect(),
-            final_digest: self.sim.digest(),
-        };
-        let replay = Replay::from_parts(parts)?;
+    pub fn finish(self) -> Result<(S, Replay<S::Input>), ReplayError> {
+        let replay = self.recording.into_replay(&self.sim)?;
         Ok((self.sim, replay))
     }
 }

@@ -4,7 +4,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::format::{Checkpoint, Replay};
+use super::format::{Checkpoint, HostEvent, Replay};
 use super::probe::Probe;
 use crate::sim::Sim;
 
@@ -63,7 +63,7 @@ impl fmt::Display for Divergence {
 /// The result of [`verify`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[must_use]
-pub enum Verdict {
+pub enum ReplayVerdict {
     /// Every checkpoint and the final state match.
     Match {
         /// The final text digest.
@@ -88,14 +88,14 @@ pub struct VerifyReport {
     /// Ticks re-simulated (at most the replay's tick count).
     pub ticks_run: u64,
     /// The outcome.
-    pub verdict: Verdict,
+    pub verdict: ReplayVerdict,
 }
 
 impl VerifyReport {
     /// Whether the replay verified.
     #[must_use]
     pub const fn is_match(&self) -> bool {
-        matches!(self.verdict, Verdict::Match { .. })
+        matches!(self.verdict, ReplayVerdict::Match { .. })
     }
 }
 
@@ -127,12 +127,31 @@ fn check(
     })
 }
 
+/// Applies the host events at `tick`, starting at `events[*next]`; returns
+/// the tick of the next event (`u64::MAX` when none is left).
+fn apply_events<S: Sim>(sim: &mut S, events: &[HostEvent], next: &mut usize, tick: u64) -> u64 {
+    while let Some(e) = events.get(*next) {
+        if e.tick != tick {
+            return e.tick;
+        }
+        e.kind.apply(sim);
+        *next += 1;
+    }
+    u64::MAX
+}
+
 /// Re-simulates `replay` on `sim` (which must be the initial state built
 /// from the replay's config) and checks every checkpoint and the final
 /// state. Stops at the first divergence.
 ///
+/// Host events are applied where they were recorded: the events of tick 0
+/// before the first step; then, for each tick `t`, the step to state `t`,
+/// the checkpoint at `t` if one is due, and the events recorded at `t`. The
+/// final state is compared after the events of the last tick.
+///
 /// Work is bounded by the replay's declared tick count, which the reader
-/// has already checked against [`super::ReplayLimits::max_ticks`].
+/// has already checked against [`super::ReplayLimits::max_ticks`], plus one
+/// call per host event (bounded by the file's size).
 pub fn verify<S: Sim>(mut sim: S, replay: &Replay<S::Input>) -> VerifyReport {
     let mut probe = Probe::default();
     probe.take(&sim);
@@ -146,35 +165,47 @@ pub fn verify<S: Sim>(mut sim: S, replay: &Replay<S::Input>) -> VerifyReport {
     {
         return VerifyReport {
             ticks_run: 0,
-            verdict: Verdict::FieldNamesDiffer {
+            verdict: ReplayVerdict::FieldNamesDiffer {
                 recorded: names.to_vec(),
                 sim: probe.names().to_vec(),
             },
         };
     }
     let every = replay.header().checkpoint_every;
+    let events = replay.host_events();
+    let mut next_event = 0usize;
+    let mut event_tick = apply_events(&mut sim, events, &mut next_event, 0);
     let mut tick = 0u64;
-    let mut next = every;
+    let mut checkpoint_tick = every;
+    // The next tick at which anything besides a step happens.
+    let mut stop = checkpoint_tick.min(event_tick);
     let mut j = 0usize;
     let mut last_good = 0u64;
     for run in replay.runs() {
         for _ in 0..run.len {
             sim.step(&run.input);
             tick += 1;
-            if tick == next {
-                next = next.saturating_add(every);
+            if tick != stop {
+                continue;
+            }
+            if tick == checkpoint_tick {
+                checkpoint_tick = checkpoint_tick.saturating_add(every);
                 probe.take(&sim);
                 if let Some(stored) = replay.checkpoint(j)
                     && let Some(d) = check(&probe, &stored, names, Some(j), last_good)
                 {
                     return VerifyReport {
                         ticks_run: tick,
-                        verdict: Verdict::Diverged(d),
+                        verdict: ReplayVerdict::Diverged(d),
                     };
                 }
                 last_good = tick;
                 j += 1;
             }
+            if tick == event_tick {
+                event_tick = apply_events(&mut sim, events, &mut next_event, tick);
+            }
+            stop = checkpoint_tick.min(event_tick);
         }
     }
     probe.take(&sim);
@@ -185,9 +216,9 @@ pub fn verify<S: Sim>(mut sim: S, replay: &Replay<S::Input>) -> VerifyReport {
             if digest != replay.final_digest() {
                 d.digests = Some((replay.final_digest().to_string(), digest));
             }
-            Verdict::Diverged(d)
+            ReplayVerdict::Diverged(d)
         }
-        None if digest != replay.final_digest() => Verdict::Diverged(Divergence {
+        None if digest != replay.final_digest() => ReplayVerdict::Diverged(Divergence {
             checkpoint: None,
             last_good_tick: last_good,
             tick,
@@ -196,7 +227,7 @@ pub fn verify<S: Sim>(mut sim: S, replay: &Replay<S::Input>) -> VerifyReport {
             fields: Vec::new(),
             digests: Some((replay.final_digest().to_string(), digest)),
         }),
-        None => Verdict::Match { digest },
+        None => ReplayVerdict::Match { digest },
     };
     VerifyReport {
         ticks_run: tick,
