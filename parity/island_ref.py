@@ -82,6 +82,17 @@ WHITESPACE = frozenset(
 )
 
 POLICIES = ("capped", "full", "freeze")
+
+# Config keys. A config holds only these keys (plus a free-text note), each at
+# most once: a duplicate is read differently by different JSON parsers (this
+# one keeps the last, others the first), and an unknown key is usually a typo
+# (`stepMS`) that would leave the intended key missing or at its default.
+NOTE_KEYS = ("note", "$comment")
+LOOP_KEYS = (
+    "version", "game", "seed", "stepMs", "accel", "frictionNum", "frictionDen",
+    "maxStepsPerFrame", "rngMultiplier", "rngIncrement", "maxFrameMs",
+)
+LIFECYCLE_KEYS = ("version", "stepMs", "maxCatchUpSteps", "minCatchUpMs", "policy")
 INITIAL_SCENES = ("menu", "game")
 
 
@@ -111,6 +122,9 @@ def _reject_constant(name: str) -> None:
 
 
 def _strict_json(text: bytes, what: str):
+    """JSON with every object's keys unique (json.loads alone keeps the last
+    of two equal keys) and without NaN / Infinity."""
+
     def no_dupes(pairs):
         out = {}
         for k, v in pairs:
@@ -143,6 +157,16 @@ def _int_key(obj: dict, key: str, lo: int, hi: int | None, what: str) -> int:
     return v
 
 
+def _check_keys(obj: dict, known: tuple[str, ...], what: str) -> None:
+    """Every key known or a note (a string); the first offender in file order."""
+    for k, v in obj.items():
+        if k in NOTE_KEYS:
+            if not isinstance(v, str):
+                raise ConfigError(f"{what}: key {k!r} must be a string, found {v!r}")
+        elif k not in known:
+            raise ConfigError(f"{what}: unknown key {k!r}")
+
+
 def _check_version(obj: dict, what: str) -> None:
     if "version" in obj and not (_is_int(obj["version"]) and obj["version"] == 1):
         raise ConfigError(f"{what}: version must be 1, found {obj['version']!r}")
@@ -166,7 +190,10 @@ class LoopConfig:
     def from_obj(obj, what: str = "loop config") -> "LoopConfig":
         if not isinstance(obj, dict):
             raise ConfigError(f"{what}: must be a JSON object")
+        _check_keys(obj, LOOP_KEYS, what)
         _check_version(obj, what)
+        if "game" in obj and not isinstance(obj["game"], str):
+            raise ConfigError(f"{what}: key 'game' must be a string, found {obj['game']!r}")
         max_frame = None
         if "maxFrameMs" in obj:
             max_frame = _int_key(obj, "maxFrameMs", 1, None, what)
@@ -196,6 +223,7 @@ class LifecycleConfig:
     def from_obj(obj, what: str = "lifecycle config") -> "LifecycleConfig":
         if not isinstance(obj, dict):
             raise ConfigError(f"{what}: must be a JSON object")
+        _check_keys(obj, LIFECYCLE_KEYS, what)
         _check_version(obj, what)
         policy = obj.get("policy", "capped")
         if policy not in POLICIES:

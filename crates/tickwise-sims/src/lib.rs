@@ -36,4 +36,4 @@ pub mod horde;
 pub mod island;
 pub mod registry;
 
-pub use config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES};
+pub use config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES, NOTE_KEYS};

@@ -159,6 +159,61 @@ fn embedded_config_that_fails_validation() {
     ));
 }
 
+/// The shipped island config with `"stepMs": 16` written twice: a reader that
+/// keeps the last value and one that keeps the first agree on 16 here, which
+/// is exactly why the bytes must be refused rather than judged by value.
+fn island_config_with(extra: &str) -> Vec<u8> {
+    let text = std::str::from_utf8(ISLAND_CONFIG).unwrap().trim_end();
+    let body = text.strip_suffix('}').unwrap();
+    format!("{body}, {extra}}}").into_bytes()
+}
+
+#[test]
+fn embedded_config_with_a_duplicate_key_fails_verification() {
+    // The inputs, seed and checkpoints are all genuine: only the embedded
+    // config is ambiguous. Before strict parsing this verified OK.
+    for (extra, key) in [
+        (r#""stepMs": 16"#, "stepMs"),
+        (r#""stepMs": 32"#, "stepMs"),
+        (r#""note": "a second note""#, "note"),
+    ] {
+        let bytes = island_with(
+            ReplayHeader {
+                config: island_config_with(extra),
+                ..island_header()
+            },
+            &cfg(),
+        );
+        let e = registry::verify_bytes(&bytes, &LIMITS).unwrap_err();
+        assert_eq!(
+            e,
+            RegistryError::Config(ConfigError::DuplicateKey { key: key.into() }),
+            "{extra}"
+        );
+        assert!(e.to_string().contains(&format!("`{key}`")), "{e}");
+    }
+    // An unknown key (a typo) is refused the same way, with a hint.
+    let bytes = island_with(
+        ReplayHeader {
+            config: island_config_with(r#""stepMS": 16"#),
+            ..island_header()
+        },
+        &cfg(),
+    );
+    let e = registry::verify_bytes(&bytes, &LIMITS).unwrap_err();
+    assert!(
+        matches!(&e, RegistryError::Config(ConfigError::UnknownKey { key, suggestion: Some("stepMs") }) if key == "stepMS"),
+        "{e}"
+    );
+    // The same replay with the config as shipped verifies: the refusal is
+    // about the config's bytes, nothing else.
+    let good = island_with(island_header(), &cfg());
+    assert!(matches!(
+        registry::verify_bytes(&good, &LIMITS).unwrap().verdict,
+        Verdict::Match { .. }
+    ));
+}
+
 #[test]
 fn header_seed_that_is_not_the_configs() {
     let bytes = island_with(

@@ -95,7 +95,8 @@ mod spawn;
 mod world;
 
 pub use config::{
-    HordeConfig, MAX_ENEMIES, MAX_ENEMY_RADIUS_PX, MAX_FIELD_PX, MAX_GRID_CELLS, MAX_SETTLE_TICKS,
+    HORDE_KEYS, HordeConfig, MAX_ENEMIES, MAX_ENEMY_RADIUS_PX, MAX_FIELD_PX, MAX_GRID_CELLS,
+    MAX_SETTLE_TICKS,
 };
 pub use fixed::{SUBPX, oct_len};
 pub use input::{DOWN, LEFT, RIGHT, STICK_MAX, UP, demo_input, move_vector};
