@@ -153,7 +153,7 @@ def _int_key(obj: dict, key: str, lo: int, hi: int | None, what: str) -> int:
     v = obj[key]
     if not _is_int(v) or v < lo or (hi is not None and v > hi):
         bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ConfigError(f"{what}: {key} must be an integer in {bound}, found {v!r}")
+        raise ConfigError(f"{what}: key {key!r} must be an integer in {bound}, found {v!r}")
     return v
 
 
@@ -169,7 +169,7 @@ def _check_keys(obj: dict, known: tuple[str, ...], what: str) -> None:
 
 def _check_version(obj: dict, what: str) -> None:
     if "version" in obj and not (_is_int(obj["version"]) and obj["version"] == 1):
-        raise ConfigError(f"{what}: version must be 1, found {obj['version']!r}")
+        raise ConfigError(f"{what}: key 'version' must be 1, found {obj['version']!r}")
 
 
 @dataclass(frozen=True)
@@ -227,7 +227,7 @@ class LifecycleConfig:
         _check_version(obj, what)
         policy = obj.get("policy", "capped")
         if policy not in POLICIES:
-            raise ConfigError(f"{what}: policy must be one of {POLICIES}, found {policy!r}")
+            raise ConfigError(f"{what}: key 'policy' must be one of {POLICIES}, found {policy!r}")
         step = _int_key(obj, "stepMs", 1, None, what)
         if policy == "capped":
             max_steps = _int_key(obj, "maxCatchUpSteps", 0, None, what)

@@ -123,7 +123,7 @@ impl RegisteredSim for IslandWorld {
 impl RegisteredSim for HordeWorld {
     const INFO: SimInfo = SimInfo {
         id: "horde",
-        version: 1,
+        version: 2,
         default_config: include_bytes!("../../../config/horde.json"),
     };
     type Config = HordeConfig;
