@@ -141,6 +141,14 @@ def _plain_fixed_cases() -> list[Case]:
                 "resume-after 7",
             ),
         ),
+        # The capped policy's boundaries on both sides (test_parity.GoldenTests.
+        # test_capped_resume_boundaries has the numbers by hand).
+        Case(
+            "lifecycle-cap-boundaries",
+            _lines("pause", "resume-after 4810", "pause", "resume-after 4815", "pause", "resume-after 4816",
+                   "pause", "resume-after 4800", "pause", "resume-after 31", "pause", "resume-after 32",
+                   "frame 5", "pause", "resume-after 33"),
+        ),
         Case("advance-while-paused", _lines("pause", "advance 50", "frames 4 16", "resume-after 100")),
         Case("scene-depth", _lines(*deep)),
         Case(
