@@ -5,9 +5,24 @@ Written from the contract (seeds 000 and 002 plus the parity brief), not from
 the Rust sources, so that a shared misreading cannot hide: the parity runner
 compares this file's output with the Rust CLI line by line.
 
-Python integers are unbounded, so every number here is the exact
-mathematical value the contract describes; a Rust side that wraps or
-saturates shows up as a mismatch instead of being copied.
+Python integers are unbounded, so each bound below is a choice this file
+states and applies on purpose, not an accident of a machine type:
+
+* world values (positions, velocities, the score) wrap as 64-bit two's
+  complement (`wrap_i64`), tick and score as unsigned 64-bit, the LCG mod
+  2^32: the contract fixes 64-bit world state, and the `edge-posx-beyond-i64`
+  parity case drives posX past the i64 range to check both sides wrap alike;
+* `--inputs` values must be integers in the i32 range, anything else is a
+  config error (the CLI contract's input type);
+* script tokens are split on Unicode White_Space (`WHITESPACE`), and numbers
+  are ASCII digits only;
+* configs are strict JSON: no duplicate keys, no unknown keys (a string
+  `note` / `$comment` is allowed), integers only (`16.0` is refused);
+* all time is exact integer nanoseconds; the script limits keep every total
+  below 2^64 ns, so no clock value ever needs to saturate.
+
+Anything the contract leaves open is decided here the same way as in the
+contract's text, never by reading the Rust.
 
 Usage::
 

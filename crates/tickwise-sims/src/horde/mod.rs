@@ -65,7 +65,7 @@
 //! `playerX`, `playerY`, `playerHp`, `playerDowns`, `invuln`, `attackTimer`,
 //! `kills`, `waves`, `alive`, `lastPairs`, `lastContacts`, then the arrays
 //! `enemyX`, `enemyY`, `enemyVx`, `enemyVy`, `enemyHp`, `enemyCrowd`). `rng` is the
-//! generator's next 64 output bits (a function of its hidden state).
+//! generator's 64-bit state followed by its 64-bit increment.
 //! [`tickwise::Sim::digest`] is `tick|alive|kills|playerHp|playerDowns|checksum`
 //! with the FNV-1a checksum in 16 hex digits.
 //!
