@@ -38,9 +38,12 @@ class Case:
     loop: dict | bytes | None = None
     lifecycle: dict | bytes | None = None
     inputs: list | bytes | None = None
-    # For malformed cases: the line the error must name (0: any / whole file).
+    # For malformed cases: the script line the error must name (0: the whole
+    # script; None: no script line, e.g. a bad config or inputs file).
     bad_line: int | None = None
     expect_error: bool = False
+    # For malformed configs: the key both sides' errors must name.
+    bad_key: str | None = None
 
 
 
@@ -68,7 +71,7 @@ def _lines(*cmds: str) -> bytes:
 
 def fixed_cases(speed: bool = True) -> list[Case]:
     """The fixed cases; with `speed`, also the ones using `speed P Q`."""
-    return _plain_fixed_cases() + (speed_fixed_cases() if speed else [])
+    return _plain_fixed_cases() + strict_config_valid_cases() + (speed_fixed_cases() if speed else [])
 
 
 def speed_fixed_cases() -> list[Case]:
@@ -138,6 +141,14 @@ def _plain_fixed_cases() -> list[Case]:
                 "resume-after 7",
             ),
         ),
+        # The capped policy's boundaries on both sides (test_parity.GoldenTests.
+        # test_capped_resume_boundaries has the numbers by hand).
+        Case(
+            "lifecycle-cap-boundaries",
+            _lines("pause", "resume-after 4810", "pause", "resume-after 4815", "pause", "resume-after 4816",
+                   "pause", "resume-after 4800", "pause", "resume-after 31", "pause", "resume-after 32",
+                   "frame 5", "pause", "resume-after 33"),
+        ),
         Case("advance-while-paused", _lines("pause", "advance 50", "frames 4 16", "resume-after 100")),
         Case("scene-depth", _lines(*deep)),
         Case(
@@ -197,6 +208,14 @@ def _plain_fixed_cases() -> list[Case]:
             inputs=[2**31 - 1] * 5 + [-(2**31)],
         ),
     ]
+
+
+def raw_object(pairs: list[tuple[str, object]]) -> bytes:
+    """A JSON object written pair by pair, so that it can repeat a key (a dict
+    cannot); values are JSON-encoded unless already bytes (raw JSON text)."""
+    def enc(v):
+        return v.decode() if isinstance(v, bytes) else json.dumps(v)
+    return ("{" + ", ".join(f"{json.dumps(k)}: {enc(v)}" for k, v in pairs) + "}").encode()
 
 
 def default_loop_obj() -> dict:
@@ -445,6 +464,59 @@ def speed_malformed_cases() -> list[Case]:
     ]
 
 
+def strict_config_cases() -> list[Case]:
+    """Configs refused for their keys: duplicates (JSON readers disagree on
+    which value counts), unknown keys (typos), notes that are not strings, and
+    integers written as floats. Each has one defect, named by both sides."""
+    loop = list(default_loop_obj().items())
+    lc = [("stepMs", 16), ("maxCatchUpSteps", 300), ("minCatchUpMs", 32), ("policy", "capped")]
+    script = _lines("frames 10 16", "pause", "resume-after 100")
+
+    def replaced(pairs, key, value):
+        return [(k, value if k == key else v) for k, v in pairs]
+
+    def renamed(pairs, key, new):
+        return [(new if k == key else k, v) for k, v in pairs]
+
+    def bad(name, key, loop_pairs=None, lc_pairs=None):
+        return Case(
+            f"bad-config-{name}", script,
+            loop=raw_object(loop_pairs) if loop_pairs is not None else None,
+            lifecycle=raw_object(lc_pairs) if lc_pairs is not None else None,
+            expect_error=True, bad_key=key,
+        )
+
+    return [
+        # "stepMs": 16 then 32: serde_json's Value and json.loads would both use 32.
+        bad("loop-duplicate", "stepMs", loop_pairs=loop + [("stepMs", 32)]),
+        bad("loop-duplicate-same-value", "seed", loop_pairs=[("seed", 20261012)] + loop),
+        # `"\u0073eed"` is "seed" once decoded: a duplicate that comparing raw bytes misses.
+        Case("bad-config-loop-duplicate-escaped", script,
+             loop=raw_object(loop)[:-1] + b', "\\u0073eed": 1}', expect_error=True, bad_key="seed"),
+        bad("loop-duplicate-note", "note", loop_pairs=loop + [("note", "again")]),
+        bad("loop-typo-case", "stepMS", loop_pairs=renamed(loop, "stepMs", "stepMS")),
+        bad("loop-typo-letter", "frictonNum", loop_pairs=renamed(loop, "frictionNum", "frictonNum")),
+        bad("loop-unknown-extra", "colour", loop_pairs=loop + [("colour", 3)]),
+        bad("loop-lifecycle-key", "policy", loop_pairs=loop + [("policy", "capped")]),
+        bad("loop-note-number", "note", loop_pairs=replaced(loop, "note", 5)),
+        bad("loop-comment-object", "$comment", loop_pairs=loop + [("$comment", {"a": 1})]),
+        bad("loop-game-number", "game", loop_pairs=replaced(loop, "game", 1)),
+        bad("loop-float-step", "stepMs", loop_pairs=replaced(loop, "stepMs", b"16.0")),
+        bad("loop-exponent-seed", "seed", loop_pairs=replaced(loop, "seed", b"2e7")),
+        bad("lifecycle-duplicate", "policy", lc_pairs=lc + [("policy", "full")]),
+        bad("lifecycle-typo", "maxCatchupSteps", lc_pairs=renamed(lc, "maxCatchUpSteps", "maxCatchupSteps")),
+        bad("lifecycle-loop-key", "seed", lc_pairs=lc + [("seed", 1)]),
+        bad("lifecycle-float", "minCatchUpMs", lc_pairs=replaced(lc, "minCatchUpMs", b"32.5")),
+    ]
+
+
+def strict_config_valid_cases() -> list[Case]:
+    """Configs with the allowed free-text keys: accepted by both sides."""
+    loop = {**default_loop_obj(), "$comment": "a second note"}
+    lc = {"$comment": "c", "stepMs": 16, "maxCatchUpSteps": 300, "minCatchUpMs": 32, "note": "n"}
+    return [Case("config-notes-allowed", _lines("frames 10 16", "pause", "resume-after 100"), loop, lc)]
+
+
 def malformed_cases(r: random.Random, randoms: list[Case]) -> list[Case]:
     cases = []
     for name, bad in MALFORMED_LINES:
@@ -482,6 +554,7 @@ def malformed_cases(r: random.Random, randoms: list[Case]) -> list[Case]:
         Case("bad-inputs-nan", _lines("frames 1 16"), inputs=b"[NaN]", expect_error=True),
         Case("bad-inputs-i32", _lines("frames 1 16"), inputs=b"[3000000000]", expect_error=True),
     ]
+    cases += strict_config_cases()
     # A bad line spliced into random valid scripts.
     for i, base in enumerate(r.sample(randoms, min(40, len(randoms)))):
         lines = base.script.decode().split("\n")

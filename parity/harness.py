@@ -118,19 +118,56 @@ def _parse_lines(text: str) -> list:
     return out
 
 
+def same_json(a, b) -> bool:
+    """Equality of parsed JSON that also requires equal types and key order:
+    Python's == says True == 1 and 1 == 1.0, and ignores dict order, but the
+    script contract fixes each key's JSON type and the keys' order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+# "script line N: ..." names a line; "script: ..." the whole script.
+_LINE_RE = re.compile(r"\bscript line (\d+)\b")
+
+
+def error_problems(case: Case, side: str, r: Result) -> list[str]:
+    """What is wrong with one side's refusal of a malformed case."""
+    problems = []
+    if r.rc != 2:
+        problems.append(f"{side}: exit code {r.rc}, expected 2")
+    if r.stdout:
+        problems.append(f"{side}: stdout not empty: {r.stdout.splitlines()[0]!r}")
+    named = [int(n) for n in _LINE_RE.findall(r.stderr)]
+    if case.bad_line:
+        if named[:1] != [case.bad_line]:
+            problems.append(f"{side}: stderr names line {named or 'none'}, expected {case.bad_line}: {r.stderr.strip()!r}")
+    elif named:
+        # A whole-script error or a bad file must not blame a script line.
+        problems.append(f"{side}: stderr names line {named[0]}, expected no line: {r.stderr.strip()!r}")
+    if case.bad_line == 0 and "script: " not in r.stderr:
+        problems.append(f"{side}: stderr is not a whole-script error: {r.stderr.strip()!r}")
+    if case.bad_key is not None and not re.search(rf"[`'\"]{re.escape(case.bad_key)}[`'\"]", r.stderr):
+        problems.append(f"{side}: stderr does not name key {case.bad_key!r}: {r.stderr.strip()!r}")
+    return problems
+
+
 def compare(case: Case, py: Result, rs: Result, stats: Stats) -> str | None:
-    """None when both sides agree; otherwise a description of the first difference."""
+    """None when both sides agree; otherwise a description of the first difference.
+
+    Valid cases: both exit 0 and print the same lines, compared as parsed JSON
+    with exact types and key order (same_json). Malformed cases: both exit 2
+    with an empty stdout, and the error names the same script line (the first
+    `script line N` in stderr; none for bad files and whole-script errors) and,
+    for a bad config key, that key."""
     stats.scripts += 1
     if case.expect_error:
         stats.rejected += 1
-        problems = []
-        for side, r in (("python", py), ("rust", rs)):
-            if r.rc != 2:
-                problems.append(f"{side}: exit code {r.rc}, expected 2")
-            if r.stdout:
-                problems.append(f"{side}: stdout not empty: {r.stdout.splitlines()[0]!r}")
-            if case.bad_line and not re.search(rf"\b{case.bad_line}\b", r.stderr):
-                problems.append(f"{side}: stderr does not name line {case.bad_line}: {r.stderr.strip()!r}")
+        problems = error_problems(case, "python", py) + error_problems(case, "rust", rs)
         return "\n".join(problems) or None
     if py.rc != 0 or rs.rc != 0:
         return (
@@ -141,7 +178,7 @@ def compare(case: Case, py: Result, rs: Result, stats: Stats) -> str | None:
     for i in range(max(len(a), len(b))):
         x = a[i] if i < len(a) else "<missing>"
         y = b[i] if i < len(b) else "<missing>"
-        if x != y:
+        if not same_json(x, y):
             return (
                 f"output line {i + 1} differs\n"
                 f"  python: {json.dumps(x, separators=(',', ':'))}\n"

@@ -5,9 +5,24 @@ Written from the contract (seeds 000 and 002 plus the parity brief), not from
 the Rust sources, so that a shared misreading cannot hide: the parity runner
 compares this file's output with the Rust CLI line by line.
 
-Python integers are unbounded, so every number here is the exact
-mathematical value the contract describes; a Rust side that wraps or
-saturates shows up as a mismatch instead of being copied.
+Python integers are unbounded, so each bound below is a choice this file
+states and applies on purpose, not an accident of a machine type:
+
+* world values (positions, velocities, the score) wrap as 64-bit two's
+  complement (`wrap_i64`), tick and score as unsigned 64-bit, the LCG mod
+  2^32: the contract fixes 64-bit world state, and the `edge-posx-beyond-i64`
+  parity case drives posX past the i64 range to check both sides wrap alike;
+* `--inputs` values must be integers in the i32 range, anything else is a
+  config error (the CLI contract's input type);
+* script tokens are split on Unicode White_Space (`WHITESPACE`), and numbers
+  are ASCII digits only;
+* configs are strict JSON: no duplicate keys, no unknown keys (a string
+  `note` / `$comment` is allowed), integers only (`16.0` is refused);
+* all time is exact integer nanoseconds; the script limits keep every total
+  below 2^64 ns, so no clock value ever needs to saturate.
+
+Anything the contract leaves open is decided here the same way as in the
+contract's text, never by reading the Rust.
 
 Usage::
 
@@ -82,6 +97,17 @@ WHITESPACE = frozenset(
 )
 
 POLICIES = ("capped", "full", "freeze")
+
+# Config keys. A config holds only these keys (plus a free-text note), each at
+# most once: a duplicate is read differently by different JSON parsers (this
+# one keeps the last, others the first), and an unknown key is usually a typo
+# (`stepMS`) that would leave the intended key missing or at its default.
+NOTE_KEYS = ("note", "$comment")
+LOOP_KEYS = (
+    "version", "game", "seed", "stepMs", "accel", "frictionNum", "frictionDen",
+    "maxStepsPerFrame", "rngMultiplier", "rngIncrement", "maxFrameMs",
+)
+LIFECYCLE_KEYS = ("version", "stepMs", "maxCatchUpSteps", "minCatchUpMs", "policy")
 INITIAL_SCENES = ("menu", "game")
 
 
@@ -111,6 +137,9 @@ def _reject_constant(name: str) -> None:
 
 
 def _strict_json(text: bytes, what: str):
+    """JSON with every object's keys unique (json.loads alone keeps the last
+    of two equal keys) and without NaN / Infinity."""
+
     def no_dupes(pairs):
         out = {}
         for k, v in pairs:
@@ -139,13 +168,23 @@ def _int_key(obj: dict, key: str, lo: int, hi: int | None, what: str) -> int:
     v = obj[key]
     if not _is_int(v) or v < lo or (hi is not None and v > hi):
         bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ConfigError(f"{what}: {key} must be an integer in {bound}, found {v!r}")
+        raise ConfigError(f"{what}: key {key!r} must be an integer in {bound}, found {v!r}")
     return v
+
+
+def _check_keys(obj: dict, known: tuple[str, ...], what: str) -> None:
+    """Every key known or a note (a string); the first offender in file order."""
+    for k, v in obj.items():
+        if k in NOTE_KEYS:
+            if not isinstance(v, str):
+                raise ConfigError(f"{what}: key {k!r} must be a string, found {v!r}")
+        elif k not in known:
+            raise ConfigError(f"{what}: unknown key {k!r}")
 
 
 def _check_version(obj: dict, what: str) -> None:
     if "version" in obj and not (_is_int(obj["version"]) and obj["version"] == 1):
-        raise ConfigError(f"{what}: version must be 1, found {obj['version']!r}")
+        raise ConfigError(f"{what}: key 'version' must be 1, found {obj['version']!r}")
 
 
 @dataclass(frozen=True)
@@ -166,7 +205,10 @@ class LoopConfig:
     def from_obj(obj, what: str = "loop config") -> "LoopConfig":
         if not isinstance(obj, dict):
             raise ConfigError(f"{what}: must be a JSON object")
+        _check_keys(obj, LOOP_KEYS, what)
         _check_version(obj, what)
+        if "game" in obj and not isinstance(obj["game"], str):
+            raise ConfigError(f"{what}: key 'game' must be a string, found {obj['game']!r}")
         max_frame = None
         if "maxFrameMs" in obj:
             max_frame = _int_key(obj, "maxFrameMs", 1, None, what)
@@ -196,10 +238,11 @@ class LifecycleConfig:
     def from_obj(obj, what: str = "lifecycle config") -> "LifecycleConfig":
         if not isinstance(obj, dict):
             raise ConfigError(f"{what}: must be a JSON object")
+        _check_keys(obj, LIFECYCLE_KEYS, what)
         _check_version(obj, what)
         policy = obj.get("policy", "capped")
         if policy not in POLICIES:
-            raise ConfigError(f"{what}: policy must be one of {POLICIES}, found {policy!r}")
+            raise ConfigError(f"{what}: key 'policy' must be one of {POLICIES}, found {policy!r}")
         step = _int_key(obj, "stepMs", 1, None, what)
         if policy == "capped":
             max_steps = _int_key(obj, "maxCatchUpSteps", 0, None, what)

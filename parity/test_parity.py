@@ -164,13 +164,46 @@ class GoldenTests(unittest.TestCase):
         self.assertEqual((r["elapsedMs"], r["catchUpSteps"], r["carriedMs"]), (200, 12, 8))
         self.assertEqual((s.tick, s.acc), (12, 18))
 
-    def test_refused_resume_still_moves_the_wall(self):
+    def test_refused_resume_changes_nothing(self):
+        # A resume while running is refused and changes nothing, the wall
+        # clock included: its ms are not time that passed in the session.
         s = seed_session()
+        s.frames([16, 16, 16, 5])
+        before = (s.wall, s.tick, s.acc_ns, s.digest(), s.state)
+        self.assertEqual(before[:3], (53, 3, 5 * ref.NS_PER_MS))
         r = s.resume_after(1000)
         self.assertFalse(r["ok"])
         self.assertEqual(set(v for k, v in r.items() if k != "ok"), {0})
+        self.assertEqual((s.wall, s.tick, s.acc_ns, s.digest(), s.state), before)
+        # Had the refused 1000 ms moved the wall, a pause now would start at
+        # 1053 and nothing below would show it; the wall itself does: 53 + 100.
         s.pause()
-        self.assertEqual(s.resume_after(100)["elapsedMs"], 100)
+        r = s.resume_after(100)  # 100 ms: 6 steps, 4 ms carried (acc 5 + 4)
+        self.assertEqual((r["elapsedMs"], r["catchUpSteps"], r["carriedMs"]), (100, 6, 4))
+        self.assertEqual((s.wall, s.tick, s.acc), (153, 9, 9))
+
+    def test_capped_resume_boundaries(self):
+        # Capped policy, 300 steps, 16 ms, minCatchUpMs 32; by hand:
+        # 4810 ms = 300 steps + 10 ms: wanted == cap, not capped: 10 ms carried.
+        # 4816 ms = 301 steps: capped, 16 ms dropped. 4800: exactly 300.
+        # 31 ms: under 32, jitter, dropped; 32 ms exactly: caught up (inclusive).
+        # Flipping `wanted > cap` to `>=` or `sim < min` to `<=` in island_ref
+        # fails this test (parity/README.md, "Mutation check").
+        for ms, want in (
+            (4810, (300, 300, 10, 0)),
+            (4815, (300, 300, 15, 0)),
+            (4816, (301, 300, 0, 16)),
+            (4800, (300, 300, 0, 0)),
+            (31, (1, 0, 0, 31)),
+            (32, (2, 2, 0, 0)),
+            (33, (2, 2, 1, 0)),
+        ):
+            s = seed_session()
+            s.pause()
+            r = s.resume_after(ms)
+            got = (r["wantedSteps"], r["catchUpSteps"], r["carriedMs"], r["droppedMs"])
+            self.assertEqual(got, want, f"away {ms} ms")
+            self.assertEqual(s.acc, want[2], f"away {ms} ms: carried ms go to the accumulator")
 
     def test_max_frame_clamp(self):
         s = ref.Session(ref.LoopConfig(max_frame_ms=50), ref.LifecycleConfig())

@@ -64,7 +64,7 @@ impl CatalogSim for IslandWorld {
 
 impl CatalogSim for HordeWorld {
     const ID: &'static str = "horde";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
     const DEFAULT_CONFIG: &'static [u8] = include_bytes!("../../../config/horde.json");
     type Config = HordeConfig;
     type ConfigError = ConfigError;

@@ -6,6 +6,7 @@ use tickwise::{
     Pcg32, Recorder, Replay, ReplayError, ReplayHeader, ReplayLimits, ReplayVerdict, TickInput,
 };
 use tickwise_catalog::{Catalog, CatalogError, CatalogSim, InputPlan, InputsError};
+use tickwise_sims::ConfigError;
 use tickwise_sims::horde::HordeWorld;
 use tickwise_sims::island::{IslandConfig, IslandWorld};
 
@@ -164,6 +165,69 @@ fn embedded_config_that_fails_validation() {
     assert!(matches!(
         catalog().verify(&not_json, &LIMITS).unwrap_err(),
         CatalogError::Config { sim: "island", message } if message.contains("JSON")
+    ));
+}
+
+/// The shipped island config with `"stepMs": 16` written twice: a reader that
+/// keeps the last value and one that keeps the first agree on 16 here, which
+/// is exactly why the bytes must be refused rather than judged by value.
+fn island_config_with(extra: &str) -> Vec<u8> {
+    let text = std::str::from_utf8(ISLAND_CONFIG).unwrap().trim_end();
+    let body = text.strip_suffix('}').unwrap();
+    format!("{body}, {extra}}}").into_bytes()
+}
+
+#[test]
+fn embedded_config_with_a_duplicate_key_fails_verification() {
+    // The inputs, seed and checkpoints are all genuine: only the embedded
+    // config is ambiguous. Before strict parsing this verified OK.
+    for (extra, key) in [
+        (r#""stepMs": 16"#, "stepMs"),
+        (r#""stepMs": 32"#, "stepMs"),
+        (r#""note": "a second note""#, "note"),
+    ] {
+        let bytes = island_with(
+            ReplayHeader {
+                config: island_config_with(extra),
+                ..island_header()
+            },
+            &cfg(),
+        );
+        let e = catalog().verify(&bytes, &LIMITS).unwrap_err();
+        let CatalogError::Config { sim, message } = &e else {
+            panic!("{extra}: {e:?}");
+        };
+        assert_eq!(*sim, "island");
+        assert_eq!(
+            *message,
+            ConfigError::DuplicateKey { key: key.into() }.to_string(),
+            "{extra}"
+        );
+        assert!(e.to_string().contains(&format!("`{key}`")), "{e}");
+    }
+    // An unknown key (a typo) is refused the same way, with a hint.
+    let bytes = island_with(
+        ReplayHeader {
+            config: island_config_with(r#""stepMS": 16"#),
+            ..island_header()
+        },
+        &cfg(),
+    );
+    let e = catalog().verify(&bytes, &LIMITS).unwrap_err();
+    let expected = ConfigError::UnknownKey {
+        key: "stepMS".into(),
+        suggestion: Some("stepMs"),
+    };
+    assert!(
+        matches!(&e, CatalogError::Config { message, .. } if *message == expected.to_string()),
+        "{e}"
+    );
+    // The same replay with the config as shipped verifies: the refusal is
+    // about the config's bytes, nothing else.
+    let good = island_with(island_header(), &cfg());
+    assert!(matches!(
+        catalog().verify(&good, &LIMITS).unwrap().verdict,
+        ReplayVerdict::Match { .. }
     ));
 }
 

@@ -2,7 +2,7 @@
 
 use crate::experiment::{Cell, LabReport};
 use crate::machine::{Profile, ms};
-use crate::strategy::{Design, GUARD_MAX_STEPS, Strategy};
+use crate::strategy::{Design, Strategy, guard_max_steps};
 use crate::svg::{Chart, Scale, Series, Style};
 
 /// Most points drawn per series (longer series are thinned evenly).
@@ -156,14 +156,11 @@ fn death_spiral(report: &LabReport) -> NamedChart {
     chart
         .reference_lines
         .push((step_ms, format!("one step ({step_ms:.1} ms)")));
-    let bound = ms(Profile::Overloaded.render_time().as_nanos())
-        + f64::from(GUARD_MAX_STEPS.get()) * cost_ms;
+    let cap = guard_max_steps(report.settings.step()).get();
+    let bound = ms(Profile::Overloaded.render_time().as_nanos()) + f64::from(cap) * cost_ms;
     chart.reference_lines.push((
         bound,
-        format!(
-            "render + {} capped updates ({bound:.0} ms)",
-            GUARD_MAX_STEPS.get()
-        ),
+        format!("render + {cap} capped updates ({bound:.0} ms)"),
     ));
     for guards in [false, true] {
         for design in [Design::Accumulator, Design::JitterGuard] {

@@ -262,15 +262,21 @@ pub fn render(report: &LabReport) -> String {
 pub fn verdict_line(report: &LabReport) -> String {
     let total = report.summaries.len();
     let passed = report.passed();
+    // Strategies by their full label: a design's guarded and unguarded
+    // variants can get different verdicts, and naming only the design put
+    // `accum` in both lists.
     let names = |pass: bool| {
-        let mut v: Vec<&str> = report
+        let v: Vec<String> = report
             .summaries
             .iter()
             .filter(|s| s.verdict.passed() == pass)
-            .map(|s| s.strategy.design.name())
+            .map(|s| s.strategy.label())
             .collect();
-        v.dedup();
-        v.join(", ")
+        if v.is_empty() {
+            "none".to_owned()
+        } else {
+            v.join(", ")
+        }
     };
     let max_frame = |guards: bool| {
         report

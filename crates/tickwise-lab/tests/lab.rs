@@ -292,6 +292,79 @@ fn other_tick_rates_still_separate_the_designs() {
 }
 
 #[test]
+fn fast_tick_rates_pass_and_the_verdict_line_names_strategies_once() {
+    // `--hz 500` and `--hz 1000` are accepted settings. With a fixed cap of 8
+    // steps the guarded accumulators could run only 16 ms (500 Hz) or 8 ms
+    // (1000 Hz) of sim time per frame, less than a 60 Hz frame, so they ran
+    // slow on normal machines and the lab reported its own thesis broken.
+    for hz in [500, 1000] {
+        let lab = run_lab(&LabSettings::new(10, 1, hz).unwrap());
+        assert!(
+            lab.unmet_expectations().is_empty(),
+            "{hz} Hz: {:?}",
+            lab.unmet_expectations()
+        );
+        for d in ACCUMULATORS {
+            for guards in [true, false] {
+                let s = lab.summary(strategy(d, guards)).unwrap();
+                assert!(
+                    s.verdict.passed(),
+                    "{hz} Hz {}: {:?}",
+                    s.strategy.label(),
+                    s.verdict
+                );
+            }
+        }
+        // The closing line lists each strategy under exactly one verdict.
+        let line = table::verdict_line(&lab);
+        let pass = line
+            .split("(pass: ")
+            .nth(1)
+            .unwrap()
+            .split("; fail: ")
+            .next()
+            .unwrap();
+        let fail = line
+            .split("; fail: ")
+            .nth(1)
+            .unwrap()
+            .split(')')
+            .next()
+            .unwrap();
+        for s in &lab.summaries {
+            let label = s.strategy.label();
+            let (mine, other) = if s.verdict.passed() {
+                (pass, fail)
+            } else {
+                (fail, pass)
+            };
+            assert!(
+                mine.split(", ").any(|x| x == label),
+                "{hz} Hz: {label} missing: {line}"
+            );
+            assert!(
+                !other.split(", ").any(|x| x == label),
+                "{hz} Hz: {label} twice: {line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn guard_step_cap_is_a_time_budget() {
+    use tickwise::StepLength;
+    use tickwise_lab::strategy::guard_max_steps;
+    let cap = |hz| guard_max_steps(StepLength::from_hz(hz).unwrap()).get();
+    // 8 steps at 60 Hz are 133 1/3 ms: 30 and 60 Hz keep the seeds' 8; 500 Hz
+    // needs ceil(133.33 / 2) = 67 steps, 1000 Hz ceil(133.33 / 1) = 134, 120 Hz
+    // ceil(133.33 / 8.33) = 16.
+    assert_eq!(
+        (cap(30), cap(60), cap(120), cap(500), cap(1000)),
+        (8, 8, 16, 67, 134)
+    );
+}
+
+#[test]
 fn outputs_table_json_and_report_folder() {
     let lab = default_lab();
     let text = table::render(lab);

@@ -35,4 +35,4 @@ mod config;
 pub mod horde;
 pub mod island;
 
-pub use config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES};
+pub use config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES, NOTE_KEYS};

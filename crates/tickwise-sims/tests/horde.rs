@@ -263,6 +263,39 @@ fn every_bad_key_is_named() {
 }
 
 #[test]
+fn horde_config_refuses_duplicate_and_unknown_keys() {
+    let text = std::str::from_utf8(SHIPPED).unwrap().trim_end();
+    let plus = |extra: &str| format!("{}, {extra}}}", text.strip_suffix('}').unwrap()).into_bytes();
+    assert_eq!(
+        HordeConfig::from_json(&plus(r#""enemies": 1000000"#)).unwrap_err(),
+        ConfigError::DuplicateKey {
+            key: "enemies".into()
+        }
+    );
+    let e = HordeConfig::from_json(&plus(r#""enemySped": 1"#)).unwrap_err();
+    assert_eq!(
+        e,
+        ConfigError::UnknownKey {
+            key: "enemySped".into(),
+            suggestion: Some("enemySpeed")
+        }
+    );
+    assert!(e.to_string().contains("did you mean `enemySpeed`?"), "{e}");
+    // An island key in a horde config is unknown here.
+    assert!(matches!(
+        HordeConfig::from_json(&plus(r#""stepMs": 16"#)),
+        Err(ConfigError::UnknownKey { key, .. }) if key == "stepMs"
+    ));
+    assert!(HordeConfig::from_json(&plus(r#""$comment": "fine""#)).is_ok());
+    // Every documented key is accepted: the shipped file holds all of them.
+    let shipped: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(SHIPPED).unwrap();
+    for key in tickwise_sims::horde::HORDE_KEYS {
+        assert!(shipped.contains_key(key), "config/horde.json lacks {key}");
+    }
+}
+
+#[test]
 fn cross_checks_are_named() {
     use serde_json::json;
     // Cells smaller than two enemy radii would miss overlapping pairs.

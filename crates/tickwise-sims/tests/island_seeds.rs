@@ -272,6 +272,57 @@ fn config_errors_name_the_key() {
 }
 
 #[test]
+fn island_configs_refuse_duplicate_and_unknown_keys() {
+    let loop_text = std::str::from_utf8(LOOP_JSON).unwrap().trim_end();
+    let lc_text = std::str::from_utf8(LIFECYCLE_JSON).unwrap().trim_end();
+    let plus = |text: &str, extra: &str| {
+        format!("{}, {extra}}}", text.strip_suffix('}').unwrap()).into_bytes()
+    };
+    // Duplicates: the issue's example, then a key of the lifecycle file.
+    assert_eq!(
+        IslandConfig::from_json(&plus(loop_text, r#""stepMs": 32"#)).unwrap_err(),
+        ConfigError::DuplicateKey {
+            key: "stepMs".into()
+        }
+    );
+    assert_eq!(
+        LifecycleConfig::from_json(&plus(lc_text, r#""policy": "full""#)).unwrap_err(),
+        ConfigError::DuplicateKey {
+            key: "policy".into()
+        }
+    );
+    // A typo is named with the key it most likely meant.
+    let e = IslandConfig::from_json(&plus(loop_text, r#""maxFrameMS": 50"#)).unwrap_err();
+    assert_eq!(
+        e,
+        ConfigError::UnknownKey {
+            key: "maxFrameMS".into(),
+            suggestion: Some("maxFrameMs")
+        }
+    );
+    assert!(e.to_string().contains("did you mean `maxFrameMs`?"), "{e}");
+    // Each file's keys belong to it alone.
+    assert!(matches!(
+        LifecycleConfig::from_json(&plus(lc_text, r#""seed": 1"#)),
+        Err(ConfigError::UnknownKey { key, .. }) if key == "seed"
+    ));
+    assert!(matches!(
+        IslandConfig::from_json(&plus(loop_text, r#""policy": "full""#)),
+        Err(ConfigError::UnknownKey { key, .. }) if key == "policy"
+    ));
+    // Free text: `note` (already in both files) and `$comment`, strings only.
+    assert!(IslandConfig::from_json(&plus(loop_text, r#""$comment": "ok""#)).is_ok());
+    assert!(matches!(
+        IslandConfig::from_json(&plus(loop_text, r#""$comment": 7"#)),
+        Err(ConfigError::WrongType { key, .. }) if key == "$comment"
+    ));
+    assert!(matches!(
+        IslandConfig::from_json(br#"{"game": 1}"#),
+        Err(ConfigError::WrongType { key, .. }) if key == "game"
+    ));
+}
+
+#[test]
 fn posy_is_64_bit() {
     // velY = t and posY = t(t+1)/2: past 2^32 after 92 682 ticks (a 32-bit
     // position would wrap there). Checked against the closed form.

@@ -578,9 +578,22 @@ mod tests {
             if jitter { cfg = cfg.with_jitter_tolerance(Nanos::from_nanos(step.as_nanos_floor() / 4)).unwrap(); }
             let mut c = Clock::new(cfg);
             let mut fed = 0u128;
+            let unit = i128::from(step.numerator());
             for f in &frames {
+                let (acc0, _, _) = c.exact_parts();
                 let r = c.advance(Nanos::from_nanos(*f));
                 prop_assert!(r.steps <= cap);
+                // The clock steps, it does not just account: never a whole
+                // step left behind, and without the jitter guard exactly the
+                // whole steps owed, up to the cap.
+                let (acc1, _, _) = c.exact_parts();
+                prop_assert!(acc1 < unit, "a whole step left in the accumulator");
+                if !jitter {
+                    let dt = clamp.map_or(*f, |m| (*f).min(m));
+                    let owed = (acc0 + i128::from(dt) * i128::from(step.denominator())) / unit;
+                    prop_assert_eq!(i128::from(r.steps), owed.min(i128::from(cap)));
+                    prop_assert!(acc1 >= 0);
+                }
                 fed += u128::from(*f);
             }
             let (acc, drift, dropped) = c.exact_parts();

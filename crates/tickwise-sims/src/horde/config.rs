@@ -27,6 +27,42 @@ pub const MAX_ENEMY_RADIUS_PX: u32 = 64;
 /// The most ticks [`HordeConfig::settle_ticks`] returns.
 pub const MAX_SETTLE_TICKS: u64 = 100_000;
 
+/// The keys of the horde config: the optional ones first (`version`, `sim`,
+/// `tickHz`, `maxCatchUpSteps`, `minCatchUpMs`, `maxStepsPerFrame`), then the
+/// required ones. Any other key, except a `note` ([`crate::NOTE_KEYS`]), is
+/// refused.
+pub const HORDE_KEYS: [&str; 29] = [
+    "version",
+    "sim",
+    "tickHz",
+    "maxCatchUpSteps",
+    "minCatchUpMs",
+    "maxStepsPerFrame",
+    "seed",
+    "fieldWidth",
+    "fieldHeight",
+    "enemies",
+    "gridCell",
+    "playerRadius",
+    "playerSpeed",
+    "playerHp",
+    "invulnTicks",
+    "attackRadius",
+    "attackDamage",
+    "attackCooldownTicks",
+    "enemyRadius",
+    "enemySpeed",
+    "enemyHp",
+    "contactDamage",
+    "steerShift",
+    "crowdLimit",
+    "separationStrength",
+    "maxPush",
+    "waveTicks",
+    "spawnDistance",
+    "spawnSpacing",
+];
+
 /// A validated horde config. Lengths are whole pixels, speeds 1/256 px per
 /// tick, times whole ticks. Build one with [`HordeConfig::from_json`]; every
 /// value has passed its range check and the cross-checks between them, so
@@ -87,17 +123,17 @@ impl HordeConfig {
     /// `enemyHp`, `contactDamage`, `steerShift`, `crowdLimit`, `separationStrength`,
     /// `maxPush`, `waveTicks`, `spawnDistance`, `spawnSpacing`. Optional:
     /// `version` (1), `sim` (`"horde"`), `tickHz` (30), `maxCatchUpSteps`
-    /// (300), `minCatchUpMs` (32), `maxStepsPerFrame` (8). Other keys (such as
-    /// `note`) are ignored.
+    /// (300), `minCatchUpMs` (32), `maxStepsPerFrame` (8). Free text goes in
+    /// `note` (or `$comment`); any other key is refused ([`HORDE_KEYS`]).
     ///
     /// # Errors
     ///
-    /// A [`ConfigError`] naming the offending key: syntax, missing key, wrong
-    /// type, out of range, or [`ConfigError::Inconsistent`] when the grid cell
+    /// A [`ConfigError`] naming the offending key: syntax, a duplicate or
+    /// unknown key, missing key, wrong type, out of range, or [`ConfigError::Inconsistent`] when the grid cell
     /// is smaller than two enemy radii (the 3×3 neighbour search would miss
     /// pairs) or the field needs more than [`MAX_GRID_CELLS`] cells.
     pub fn from_json(bytes: &[u8]) -> Result<HordeConfig, ConfigError> {
-        let c = ConfigObject::parse(bytes)?;
+        let c = ConfigObject::parse(bytes, &HORDE_KEYS)?;
         if c.has("version") {
             c.u32_in("version", 1, 1)?;
         }

@@ -65,7 +65,7 @@
 //! `playerX`, `playerY`, `playerHp`, `playerDowns`, `invuln`, `attackTimer`,
 //! `kills`, `waves`, `alive`, `lastPairs`, `lastContacts`, then the arrays
 //! `enemyX`, `enemyY`, `enemyVx`, `enemyVy`, `enemyHp`, `enemyCrowd`). `rng` is the
-//! generator's next 64 output bits (a function of its hidden state).
+//! generator's 64-bit state followed by its 64-bit increment.
 //! [`tickwise::Sim::digest`] is `tick|alive|kills|playerHp|playerDowns|checksum`
 //! with the FNV-1a checksum in 16 hex digits.
 //!
@@ -95,7 +95,8 @@ mod spawn;
 mod world;
 
 pub use config::{
-    HordeConfig, MAX_ENEMIES, MAX_ENEMY_RADIUS_PX, MAX_FIELD_PX, MAX_GRID_CELLS, MAX_SETTLE_TICKS,
+    HORDE_KEYS, HordeConfig, MAX_ENEMIES, MAX_ENEMY_RADIUS_PX, MAX_FIELD_PX, MAX_GRID_CELLS,
+    MAX_SETTLE_TICKS,
 };
 pub use fixed::{SUBPX, oct_len};
 pub use input::{DOWN, LEFT, RIGHT, STICK_MAX, UP, move_vector, scripted_input};

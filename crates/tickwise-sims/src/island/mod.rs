@@ -37,6 +37,33 @@ pub use tickwise::ResumeSummary;
 /// The largest step accepted in a config, in ms (one minute).
 pub const MAX_STEP_MS: u64 = 60_000;
 
+/// The keys of the island loop config, in the order of the seeds' file
+/// (`version`, `game` and `maxFrameMs` are optional). A config with any
+/// other key, except a `note` ([`crate::NOTE_KEYS`]), is refused.
+pub const LOOP_KEYS: [&str; 11] = [
+    "version",
+    "game",
+    "seed",
+    "stepMs",
+    "accel",
+    "frictionNum",
+    "frictionDen",
+    "maxStepsPerFrame",
+    "rngMultiplier",
+    "rngIncrement",
+    "maxFrameMs",
+];
+
+/// The keys of the lifecycle config (`maxCatchUpSteps` and `minCatchUpMs`
+/// are read by the `capped` policy only, but allowed with every policy).
+pub const LIFECYCLE_KEYS: [&str; 5] = [
+    "version",
+    "stepMs",
+    "maxCatchUpSteps",
+    "minCatchUpMs",
+    "policy",
+];
+
 /// The island loop config (`config/island_loop.json`, the seeds' `e05_loop.json`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IslandConfig {
@@ -61,16 +88,21 @@ pub struct IslandConfig {
 }
 
 impl IslandConfig {
-    /// Parses and validates the JSON config.
+    /// Parses and validates the JSON config: the keys of [`LOOP_KEYS`] (and a
+    /// `note`), each once.
     ///
     /// # Errors
     ///
-    /// A [`ConfigError`] naming the offending key.
+    /// A [`ConfigError`] naming the offending key: a duplicate or unknown key,
+    /// then (in the order of [`LOOP_KEYS`]) a missing key, a wrong type (a
+    /// non-integer number included) or a value out of range.
     pub fn from_json(bytes: &[u8]) -> Result<IslandConfig, ConfigError> {
-        let c = ConfigObject::parse(bytes)?;
+        let c = ConfigObject::parse(bytes, &LOOP_KEYS)?;
         if c.has("version") {
             c.u32_in("version", 1, 1)?;
         }
+        // Which game a config file was written for; any text.
+        c.optional_str("game")?;
         // Keys are checked in the order of the seeds' file, so the first
         // problem reported is the first one a reader meets.
         let seed = c.u32_in("seed", 0, u32::MAX)?;
@@ -142,13 +174,14 @@ pub struct LifecycleConfig {
 }
 
 impl LifecycleConfig {
-    /// Parses and validates the JSON config.
+    /// Parses and validates the JSON config: the keys of [`LIFECYCLE_KEYS`]
+    /// (and a `note`), each once.
     ///
     /// # Errors
     ///
     /// A [`ConfigError`] naming the offending key.
     pub fn from_json(bytes: &[u8]) -> Result<LifecycleConfig, ConfigError> {
-        let c = ConfigObject::parse(bytes)?;
+        let c = ConfigObject::parse(bytes, &LIFECYCLE_KEYS)?;
         if c.has("version") {
             c.u32_in("version", 1, 1)?;
         }
