@@ -121,9 +121,7 @@ impl CatalogSim for HordeWorld {
     fn work_per_tick(config: &HordeConfig) -> u64 {
         let n = u64::from(config.enemies());
         let cached = n.min(HORDE_CACHED_ENEMIES);
-        HORDE_TICK_UNITS
-            + cached * HORDE_ENEMY_UNITS
-            + (n - cached) * HORDE_ENEMY_UNITS_UNCACHED
+        HORDE_TICK_UNITS + cached * HORDE_ENEMY_UNITS + (n - cached) * HORDE_ENEMY_UNITS_UNCACHED
     }
 
     /// The world value, [`HORDE_STATE_BYTES_PER_ENEMY`] per enemy (its

@@ -130,7 +130,9 @@ mod sim;
 pub use catalog::{Catalog, Recorded, RunComparison, replay_header};
 pub use error::{CatalogError, InputsError};
 pub use inputs::{InputPlan, MAX_INPUTS_BYTES, parse_inputs};
-pub use limits::{DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_WORK, RunLimits, check_snapshots, check_work};
+pub use limits::{
+    DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_WORK, RunLimits, check_snapshots, check_work,
+};
 pub use runner::{SimProfile, TickRunner};
 /// The JSON library of [`CatalogSim::json_input`], re-exported so a game
 /// implements the trait against the same version.

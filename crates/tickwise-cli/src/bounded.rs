@@ -137,7 +137,7 @@ impl FileType {
             FileType::CharDevice => "a character device",
             FileType::BlockDevice => "a block device",
             FileType::Socket => "a socket",
-            FileType::Other => "not a regular file",
+            FileType::Other => "a special file",
         }
     }
 }
@@ -225,7 +225,7 @@ impl fmt::Display for ReadError {
             }
             ReadError::NotRegular { path, kind, found } => write!(
                 f,
-                "cannot read {kind} {}: it is {}, and a {kind} must be a regular file",
+                "cannot read {kind} {}: it is {}, not a regular file",
                 name(path),
                 found.describe()
             ),
@@ -236,7 +236,7 @@ impl fmt::Display for ReadError {
                 limit,
             } => write!(
                 f,
-                "{kind} {} is {bytes} bytes, more than the {limit} accepted",
+                "{kind} {} is {bytes} bytes, above the limit of {limit}",
                 name(path)
             ),
             ReadError::OverLimit { path, kind, limit } => write!(
@@ -377,7 +377,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("tickwise-bounded-{}-{name}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("tickwise-bounded-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
@@ -392,17 +393,31 @@ mod tests {
         // One byte over: refused by size, before reading.
         let e = read_file(&p, InputKind::Config, 4).unwrap_err();
         assert!(
-            matches!(e, ReadError::TooLarge { bytes: 5, limit: 4, .. }),
+            matches!(
+                e,
+                ReadError::TooLarge {
+                    bytes: 5,
+                    limit: 4,
+                    ..
+                }
+            ),
             "{e:?}"
         );
-        assert!(e.to_string().contains("is 5 bytes, more than the 4 accepted"), "{e}");
+        assert!(
+            e.to_string().contains("is 5 bytes, above the limit of 4"),
+            "{e}"
+        );
     }
 
     #[test]
     fn streams_stop_at_the_limit() {
         // An endless stream: only limit + 1 bytes are ever read.
-        let e = read_stream(std::io::repeat(0), Path::new("-"), InputKind::Script, 1000).unwrap_err();
-        assert!(matches!(e, ReadError::OverLimit { limit: 1000, .. }), "{e:?}");
+        let e =
+            read_stream(std::io::repeat(0), Path::new("-"), InputKind::Script, 1000).unwrap_err();
+        assert!(
+            matches!(e, ReadError::OverLimit { limit: 1000, .. }),
+            "{e:?}"
+        );
         assert_eq!(
             e.to_string(),
             "script stdin is more than the 1000 bytes accepted (stopped reading there)"
@@ -415,11 +430,29 @@ mod tests {
     fn non_regular_paths_are_refused_by_type() {
         let d = scratch("types");
         let e = read_file(&d, InputKind::Inputs, 10).unwrap_err();
-        assert!(matches!(e, ReadError::NotRegular { found: FileType::Directory, .. }), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                ReadError::NotRegular {
+                    found: FileType::Directory,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
         #[cfg(target_os = "linux")]
         {
             let e = read_file(Path::new("/dev/zero"), InputKind::Config, 10).unwrap_err();
-            assert!(matches!(e, ReadError::NotRegular { found: FileType::CharDevice, .. }), "{e:?}");
+            assert!(
+                matches!(
+                    e,
+                    ReadError::NotRegular {
+                        found: FileType::CharDevice,
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
             assert!(e.to_string().contains("a character device"), "{e}");
         }
         let e = read_file(&d.join("missing"), InputKind::Replay, 10).unwrap_err();

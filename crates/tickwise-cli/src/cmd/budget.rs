@@ -120,7 +120,11 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         let ticks = budget_plan
             .warmup
             .saturating_add(budget_plan.ticks)
-            .saturating_add(budget_plan.catch_up.saturating_mul(budget_plan.catch_up_runs));
+            .saturating_add(
+                budget_plan
+                    .catch_up
+                    .saturating_mul(budget_plan.catch_up_runs),
+            );
         check_work(ticks, profile.work_per_tick, args.max_work).map_err(hints::catalog)?;
     }
     let cost = match args.cost_ms {

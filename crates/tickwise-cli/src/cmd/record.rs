@@ -149,7 +149,9 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             &args.limits.limits(),
         )
         .map_err(|e| {
-            hints::catalog(e).context("refusing to record a replay that `verify` with the same limits would refuse")
+            hints::catalog(e).context(
+                "refusing to record a replay that `verify` with the same limits would refuse",
+            )
         })?;
     std::fs::write(&args.out, &rec.bytes)
         .with_context(|| format!("cannot write {}", args.out.display()))?;

@@ -351,9 +351,20 @@ mod tests {
             let mut argv = vec!["tickwise", "run"];
             argv.extend_from_slice(args);
             let e = Cli::try_parse_from(&argv).expect_err(&format!("{args:?} should be refused"));
-            assert_eq!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument, "{args:?}");
+            assert_eq!(
+                e.kind(),
+                clap::error::ErrorKind::MissingRequiredArgument,
+                "{args:?}"
+            );
         }
-        let both = ["tickwise", "run", "--pause-at", "0.5", "--pause-for", "0.25"];
+        let both = [
+            "tickwise",
+            "run",
+            "--pause-at",
+            "0.5",
+            "--pause-for",
+            "0.25",
+        ];
         assert!(Cli::try_parse_from(both).is_ok());
     }
 }

@@ -106,14 +106,22 @@ impl Outcome {
 /// A sim id and version, as a replay's header names them.
 type SimName = (String, u32);
 
-fn verify_item(item: &Item, limits: &ReplayLimits, catalog: &Catalog) -> (Outcome, Option<SimName>) {
+fn verify_item(
+    item: &Item,
+    limits: &ReplayLimits,
+    catalog: &Catalog,
+) -> (Outcome, Option<SimName>) {
     match &item.error {
         Some(why) => (Outcome::Unreadable { why: why.clone() }, None),
         None => verify_file(&item.path, limits, catalog),
     }
 }
 
-fn verify_file(path: &Path, limits: &ReplayLimits, catalog: &Catalog) -> (Outcome, Option<SimName>) {
+fn verify_file(
+    path: &Path,
+    limits: &ReplayLimits,
+    catalog: &Catalog,
+) -> (Outcome, Option<SimName>) {
     let bytes = match read_replay(path, limits) {
         Ok(b) => b,
         Err(e) => {
@@ -207,7 +215,9 @@ fn expand(paths: &[PathBuf]) -> Vec<Item> {
         if found.is_empty() {
             found.push(Item {
                 path: p.clone(),
-                error: Some(format!("no replays found (no *.{REPLAY_EXTENSION} entries)")),
+                error: Some(format!(
+                    "no replays found (no *.{REPLAY_EXTENSION} entries)"
+                )),
             });
         }
         found.sort_by(|a, b| a.path.cmp(&b.path));
