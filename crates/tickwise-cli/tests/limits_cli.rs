@@ -446,9 +446,7 @@ fn record_refuses_what_verify_would_refuse_with_the_same_message() {
     let want =
         format!("is {size} bytes, above the limit of {one_less} (raise it with --max-file-bytes)");
     assert!(
-        msg.contains(&format!(
-            "above the limit of 4001 (raise it with --max-file-bytes)"
-        )),
+        msg.contains("above the limit of 4001 (raise it with --max-file-bytes)"),
         "{msg}"
     );
     assert!(stdout(&o).contains(&want), "{}", stdout(&o));
