@@ -43,7 +43,7 @@ pub const HORDE_ENEMY_UNITS_UNCACHED: u64 = 140;
 pub const HORDE_STATE_BYTES_PER_ENEMY: u64 = 2 * 26 + 4 + 12 + 12;
 /// An allowance for the horde's fixed-size tables (speed by crowding, the
 /// separation kernel).
-pub const HORDE_TABLE_BYTES: u64 = 16 * 1024;
+pub const HORDE_TABLE_BYTES: u64 = 64 * 1024;
 
 impl CatalogSim for IslandWorld {
     const ID: &'static str = "island";
