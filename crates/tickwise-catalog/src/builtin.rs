@@ -1,10 +1,10 @@
 //! The built-in sims, registered exactly as a game registers its own: one
 //! `impl CatalogSim` per sim, using only public API of the sims crate.
 //!
-//! | id | version | input | config (embedded default) | seed |
-//! |---|---|---|---|---|
-//! | `island` | 1 | `i32` | `config/island_loop.json` | the config's `seed` |
-//! | `horde` | 1 | [`TickInput`] | `config/horde.json` | the config's `seed` |
+//! | id | version | input | config (embedded default) | seed | work units per tick |
+//! |---|---|---|---|---|---|
+//! | `island` | 1 | `i32` | `config/island_loop.json` | the config's `seed` | [`ISLAND_TICK_UNITS`] |
+//! | `horde` | 1 | [`TickInput`] | `config/horde.json` | the config's `seed` | [`HORDE_TICK_UNITS`] + per enemy, see [`HORDE_ENEMY_UNITS`] |
 
 use alloc::string::{String, ToString};
 
@@ -15,6 +15,35 @@ use tickwise_sims::horde::{self, HordeConfig, HordeWorld, STICK_MAX};
 use tickwise_sims::island::{self, IslandConfig, IslandWorld};
 
 use crate::sim::CatalogSim;
+
+// Calibration (docs/limits.md has the measurements and the commands): one
+// work unit is about one ns of CPU on the reference machine. Rounded up, so
+// a limit is reached a little early rather than late.
+
+/// Work units per island tick: verifying a replay with random inputs runs
+/// about 26–30 million island ticks per second on one reference core
+/// (about 35 ns a tick, of which the step itself is about 3 ns; the rest is
+/// decoding inputs and hashing checkpoints).
+pub const ISLAND_TICK_UNITS: u64 = 40;
+/// Work units per horde tick whatever its size (input, player, attack,
+/// waves, the grid's reset).
+pub const HORDE_TICK_UNITS: u64 = 500;
+/// Work units per enemy per tick while the horde's arrays fit in the cache
+/// (300 enemies: about 16.7 µs a tick, 56 ns an enemy).
+pub const HORDE_ENEMY_UNITS: u64 = 55;
+/// Enemies charged at [`HORDE_ENEMY_UNITS`]; past them the arrays outgrow
+/// the cache and each enemy costs [`HORDE_ENEMY_UNITS_UNCACHED`].
+pub const HORDE_CACHED_ENEMIES: u64 = 4096;
+/// Work units per enemy past [`HORDE_CACHED_ENEMIES`] (100 000 enemies:
+/// about 11.7–14 ms a tick; 1 000 000: about 144 ms).
+pub const HORDE_ENEMY_UNITS_UNCACHED: u64 = 140;
+/// Bytes of horde state per enemy: 26 in each of the two enemy buffers
+/// (position and id 12, velocity 8, hit points 4, crowd 2), 4 for its slot
+/// index, 12 for its separation sum and 12 for the grid's per-slot arrays.
+pub const HORDE_STATE_BYTES_PER_ENEMY: u64 = 2 * 26 + 4 + 12 + 12;
+/// An allowance for the horde's fixed-size tables (speed by crowding, the
+/// separation kernel).
+pub const HORDE_TABLE_BYTES: u64 = 64 * 1024;
 
 impl CatalogSim for IslandWorld {
     const ID: &'static str = "island";
@@ -39,9 +68,9 @@ impl CatalogSim for IslandWorld {
         config.clock_config()
     }
 
-    /// Every island step costs the same: one unit.
+    /// Every island tick costs the same: [`ISLAND_TICK_UNITS`].
     fn work_per_tick(_config: &IslandConfig) -> u64 {
-        1
+        ISLAND_TICK_UNITS
     }
 
     /// Twenty ticks right, twenty ticks left ([`island::scripted_input`]).
@@ -85,9 +114,28 @@ impl CatalogSim for HordeWorld {
         config.clock_config()
     }
 
-    /// A tick's cost grows with the horde: one unit plus one per enemy.
+    /// A tick's cost grows with the horde, faster once its arrays outgrow
+    /// the cache: [`HORDE_TICK_UNITS`], plus [`HORDE_ENEMY_UNITS`] for each of
+    /// the first [`HORDE_CACHED_ENEMIES`] enemies and
+    /// [`HORDE_ENEMY_UNITS_UNCACHED`] for each one after that.
     fn work_per_tick(config: &HordeConfig) -> u64 {
-        1 + u64::from(config.enemies())
+        let n = u64::from(config.enemies());
+        let cached = n.min(HORDE_CACHED_ENEMIES);
+        HORDE_TICK_UNITS + cached * HORDE_ENEMY_UNITS + (n - cached) * HORDE_ENEMY_UNITS_UNCACHED
+    }
+
+    /// The world value, [`HORDE_STATE_BYTES_PER_ENEMY`] per enemy (its
+    /// arrays, the double buffer and the grid's per-slot arrays), 4 bytes per
+    /// grid cell of the field (with the grid's border cells) and a small
+    /// allowance for the speed and separation tables.
+    fn state_bytes(config: &HordeConfig) -> u64 {
+        let cell = u64::from(config.grid_cell_px().max(1));
+        let cols = u64::from(config.field_width_px()).div_ceil(cell) + 2;
+        let rows = u64::from(config.field_height_px()).div_ceil(cell) + 1;
+        core::mem::size_of::<HordeWorld>() as u64
+            + u64::from(config.enemies()) * HORDE_STATE_BYTES_PER_ENEMY
+            + 4 * (cols * rows + 3)
+            + HORDE_TABLE_BYTES
     }
 
     /// The square walk ([`horde::scripted_input`]): right, down, left, up,

@@ -12,12 +12,13 @@ use alloc::vec::Vec;
 use core::marker::PhantomData;
 
 use tickwise::{
-    Comparison, Recorder, Replay, ReplayHeader, ReplayLimits, SyncTestReport, VerifyReport,
-    compare_lockstep_with_events, read_header,
+    Comparison, Recorder, Replay, ReplayError, ReplayHeader, ReplayLimits, SyncTestReport,
+    VerifyReport, compare_lockstep_with_events, read_header,
 };
 
 use crate::error::CatalogError;
 use crate::inputs::{InputPlan, PlanInputs};
+use crate::limits::{RunLimits, check_snapshots, check_work};
 use crate::runner::{SimProfile, TickRunner};
 use crate::sim::{CatalogSim, SimInfo};
 
@@ -141,14 +142,13 @@ impl Catalog {
 
     /// Runs sim `id` from `config` (its default config when `None`) for
     /// `ticks` ticks with the inputs of `plan`, recording a replay with a
-    /// checkpoint every `checkpoint_every` ticks.
+    /// checkpoint every `checkpoint_every` ticks: [`Catalog::record_within`]
+    /// with [`ReplayLimits::DEFAULT`], so it records only what a default
+    /// verifier accepts.
     ///
     /// # Errors
     ///
-    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
-    /// [`CatalogError::Inputs`] for a bad inputs file, and
-    /// [`CatalogError::Replay`] for a zero checkpoint interval or an id the
-    /// replay format cannot store. Nothing runs when any of these fail.
+    /// As [`Catalog::record_within`].
     pub fn record(
         &self,
         id: &str,
@@ -157,12 +157,48 @@ impl Catalog {
         ticks: u64,
         checkpoint_every: u64,
     ) -> Result<Recorded, CatalogError> {
+        self.record_within(
+            id,
+            config,
+            plan,
+            ticks,
+            checkpoint_every,
+            &ReplayLimits::DEFAULT,
+        )
+    }
+
+    /// [`Catalog::record`] refusing, before anything runs, a recording that
+    /// a verifier with `limits` would refuse: more ticks than
+    /// `max_ticks`, ticks × [`CatalogSim::work_per_tick`] over `max_work`, a
+    /// config over `max_config_bytes`, or checkpoints alone over
+    /// `max_file_bytes`. The finished file is read back under `limits`
+    /// before it is returned, so whatever else a verifier checks (the exact
+    /// size, the digest length, the field count) is refused here with the
+    /// verifier's own message.
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
+    /// [`CatalogError::Inputs`] for a bad inputs file,
+    /// [`CatalogError::TooMuchWork`], [`CatalogError::ReplayTooLarge`], and
+    /// [`CatalogError::Replay`] for a zero checkpoint interval, an id the
+    /// replay format cannot store, or a reader limit.
+    pub fn record_within(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        plan: &InputPlan,
+        ticks: u64,
+        checkpoint_every: u64,
+        limits: &ReplayLimits,
+    ) -> Result<Recorded, CatalogError> {
         let e = self.entry(id)?;
         e.record(
             config.unwrap_or(e.info().default_config),
             plan,
             ticks,
             checkpoint_every,
+            limits,
         )
     }
 
@@ -261,12 +297,12 @@ impl Catalog {
     }
 
     /// Runs the rollback check [`tickwise::sync_test`] on sim `id` from
-    /// `config` (its default when `None`) with the inputs of `plan`.
+    /// `config` (its default when `None`) with the inputs of `plan`, under
+    /// [`RunLimits::DEFAULT`] ([`Catalog::sync_test_within`]).
     ///
     /// # Errors
     ///
-    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
-    /// [`CatalogError::Inputs`].
+    /// As [`Catalog::sync_test_within`].
     pub fn sync_test(
         &self,
         id: &str,
@@ -275,12 +311,37 @@ impl Catalog {
         ticks: u64,
         rollback: u64,
     ) -> Result<SyncTestReport, CatalogError> {
+        self.sync_test_within(id, config, plan, ticks, rollback, &RunLimits::DEFAULT)
+    }
+
+    /// [`Catalog::sync_test`] under `limits`, checked before anything runs:
+    /// the test steps every tick `rollback + 1` times (a `rollback` of 0
+    /// counts as 1), so ticks × (rollback + 1) × [`CatalogSim::work_per_tick`]
+    /// must fit `max_work`, and it holds `rollback + 1` snapshots, so
+    /// (rollback + 1) × [`CatalogSim::state_bytes`] must fit
+    /// `max_snapshot_bytes`.
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
+    /// [`CatalogError::Inputs`], [`CatalogError::TooMuchWork`],
+    /// [`CatalogError::TooMuchMemory`].
+    pub fn sync_test_within(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        plan: &InputPlan,
+        ticks: u64,
+        rollback: u64,
+        limits: &RunLimits,
+    ) -> Result<SyncTestReport, CatalogError> {
         let e = self.entry(id)?;
         e.sync_test(
             config.unwrap_or(e.info().default_config),
             plan,
             ticks,
             rollback,
+            limits,
         )
     }
 
@@ -351,6 +412,7 @@ trait ErasedSim: Send + Sync {
         plan: &InputPlan,
         ticks: u64,
         checkpoint_every: u64,
+        limits: &ReplayLimits,
     ) -> Result<Recorded, CatalogError>;
     fn verify(&self, bytes: &[u8], limits: &ReplayLimits) -> Result<VerifyReport, CatalogError>;
     fn compare(
@@ -372,6 +434,7 @@ trait ErasedSim: Send + Sync {
         plan: &InputPlan,
         ticks: u64,
         rollback: u64,
+        limits: &RunLimits,
     ) -> Result<SyncTestReport, CatalogError>;
     fn runner(&self, config: &[u8], plan: &InputPlan) -> Result<Box<dyn TickRunner>, CatalogError>;
 }
@@ -385,14 +448,11 @@ impl<S: CatalogSim> Entry<S> {
     fn load(bytes: &[u8], limits: &ReplayLimits) -> Result<(S, Replay<S::Input>), CatalogError> {
         let replay = Replay::<S::Input>::from_bytes(bytes, limits)?;
         let cfg = parse_config::<S>(&replay.header().config)?;
-        let (ticks, per_tick) = (replay.header().ticks, S::work_per_tick(&cfg));
-        if ticks.saturating_mul(per_tick) > limits.max_work {
-            return Err(CatalogError::TooMuchWork {
-                ticks,
-                per_tick,
-                limit: limits.max_work,
-            });
-        }
+        check_work(
+            replay.header().ticks,
+            S::work_per_tick(&cfg),
+            limits.max_work,
+        )?;
         let seed = S::seed(&cfg);
         if seed != replay.header().seed {
             return Err(CatalogError::SeedMismatch {
@@ -420,17 +480,51 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         plan: &InputPlan,
         ticks: u64,
         checkpoint_every: u64,
+        limits: &ReplayLimits,
     ) -> Result<Recorded, CatalogError> {
+        if ticks > limits.max_ticks {
+            return Err(ReplayError::TooManyTicks {
+                declared: ticks,
+                limit: limits.max_ticks,
+            }
+            .into());
+        }
+        if config.len() > limits.max_config_bytes {
+            return Err(ReplayError::LengthOutOfRange {
+                what: "config",
+                declared: config.len() as u64,
+                min: 0,
+                max: limits.max_config_bytes as u64,
+            }
+            .into());
+        }
         let cfg = parse_config::<S>(config)?;
+        check_work(ticks, S::work_per_tick(&cfg), limits.max_work)?;
+        let sim = S::build(&cfg);
+        // A checkpoint is a u64 checksum and a u32 hash per field.
+        let fields = sim.field_hashes().len() as u64;
+        let checkpoints = ticks / checkpoint_every.max(1);
+        let bytes_each = 8 + 4 * fields;
+        if checkpoints.saturating_mul(bytes_each) > limits.max_file_bytes {
+            return Err(CatalogError::ReplayTooLarge {
+                checkpoints,
+                bytes_each,
+                limit: limits.max_file_bytes,
+            });
+        }
         let mut inputs = PlanInputs::<S>::new(plan)?;
         let header = header_for::<S>(config, &cfg, checkpoint_every);
-        let mut rec = Recorder::new(S::build(&cfg), header)?;
+        let mut rec = Recorder::new(sim, header)?;
         for _ in 0..ticks {
             rec.step(inputs.next_input());
         }
         let (_, replay) = rec.finish()?;
+        let bytes = replay.to_bytes();
+        // What a verifier with these limits would refuse, refused here with
+        // its own message.
+        Replay::<S::Input>::from_bytes(&bytes, limits)?;
         Ok(Recorded {
-            bytes: replay.to_bytes(),
+            bytes,
             ticks,
             runs: replay.runs().len(),
             digest: replay.final_digest().into(),
@@ -469,6 +563,8 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
     ) -> Result<RunComparison, CatalogError> {
         let (mut sa, ra) = Self::load(replay, limits)?;
         let cfg = parse_config::<S>(config.unwrap_or(&ra.header().config))?;
+        // The live run may have a costlier config than the replay's.
+        check_work(ra.ticks(), S::work_per_tick(&cfg), limits.max_work)?;
         let live = PlanInputs::<S>::new(plan)?;
         let mut sb = S::build(&cfg);
         let comparison = compare_lockstep_with_events(
@@ -494,8 +590,17 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         plan: &InputPlan,
         ticks: u64,
         rollback: u64,
+        limits: &RunLimits,
     ) -> Result<SyncTestReport, CatalogError> {
         let cfg = parse_config::<S>(config)?;
+        // Every tick is stepped once, then again after each rollback.
+        let passes = rollback.max(1).saturating_add(1);
+        check_work(
+            ticks.saturating_mul(passes),
+            S::work_per_tick(&cfg),
+            limits.max_work,
+        )?;
+        check_snapshots(passes, S::state_bytes(&cfg), limits.max_snapshot_bytes)?;
         let mut inputs = PlanInputs::<S>::new(plan)?;
         Ok(tickwise::sync_test(
             S::build(&cfg),
@@ -523,6 +628,7 @@ fn profile_of<S: CatalogSim>(cfg: &S::Config) -> SimProfile {
         seed: S::seed(cfg),
         clock: S::clock_config(cfg),
         work_per_tick: S::work_per_tick(cfg),
+        state_bytes: S::state_bytes(cfg),
         settle_ticks: S::settle_ticks(cfg),
         max_catch_up_steps: S::max_catch_up_steps(cfg),
     }

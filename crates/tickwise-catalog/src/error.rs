@@ -10,6 +10,8 @@ use core::fmt;
 
 use tickwise::ReplayError;
 
+use crate::limits::seconds;
+
 /// Why an inputs file was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -100,13 +102,37 @@ pub enum CatalogError {
     },
     /// An inputs file was refused.
     Inputs(InputsError),
-    /// Re-simulating the replay would cost more than the work limit.
+    /// Running the sim would cost more than the work limit (checked before
+    /// anything runs; units: see [`crate::limits`]).
     TooMuchWork {
-        /// Ticks the replay declares.
+        /// Ticks (sim steps) the run would take: a replay's declared ticks,
+        /// or every step of a run, re-simulated ones included.
         ticks: u64,
         /// Work units per tick under its config.
         per_tick: u64,
-        /// The limit ([`ReplayLimits::max_work`](tickwise::ReplayLimits)).
+        /// The limit ([`ReplayLimits::max_work`](tickwise::ReplayLimits) or
+        /// [`RunLimits::max_work`](crate::RunLimits)).
+        limit: u64,
+    },
+    /// A run would hold more state snapshots in memory than the limit
+    /// (a sync test's ring of `rollback + 1` states).
+    TooMuchMemory {
+        /// Snapshots held at once.
+        snapshots: u64,
+        /// Estimated bytes per snapshot
+        /// ([`CatalogSim::state_bytes`](crate::CatalogSim::state_bytes)).
+        bytes_each: u64,
+        /// The limit ([`RunLimits::max_snapshot_bytes`](crate::RunLimits)).
+        limit: u64,
+    },
+    /// A recording would make a replay file larger than a verifier with the
+    /// given limits reads; refused before running.
+    ReplayTooLarge {
+        /// Checkpoints the replay would hold.
+        checkpoints: u64,
+        /// Bytes per checkpoint (a checksum and one hash per state field).
+        bytes_each: u64,
+        /// The file size limit ([`ReplayLimits::max_file_bytes`](tickwise::ReplayLimits)).
         limit: u64,
     },
     /// Two replays of different sims cannot be compared.
@@ -153,9 +179,32 @@ impl fmt::Display for CatalogError {
                 ticks,
                 per_tick,
                 limit,
+            } => {
+                let total = ticks.saturating_mul(*per_tick);
+                write!(
+                    f,
+                    "running {ticks} ticks at {per_tick} work units each ({total} units, about {} s on the reference machine) exceeds the work limit of {limit} (about {} s)",
+                    seconds(total),
+                    seconds(*limit)
+                )
+            }
+            CatalogError::TooMuchMemory {
+                snapshots,
+                bytes_each,
+                limit,
             } => write!(
                 f,
-                "re-simulating {ticks} ticks at {per_tick} work units each exceeds the work limit of {limit}"
+                "{snapshots} state snapshots of about {bytes_each} bytes each ({} bytes) exceed the snapshot memory limit of {limit} bytes",
+                snapshots.saturating_mul(*bytes_each)
+            ),
+            CatalogError::ReplayTooLarge {
+                checkpoints,
+                bytes_each,
+                limit,
+            } => write!(
+                f,
+                "the replay would be more than {} bytes ({checkpoints} checkpoints of {bytes_each} bytes), above the file size limit of {limit} a verifier with the same limits accepts",
+                checkpoints.saturating_mul(*bytes_each)
             ),
             CatalogError::DifferentSims { a, b } => {
                 write!(f, "cannot compare a {a} replay with a {b} replay")

@@ -123,12 +123,16 @@ pub mod builtin;
 mod catalog;
 mod error;
 mod inputs;
+pub mod limits;
 mod runner;
 mod sim;
 
 pub use catalog::{Catalog, Recorded, RunComparison, replay_header};
 pub use error::{CatalogError, InputsError};
 pub use inputs::{InputPlan, MAX_INPUTS_BYTES, parse_inputs};
+pub use limits::{
+    DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_WORK, RunLimits, check_snapshots, check_work,
+};
 pub use runner::{SimProfile, TickRunner};
 /// The JSON library of [`CatalogSim::json_input`], re-exported so a game
 /// implements the trait against the same version.

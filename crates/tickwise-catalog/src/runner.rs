@@ -19,6 +19,8 @@ pub struct SimProfile {
     pub clock: ClockConfig,
     /// Work units per tick ([`CatalogSim::work_per_tick`](crate::CatalogSim::work_per_tick)).
     pub work_per_tick: u64,
+    /// Bytes of one copy of the state ([`CatalogSim::state_bytes`](crate::CatalogSim::state_bytes)).
+    pub state_bytes: u64,
     /// Ticks until its steady state ([`CatalogSim::settle_ticks`](crate::CatalogSim::settle_ticks)).
     pub settle_ticks: u64,
     /// The most ticks one resume catches up, if the config says

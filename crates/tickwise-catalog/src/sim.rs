@@ -51,11 +51,34 @@ pub trait CatalogSim: Sim<Input: ReplayInput> + Clone + 'static {
     /// How a live loop should step this sim (step length, caps).
     fn clock_config(config: &Self::Config) -> ClockConfig;
 
-    /// What one tick costs in abstract work units, so a verifier can refuse
-    /// a small file that declares an enormous world before running it
-    /// (ticks × this ≤ [`ReplayLimits::max_work`](tickwise::ReplayLimits)).
-    /// Use 1 for a sim whose tick cost does not depend on its config.
+    /// What one tick costs under `config`, in calibrated work units: about
+    /// one unit per nanosecond of CPU on the reference machine
+    /// ([`crate::limits`]), so that one work limit means about the same time
+    /// for every sim. Every operation that runs the sim checks
+    /// ticks × this against its limit before running
+    /// ([`ReplayLimits::max_work`](tickwise::ReplayLimits),
+    /// [`RunLimits::max_work`](crate::RunLimits)), which stops a small file
+    /// that declares an enormous world from buying hours of CPU.
+    ///
+    /// Calibrate it from a measurement: `tickwise budget --sim ID` prints
+    /// the median cost of a tick in ns on the machine it runs on; scale by
+    /// that machine's speed relative to the reference (`docs/limits.md` has
+    /// the reference figures of the built-in sims). When the cost grows with
+    /// the config (entities), state it as a fixed part plus a part per
+    /// entity. Overestimating is safe (a limit is reached sooner);
+    /// underestimating lets a run take longer than the limit suggests.
     fn work_per_tick(config: &Self::Config) -> u64;
+
+    /// About how many bytes one copy of the state built from `config` takes
+    /// (the value plus the heap it owns): a sync test holds `rollback + 1`
+    /// copies, and refuses a run whose copies would pass
+    /// [`RunLimits::max_snapshot_bytes`](crate::RunLimits) before allocating
+    /// any. Defaults to `size_of::<Self>()`, which is right for a sim
+    /// without heap memory; override it when the state owns vectors.
+    fn state_bytes(config: &Self::Config) -> u64 {
+        let _ = config;
+        core::mem::size_of::<Self>() as u64
+    }
 
     /// The sim's scripted input for `tick`: a fixed, documented pattern used
     /// when no inputs are given (`--inputs scripted`).

@@ -477,18 +477,19 @@ fn island_checksum_golden_vectors() {
 
 #[test]
 fn work_above_the_limit_is_refused_before_re_simulating() {
-    // Island: one unit per tick, so 1000 ticks need 1000 units.
+    // Island: 40 calibrated units per tick (about 35 ns of verification a
+    // tick on the reference machine), so 1000 ticks need 40 000 units.
     let bytes = island(1000, &InputPlan::Scripted);
     let tight = ReplayLimits {
-        max_work: 999,
+        max_work: 39_999,
         ..LIMITS
     };
     assert_eq!(
         catalog().verify(&bytes, &tight).unwrap_err(),
         CatalogError::TooMuchWork {
             ticks: 1000,
-            per_tick: 1,
-            limit: 999
+            per_tick: 40,
+            limit: 39_999
         }
     );
     assert!(
@@ -496,22 +497,26 @@ fn work_above_the_limit_is_refused_before_re_simulating() {
             .verify(
                 &bytes,
                 &ReplayLimits {
-                    max_work: 1000,
+                    max_work: 40_000,
                     ..LIMITS
                 }
             )
             .is_ok()
     );
-    // Horde: 1 + enemies units per tick, taken from the replay's own config, so a
-    // small file cannot declare a huge world and buy hours of verification.
+    // Horde: 500 units a tick plus 55 per enemy for the first 4096 and 140
+    // for each after that, taken from the replay's own config, so a small
+    // file cannot declare a huge world and buy hours of verification. The
+    // default config has 300 enemies: 500 + 300 × 55 = 17 000 units
+    // (about 16.7 µs measured).
     let horde_cfg = include_bytes!("../../../config/horde.json");
     let enemies = tickwise_sims::horde::HordeConfig::from_json(horde_cfg)
         .unwrap()
         .enemies();
+    assert_eq!(enemies, 300, "the expected cost below assumes 300 enemies");
     let rec = catalog()
         .record("horde", Some(horde_cfg), &InputPlan::Scripted, 10, 60)
         .unwrap();
-    let per_tick = 1 + u64::from(enemies);
+    let per_tick = 17_000;
     let limit = 10 * per_tick - 1;
     assert_eq!(
         catalog()
@@ -528,5 +533,14 @@ fn work_above_the_limit_is_refused_before_re_simulating() {
             per_tick,
             limit
         }
+    );
+    // A million enemies: 500 + 4096 × 55 + 995 904 × 140 units a tick.
+    let big = tickwise_sims::horde::HordeConfig::from_json(horde_cfg)
+        .unwrap()
+        .with_enemies(1_000_000)
+        .unwrap();
+    assert_eq!(
+        <tickwise_sims::horde::HordeWorld as tickwise_catalog::CatalogSim>::work_per_tick(&big),
+        139_652_340
     );
 }

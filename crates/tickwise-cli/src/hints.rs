@@ -7,10 +7,14 @@ use tickwise::ReplayError;
 use tickwise_catalog::CatalogError;
 use tickwise_lab::budget::{BudgetError, TickCount};
 
+use crate::bounded::{InputKind, ReadError};
+
 /// The flag that raises the limit behind `e`, if there is one.
 fn limit_flag(e: &CatalogError) -> Option<&'static str> {
     match e {
         CatalogError::TooMuchWork { .. } => Some("--max-work"),
+        CatalogError::TooMuchMemory { .. } => Some("--max-memory"),
+        CatalogError::ReplayTooLarge { .. } => Some("--max-file-bytes"),
         CatalogError::Replay(ReplayError::TooManyTicks { .. }) => Some("--max-ticks"),
         CatalogError::Replay(ReplayError::FileTooLarge { .. }) => Some("--max-file-bytes"),
         _ => None,
@@ -45,4 +49,53 @@ pub(crate) fn budget(e: BudgetError) -> anyhow::Error {
         _ => return anyhow::Error::msg(e.to_string()),
     };
     anyhow::anyhow!("{flag}: {e}")
+}
+
+/// A bounded-reader error with the flag or usage that gets past it, if any.
+pub(crate) fn read(e: ReadError) -> anyhow::Error {
+    let hint = match (&e, e.kind()) {
+        (_, InputKind::Replay) if e.is_over_limit() => " (raise it with --max-file-bytes)",
+        (ReadError::NotRegular { .. }, InputKind::Script) => {
+            " (to read a script from a pipe, give `-` and redirect it to stdin)"
+        }
+        _ => "",
+    };
+    anyhow::Error::msg(format!("{e}{hint}"))
+}
+
+/// An error and its causes on one line, `outer: inner: …`, like anyhow's
+/// `{:#}`, except that a cause whose text the line already contains is left
+/// out: a context that repeats its source prints once, not as `X: X`.
+pub(crate) fn render(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+
+    #[test]
+    fn a_cause_repeating_its_context_prints_once() {
+        let inner = anyhow::anyhow!("config key `seed` is missing");
+        let twice = inner.context("config key `seed` is missing");
+        assert_eq!(render(&twice), "config key `seed` is missing");
+        let nested = anyhow::anyhow!("no such file").context("cannot read a.json");
+        assert_eq!(render(&nested), "cannot read a.json: no such file");
+        // The old rendering would print the doubled text.
+        assert_eq!(
+            format!("{twice:#}"),
+            "config key `seed` is missing: config key `seed` is missing"
+        );
+    }
 }

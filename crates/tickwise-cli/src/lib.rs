@@ -25,6 +25,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 pub use tickwise_catalog::{Catalog, CatalogSim};
 
+pub mod bounded;
 pub mod cmd;
 mod hints;
 pub mod script;
@@ -116,7 +117,7 @@ where
     match run(cli, catalog) {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
-            eprintln!("tickwise: {:#}", f.error);
+            eprintln!("tickwise: {}", hints::render(&f.error));
             ExitCode::from(f.code)
         }
     }

@@ -28,8 +28,9 @@ use tickwise_sims::island::{
     scripted_inputs,
 };
 
-use crate::Failure;
+use crate::bounded::{InputKind, quote_token, read_path_or_stdin};
 use crate::cmd::record::{read_config, read_inputs_file};
+use crate::{Failure, hints};
 
 /// The most frames one `frames` line may feed (the session's per-call limit).
 pub const MAX_FRAMES_PER_LINE: u64 = island::MAX_FRAMES_PER_CALL;
@@ -44,8 +45,9 @@ pub const MAX_SCRIPT_WORK: u64 = 1_000_000_000;
 /// The most milliseconds all of a script's durations (frames and absences) may
 /// add up to: the session's wall-clock limit, checked before anything runs.
 pub const MAX_SCRIPT_TIME_MS: u64 = island::MAX_WALL_MS;
-/// The largest script accepted, in bytes.
-pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
+/// The largest script accepted, in bytes (the bounded reader's limit for
+/// scripts, [`crate::bounded::MAX_SCRIPT_BYTES`]).
+pub const MAX_SCRIPT_BYTES: usize = crate::bounded::MAX_SCRIPT_BYTES as usize;
 /// The number of scripted inputs used when `--inputs` is not given.
 pub const DEFAULT_INPUT_TICKS: usize = 100_000;
 /// The default loop config (`config/island_loop.json`, built in so the
@@ -152,12 +154,16 @@ impl std::error::Error for ParseError {}
 fn number(tok: &str, what: &str, max: u64) -> Result<u64, String> {
     if tok.is_empty() || !tok.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!(
-            "{what} must be a non-negative integer, found {tok:?}"
+            "{what} must be a non-negative integer, found {}",
+            quote_token(tok)
         ));
     }
     match tok.parse::<u64>() {
         Ok(v) if v <= max => Ok(v),
-        _ => Err(format!("{what} must be at most {max}, found {tok}")),
+        _ => Err(format!(
+            "{what} must be at most {max}, found {}",
+            quote_token(tok)
+        )),
     }
 }
 
@@ -221,15 +227,16 @@ fn parse_line(words: &[&str]) -> Result<Command, String> {
             arity(1, "push NAME")?;
             if !is_valid_scene_name(args[0]) {
                 return Err(format!(
-                    "scene name {:?} is invalid: use 1 to {MAX_SCENE_NAME} ASCII letters, digits, '_', '-' or '.'",
-                    args[0]
+                    "scene name {} is invalid: use 1 to {MAX_SCENE_NAME} ASCII letters, digits, '_', '-' or '.'",
+                    quote_token(args[0])
                 ));
             }
             Ok(Command::Push(args[0].to_owned()))
         }
         "pop" => arity(0, "pop").map(|()| Command::Pop),
         other => Err(format!(
-            "unknown command {other:?} (expected frames, frame, advance, pause, background, resume-after, speed, push or pop)"
+            "unknown command {} (expected frames, frame, advance, pause, background, resume-after, speed, push or pop)",
+            quote_token(other)
         )),
     }
 }
@@ -491,15 +498,19 @@ pub fn run(args: &ScriptArgs) -> Result<u8, Failure> {
         args.lifecycle.as_deref(),
         inputs,
     )?;
-    let text = if args.script.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut s)
-            .context("cannot read the script from stdin")?;
-        s
-    } else {
-        std::fs::read_to_string(&args.script)
-            .with_context(|| format!("cannot read {}", args.script.display()))?
-    };
+    // `-` is the one documented stream: stdin, read up to the script limit.
+    let bytes = read_path_or_stdin(&args.script, InputKind::Script).map_err(hints::read)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        anyhow::anyhow!(
+            "script {} is not UTF-8 text (invalid byte at offset {at})",
+            if args.script.as_os_str() == "-" {
+                "stdin".into()
+            } else {
+                args.script.display().to_string()
+            }
+        )
+    })?;
     let lines = parse(&text)?;
     check_catch_up_work(
         &lines,

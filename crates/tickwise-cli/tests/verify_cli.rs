@@ -172,7 +172,7 @@ fn record_refuses_what_verify_would_refuse() {
     for (args, needle) in [
         (
             &["--ticks", "11", "--max-ticks", "10"][..],
-            "above --max-ticks",
+            "above the limit of 10 (raise it with --max-ticks)",
         ),
         (&["--ticks", "10", "--inputs", "random:x"], "u64 seed"),
         (&["--sim", "zombies", "--ticks", "10"], "unknown sim id"),
@@ -251,7 +251,7 @@ fn limit_errors_carry_the_flag_that_raises_them() {
     assert_eq!(o.status.code(), Some(2), "{o:?}");
     let out = stdout(&o);
     assert!(
-        out.contains("exceeds the work limit of 999 (raise it with --max-work)"),
+        out.contains("exceeds the work limit of 999 (about 0.0 s) (raise it with --max-work)"),
         "{out}"
     );
     assert_eq!(out.matches("--max-work").count(), 1, "{out}");

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use tickwise_catalog::{Catalog, SimProfile};
+use tickwise_catalog::{Catalog, DEFAULT_MAX_WORK, SimProfile, check_work};
 use tickwise_lab::budget::{Budget, BudgetPlan, Cost, DISPLAY_FRAME_NS};
 
 use super::record::{parse_plan, read_config};
@@ -69,6 +69,11 @@ pub struct Args {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Refuse a measurement whose ticks (warm-up, timed and catch-up
+    /// bursts) × the sim's calibrated cost per tick is more work units than
+    /// this (about 1 per ns; docs/limits.md).
+    #[arg(long, value_name = "UNITS", default_value_t = DEFAULT_MAX_WORK)]
+    pub max_work: u64,
 }
 
 /// `config` with its top-level `enemies` key set to `n`.
@@ -111,6 +116,17 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     budget_plan
         .check(args.cost_ms.is_none())
         .map_err(hints::budget)?;
+    if args.cost_ms.is_none() {
+        let ticks = budget_plan
+            .warmup
+            .saturating_add(budget_plan.ticks)
+            .saturating_add(
+                budget_plan
+                    .catch_up
+                    .saturating_mul(budget_plan.catch_up_runs),
+            );
+        check_work(ticks, profile.work_per_tick, args.max_work).map_err(hints::catalog)?;
+    }
     let cost = match args.cost_ms {
         Some(ms) => Cost::assumed(ms, budget_plan.catch_up),
         None => Cost::measure(&budget_plan, || runner.step()),

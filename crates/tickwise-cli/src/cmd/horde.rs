@@ -4,12 +4,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use tickwise::{Sim, TickInput};
-use tickwise_catalog::CatalogSim as _;
+use tickwise_catalog::{CatalogSim as _, DEFAULT_MAX_WORK, check_work};
 use tickwise_lab::budget::{MAX_TICKS, time_ticks};
 use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 
 use super::record::read_config;
-use crate::Failure;
+use crate::{Failure, hints};
 
 /// What drives the player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -41,6 +41,10 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Refuse a run whose ticks × the horde's calibrated cost per tick is
+    /// more work units than this (about 1 per ns; docs/limits.md).
+    #[arg(long, value_name = "UNITS", default_value_t = DEFAULT_MAX_WORK)]
+    pub max_work: u64,
 }
 
 /// Loads a horde config (the built-in default when `path` is `None`) and
@@ -80,6 +84,7 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
     if let Some(seed) = args.seed {
         cfg = cfg.with_seed(seed);
     }
+    check_work(ticks, HordeWorld::work_per_tick(&cfg), args.max_work).map_err(hints::catalog)?;
     let mut world = HordeWorld::new(&cfg);
     let times = match args.input {
         Drive::Walk => {

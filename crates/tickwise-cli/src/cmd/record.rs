@@ -8,9 +8,11 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use tickwise::{DEFAULT_CHECKPOINT_EVERY, ReplayLimits};
-use tickwise_catalog::{Catalog, InputPlan, MAX_INPUTS_BYTES, SimInfo};
+use tickwise::DEFAULT_CHECKPOINT_EVERY;
+use tickwise_catalog::{Catalog, InputPlan, SimInfo};
 
+use super::verify::LimitArgs;
+use crate::bounded::{self, InputKind};
 use crate::{Failure, hints};
 
 /// Arguments.
@@ -26,17 +28,15 @@ pub struct Args {
     #[arg(long, value_name = "K", default_value_t = DEFAULT_CHECKPOINT_EVERY,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub checkpoint_every: u64,
-    /// Refuse to record more ticks than a verifier with this limit accepts.
-    #[arg(long, value_name = "N", default_value_t = ReplayLimits::DEFAULT.max_ticks)]
-    pub max_ticks: u64,
+    /// The limits of the verifier the replay is for: a recording it would
+    /// refuse (too many ticks, too much work, a file too large) is refused
+    /// before running, with the verifier's message.
+    #[command(flatten)]
+    pub limits: LimitArgs,
     /// The replay file to write.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
 }
-
-/// The largest config file read, in bytes (configs are small JSON objects;
-/// the sim's own parser may set a lower limit).
-pub const MAX_CONFIG_FILE_BYTES: u64 = 1024 * 1024;
 
 /// The flags that choose a sim, its config and its inputs.
 #[derive(Debug, clap::Args)]
@@ -79,18 +79,18 @@ impl RunArgs {
     }
 }
 
-/// Reads a `--config` file, if one was given.
+/// Reads a `--config` file, if one was given, through the bounded reader
+/// (a regular file of at most [`bounded::MAX_CONFIG_BYTES`]).
 ///
 /// # Errors
 ///
-/// Unreadable or oversized files, naming the path.
+/// Missing, unreadable, non-regular or oversized files, naming the path.
 pub fn read_config(path: Option<&Path>) -> anyhow::Result<Option<Vec<u8>>> {
-    path.map(|p| read_limited(p, MAX_CONFIG_FILE_BYTES))
-        .transpose()
+    path.map(|p| read_input(p, InputKind::Config)).transpose()
 }
 
 /// Parses an `--inputs` value: `scripted`, `random:SEED`, or the path of an
-/// inputs file (read here, up to [`MAX_INPUTS_BYTES`]; its elements are
+/// inputs file (read here, up to [`MAX_INPUTS_BYTES`](tickwise_catalog::MAX_INPUTS_BYTES); its elements are
 /// decoded by the sim when the plan is used).
 ///
 /// # Errors
@@ -101,53 +101,35 @@ pub fn parse_plan(spec: &str) -> anyhow::Result<InputPlan> {
         return Ok(InputPlan::Scripted);
     }
     if let Some(seed) = spec.strip_prefix("random:") {
-        let seed = seed
-            .parse::<u64>()
-            .with_context(|| format!("`random:SEED` needs a u64 seed, found {seed:?}"))?;
+        let seed = seed.parse::<u64>().map_err(|e| {
+            anyhow::anyhow!(
+                "`random:SEED` needs a u64 seed, found {}: {e}",
+                bounded::quote_token(seed)
+            )
+        })?;
         return Ok(InputPlan::Random(seed));
     }
     Ok(InputPlan::Json(read_inputs_file(Path::new(spec))?))
 }
 
 /// Reads an inputs file (a JSON array, one element per tick) for any
-/// command, with the catalog's one byte limit, [`MAX_INPUTS_BYTES`].
+/// command, with the catalog's one byte limit, [`MAX_INPUTS_BYTES`](tickwise_catalog::MAX_INPUTS_BYTES).
 ///
 /// # Errors
 ///
-/// Unreadable or oversized files, naming the path.
+/// Missing, unreadable, non-regular or oversized files, naming the path.
 pub fn read_inputs_file(path: &Path) -> anyhow::Result<Vec<u8>> {
-    read_limited(path, MAX_INPUTS_BYTES)
+    read_input(path, InputKind::Inputs)
 }
 
-/// Reads a file of at most `limit` bytes, checking the size before reading
-/// (and reading at most `limit + 1` bytes, should it grow meanwhile).
+/// Reads the regular file `path` as a `kind` with that kind's limit
+/// ([`bounded::read_file`]).
 ///
 /// # Errors
 ///
-/// Unreadable or oversized files, naming the path.
-pub fn read_limited(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
-    use std::io::Read as _;
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let len = file
-        .metadata()
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .len();
-    anyhow::ensure!(
-        len <= limit,
-        "{} is {len} bytes, more than the {limit} accepted",
-        path.display()
-    );
-    let mut bytes = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    anyhow::ensure!(
-        bytes.len() as u64 <= limit,
-        "{} grew past {limit} bytes while being read",
-        path.display()
-    );
-    Ok(bytes)
+/// The bounded reader's error, with a flag hint where one applies.
+pub fn read_input(path: &Path, kind: InputKind) -> anyhow::Result<Vec<u8>> {
+    bounded::read_file(path, kind, kind.default_limit()).map_err(hints::read)
 }
 
 /// Runs the command.
@@ -156,23 +138,21 @@ pub fn read_limited(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
 ///
 /// Exit code 2 for bad flags, configs or inputs, or an unwritable output.
 pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
-    if args.ticks > args.max_ticks {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "--ticks {} is above --max-ticks {} (verifiers refuse such replays by default)",
-            args.ticks,
-            args.max_ticks
-        )));
-    }
     let (info, config, plan) = args.run.resolve(catalog)?;
     let rec = catalog
-        .record(
+        .record_within(
             info.id,
             config.as_deref(),
             &plan,
             args.ticks,
             args.checkpoint_every,
+            &args.limits.limits(),
         )
-        .map_err(hints::catalog)?;
+        .map_err(|e| {
+            hints::catalog(e).context(
+                "refusing to record a replay that `verify` with the same limits would refuse",
+            )
+        })?;
     std::fs::write(&args.out, &rec.bytes)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     #[allow(clippy::cast_precision_loss, reason = "a ratio for display")]

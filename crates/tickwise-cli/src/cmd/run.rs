@@ -48,18 +48,20 @@ pub struct Args {
     /// frame's target time, then spins (0..1000000).
     #[arg(long, default_value_t = 1_000)]
     pub spin_us: u64,
-    /// Pause (as a player would) this many seconds into each run.
-    #[arg(long)]
+    /// Pause (as a player would) this many seconds into each run (needs
+    /// `--pause-for`: a pause has a start and a length, and neither is guessed).
+    #[arg(long, requires = "pause_for")]
     pub pause_at: Option<f64>,
-    /// How long the pause lasts, in seconds.
-    #[arg(long, default_value_t = 0.5)]
-    pub pause_for: f64,
-    /// Hide the window (background) this many seconds into each run.
-    #[arg(long)]
+    /// How long the pause lasts, in seconds (needs `--pause-at`).
+    #[arg(long, requires = "pause_at")]
+    pub pause_for: Option<f64>,
+    /// Hide the window (background) this many seconds into each run (needs
+    /// `--hide-for`).
+    #[arg(long, requires = "hide_for")]
     pub hide_at: Option<f64>,
-    /// How long the window stays hidden, in seconds.
-    #[arg(long, default_value_t = 0.5)]
-    pub hide_for: f64,
+    /// How long the window stays hidden, in seconds (needs `--hide-at`).
+    #[arg(long, requires = "hide_at")]
+    pub hide_for: Option<f64>,
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -94,7 +96,7 @@ fn config(args: &Args, cap: FrameCap) -> Result<RunnerConfig, Failure> {
         ),
     ];
     for (name, at, len, begin, end) in spells {
-        if let Some(at) = at {
+        if let (Some(at), Some(len)) = (at, len) {
             let at = seconds_arg(&format!("{name}-at"), at)?;
             let len = seconds_arg(&format!("{name}-for"), len)?;
             cfg = cfg
@@ -329,5 +331,40 @@ fn print_table(reports: &[(FrameCap, RunReport)]) {
         println!(
             "Power: the uncapped busy loop used {ratio:.1}x the CPU time of the capped loop for the same simulation."
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use crate::Cli;
+
+    #[test]
+    fn a_pause_or_hide_needs_both_its_start_and_its_length() {
+        for args in [
+            &["--pause-at", "0.5"][..],
+            &["--pause-for", "0.5"][..],
+            &["--hide-at", "0.5"][..],
+            &["--hide-for", "0.5"][..],
+        ] {
+            let mut argv = vec!["tickwise", "run"];
+            argv.extend_from_slice(args);
+            let e = Cli::try_parse_from(&argv).expect_err(&format!("{args:?} should be refused"));
+            assert_eq!(
+                e.kind(),
+                clap::error::ErrorKind::MissingRequiredArgument,
+                "{args:?}"
+            );
+        }
+        let both = [
+            "tickwise",
+            "run",
+            "--pause-at",
+            "0.5",
+            "--pause-for",
+            "0.25",
+        ];
+        assert!(Cli::try_parse_from(both).is_ok());
     }
 }

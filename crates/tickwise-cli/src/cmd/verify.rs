@@ -11,9 +11,10 @@ use std::time::Instant;
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use rayon::prelude::*;
-use tickwise::{ReplayError, ReplayLimits, ReplayVerdict};
-use tickwise_catalog::{Catalog, CatalogError};
+use tickwise::{ReplayLimits, ReplayVerdict};
+use tickwise_catalog::Catalog;
 
+use crate::bounded::InputKind;
 use crate::{Failure, hints};
 
 /// The extension of replay files picked up from directories.
@@ -37,6 +38,10 @@ pub struct Args {
     /// Print only failures and the summary.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Print one JSON object per line: one per replay, then a summary
+    /// (keys in docs/limits.md, "verify --json").
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The reader limits a server can tune.
@@ -49,8 +54,8 @@ pub struct LimitArgs {
     #[arg(long, value_name = "BYTES", default_value_t = ReplayLimits::DEFAULT.max_file_bytes)]
     pub max_file_bytes: u64,
     /// Refuse replays whose re-simulation would cost more: ticks × work units
-    /// per tick (each sim states its own: 1 per island step, 1 + enemies per
-    /// horde tick).
+    /// per tick, each sim's own calibrated cost (about 1 unit per ns of CPU
+    /// on the reference machine; the default is about 60 s; docs/limits.md).
     #[arg(long, value_name = "UNITS", default_value_t = ReplayLimits::DEFAULT.max_work)]
     pub max_work: u64,
 }
@@ -68,25 +73,16 @@ impl LimitArgs {
     }
 }
 
-/// Reads a replay file under `limits` (its size is checked before reading).
+/// Reads a replay file under `limits` through the bounded reader: a
+/// regular file (never a FIFO, device or directory), its size checked
+/// before reading and at most `limits.max_file_bytes + 1` bytes read.
 ///
 /// # Errors
 ///
-/// [`ReplayError::FileTooLarge`] (with its flag hint) for an oversized
-/// file; an I/O error for an unreadable one.
+/// Missing, unreadable, non-regular or oversized files, naming the path
+/// (an oversized one with the `--max-file-bytes` hint).
 pub fn read_replay(path: &Path, limits: &ReplayLimits) -> anyhow::Result<Vec<u8>> {
-    let len = std::fs::metadata(path)
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .len();
-    if len > limits.max_file_bytes {
-        return Err(hints::catalog(CatalogError::Replay(
-            ReplayError::FileTooLarge {
-                bytes: len,
-                limit: limits.max_file_bytes,
-            },
-        )));
-    }
-    super::record::read_limited(path, limits.max_file_bytes)
+    crate::bounded::read_file(path, InputKind::Replay, limits.max_file_bytes).map_err(hints::read)
 }
 
 /// One file's outcome.
@@ -97,16 +93,50 @@ enum Outcome {
     Unreadable { why: String },
 }
 
-fn verify_file(path: &Path, limits: &ReplayLimits, catalog: &Catalog) -> Outcome {
+impl Outcome {
+    const fn status(&self) -> &'static str {
+        match self {
+            Outcome::Ok { .. } => "ok",
+            Outcome::Diverged { .. } => "diverged",
+            Outcome::Unreadable { .. } => "unreadable",
+        }
+    }
+}
+
+/// A sim id and version, as a replay's header names them.
+type SimName = (String, u32);
+
+fn verify_item(
+    item: &Item,
+    limits: &ReplayLimits,
+    catalog: &Catalog,
+) -> (Outcome, Option<SimName>) {
+    match &item.error {
+        Some(why) => (Outcome::Unreadable { why: why.clone() }, None),
+        None => verify_file(&item.path, limits, catalog),
+    }
+}
+
+fn verify_file(
+    path: &Path,
+    limits: &ReplayLimits,
+    catalog: &Catalog,
+) -> (Outcome, Option<SimName>) {
     let bytes = match read_replay(path, limits) {
         Ok(b) => b,
         Err(e) => {
-            return Outcome::Unreadable {
-                why: format!("{e:#}"),
-            };
+            let why = crate::hints::render(&e);
+            return (Outcome::Unreadable { why }, None);
         }
     };
-    match catalog.verify(&bytes, limits) {
+    let sim = tickwise::read_header(&bytes, limits)
+        .ok()
+        .map(|h| (h.sim_id, h.sim_version));
+    (verify_bytes(&bytes, limits, catalog), sim)
+}
+
+fn verify_bytes(bytes: &[u8], limits: &ReplayLimits, catalog: &Catalog) -> Outcome {
+    match catalog.verify(bytes, limits) {
         Err(e) => Outcome::Unreadable {
             why: hints::catalog_message(&e),
         },
@@ -131,31 +161,67 @@ fn verify_file(path: &Path, limits: &ReplayLimits, catalog: &Catalog) -> Outcome
     }
 }
 
-/// Expands directories into their `*.twr` files (sorted, not recursive).
-fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
+/// One path to verify, or a path that could not even be listed.
+#[derive(Debug)]
+struct Item {
+    path: PathBuf,
+    /// Why the path is unreadable before any file is opened (a directory
+    /// that cannot be listed or holds no replays).
+    error: Option<String>,
+}
+
+/// Expands directories into every entry named `*.twr` (sorted, not
+/// recursive), whatever its type: a dangling symlink, a symlink loop, a
+/// FIFO or a directory with that name is kept, so the reader reports it as
+/// unreadable instead of it being skipped silently. A directory that
+/// cannot be listed, or holds no `*.twr` entry, is an unreadable item
+/// itself ("no replays found").
+fn expand(paths: &[PathBuf]) -> Vec<Item> {
     let mut out = Vec::new();
     for p in paths {
-        if p.is_dir() {
-            let mut found: Vec<PathBuf> = match std::fs::read_dir(p) {
-                Ok(rd) => rd
-                    .filter_map(Result::ok)
-                    .map(|e| e.path())
-                    .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == REPLAY_EXTENSION))
-                    .collect(),
-                // Unreadable directory: keep the path so it is reported as unreadable.
-                Err(_) => vec![p.clone()],
-            };
-            if found.is_empty() {
-                eprintln!(
-                    "tickwise verify: no *.{REPLAY_EXTENSION} files in {}",
-                    p.display()
-                );
-            }
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(p.clone());
+        // `metadata` follows symlinks: a symlink to a directory is a directory.
+        if !std::fs::metadata(p).is_ok_and(|m| m.is_dir()) {
+            out.push(Item {
+                path: p.clone(),
+                error: None,
+            });
+            continue;
         }
+        let listing = match std::fs::read_dir(p) {
+            Ok(rd) => rd,
+            Err(e) => {
+                out.push(Item {
+                    path: p.clone(),
+                    error: Some(format!("cannot list directory: {e}")),
+                });
+                continue;
+            }
+        };
+        let mut found = Vec::new();
+        for entry in listing {
+            match entry {
+                Ok(entry) => {
+                    let path = entry.path();
+                    if path.extension().is_some_and(|x| x == REPLAY_EXTENSION) {
+                        found.push(Item { path, error: None });
+                    }
+                }
+                Err(e) => found.push(Item {
+                    path: p.clone(),
+                    error: Some(format!("cannot list directory: {e}")),
+                }),
+            }
+        }
+        if found.is_empty() {
+            found.push(Item {
+                path: p.clone(),
+                error: Some(format!(
+                    "no replays found (no *.{REPLAY_EXTENSION} entries)"
+                )),
+            });
+        }
+        found.sort_by(|a, b| a.path.cmp(&b.path));
+        out.extend(found);
     }
     out
 }
@@ -234,19 +300,19 @@ fn progress_bar(len: u64, forced: bool) -> ProgressBar {
 /// Exit code 2 when the thread pool cannot be built.
 pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let limits = args.limits.limits();
-    let files = expand(&args.paths);
+    let items = expand(&args.paths);
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.jobs {
         pool = pool.num_threads(usize::from(n));
     }
     let pool = pool.build().context("cannot start worker threads")?;
-    let pb = progress_bar(files.len() as u64, args.progress);
+    let pb = progress_bar(items.len() as u64, args.progress);
     let start = Instant::now();
-    let outcomes: Vec<Outcome> = pool.install(|| {
-        files
+    let outcomes: Vec<(Outcome, Option<SimName>)> = pool.install(|| {
+        items
             .par_iter()
             .map(|f| {
-                let o = verify_file(f, &limits, catalog);
+                let o = verify_item(f, &limits, catalog);
                 pb.inc(1);
                 o
             })
@@ -255,35 +321,74 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let secs = start.elapsed().as_secs_f64();
     pb.finish_and_clear();
     let (mut ticks, mut diverged, mut unreadable) = (0u64, 0usize, 0usize);
-    for (path, o) in files.iter().zip(&outcomes) {
+    for (item, (o, sim)) in items.iter().zip(&outcomes) {
+        let path = item.path.display();
         match o {
             Outcome::Ok { ticks: t, digest } => {
                 ticks += t;
-                if !args.quiet {
-                    println!("OK        {} ({t} ticks, digest {digest})", path.display());
+                if !args.quiet && !args.json {
+                    println!("OK        {path} ({t} ticks, digest {digest})");
                 }
             }
             Outcome::Diverged { ticks: t, why } => {
                 ticks += t;
                 diverged += 1;
-                println!("DIVERGED  {}: {why}", path.display());
+                if !args.json {
+                    println!("DIVERGED  {path}: {why}");
+                }
             }
             Outcome::Unreadable { why } => {
                 unreadable += 1;
-                println!("ERROR     {}: {why}", path.display());
+                if !args.json {
+                    println!("ERROR     {path}: {why}");
+                }
             }
         }
+        if args.json {
+            let (t, digest, error) = match o {
+                Outcome::Ok { ticks, digest } => (Some(*ticks), Some(digest.as_str()), None),
+                Outcome::Diverged { ticks, why } => (Some(*ticks), None, Some(why.as_str())),
+                Outcome::Unreadable { why } => (None, None, Some(why.as_str())),
+            };
+            let line = serde_json::json!({
+                "type": "replay",
+                "path": item.path.to_string_lossy(),
+                "status": o.status(),
+                "sim": sim.as_ref().map(|s| s.0.as_str()),
+                "simVersion": sim.as_ref().map(|s| s.1),
+                "ticks": t,
+                "digest": digest,
+                "error": error,
+            });
+            println!("{line}");
+        }
     }
-    #[allow(clippy::cast_precision_loss, reason = "a rate for display")]
-    let rate = if secs > 0.0 { ticks as f64 / secs } else { 0.0 };
-    println!(
-        "verified {} files, {ticks} ticks in {secs:.3} s ({rate:.0} ticks/s), {} failed ({diverged} diverged, {unreadable} unreadable)",
-        files.len(),
-        diverged + unreadable
-    );
-    Ok(if unreadable > 0 {
+    let code = if unreadable > 0 {
         2
     } else {
         u8::from(diverged > 0)
-    })
+    };
+    #[allow(clippy::cast_precision_loss, reason = "a rate for display")]
+    let rate = if secs > 0.0 { ticks as f64 / secs } else { 0.0 };
+    if args.json {
+        let summary = serde_json::json!({
+            "type": "summary",
+            "replays": items.len(),
+            "ok": items.len() - diverged - unreadable,
+            "diverged": diverged,
+            "unreadable": unreadable,
+            "ticks": ticks,
+            "seconds": secs,
+            "ticksPerSecond": rate,
+            "exitCode": code,
+        });
+        println!("{summary}");
+    } else {
+        println!(
+            "verified {} files, {ticks} ticks in {secs:.3} s ({rate:.0} ticks/s), {} failed ({diverged} diverged, {unreadable} unreadable)",
+            items.len(),
+            diverged + unreadable
+        );
+    }
+    Ok(code)
 }

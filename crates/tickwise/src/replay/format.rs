@@ -54,25 +54,25 @@ pub struct ReplayLimits {
     /// Longest final text digest.
     pub max_digest_bytes: usize,
     /// Most work a re-simulation may take: declared ticks × the sim's work
-    /// units per tick. The kernel cannot know what a tick costs, so sim
-    /// registries check this (`tickwise_sims::registry`: one unit per island
-    /// step, one per entity per horde tick); it stops a small file with a
-    /// huge world from buying hours of verification.
+    /// units per tick. The kernel cannot know what a tick costs, so the sim
+    /// catalog checks this (`tickwise_catalog::limits`: units are calibrated
+    /// to about one nanosecond of CPU each on a reference machine, per sim);
+    /// it stops a small file with a huge world from buying hours of
+    /// verification.
     pub max_work: u64,
 }
 
 impl ReplayLimits {
     /// The defaults: 64 MiB files, 10 million ticks (46 hours at 60 Hz),
-    /// 64 KiB configs, 1024 fields, 4 KiB digests, 2·10⁹ work units (a
-    /// 10-million-tick island replay uses 10⁷; a 300-enemy horde may run
-    /// 6.6 million ticks, a 100 000-enemy horde 20 000).
+    /// 64 KiB configs, 1024 fields, 4 KiB digests, 6·10¹⁰ work units
+    /// (about a minute of CPU on the reference machine, whatever the sim).
     pub const DEFAULT: ReplayLimits = ReplayLimits {
         max_file_bytes: 64 * 1024 * 1024,
         max_ticks: 10_000_000,
         max_config_bytes: 64 * 1024,
         max_fields: 1024,
         max_digest_bytes: 4096,
-        max_work: 2_000_000_000,
+        max_work: 60_000_000_000,
     };
 }
 

@@ -37,13 +37,24 @@ impl fmt::Display for Divergence {
             Some(j) => write!(f, "checkpoint {} at tick {}", j + 1, self.tick)?,
             None => write!(f, "final state at tick {}", self.tick)?,
         }
-        write!(
-            f,
-            " diverges (last match at tick {}, so within ticks {}..={})",
-            self.last_good_tick,
-            self.last_good_tick + 1,
-            self.tick
-        )?;
+        // (issue 13) When no tick ran since the last match (the final state at
+        // the tick of the last checkpoint, or a replay of 0 ticks), there is
+        // no range of ticks to name: say what differs instead.
+        if self.last_good_tick >= self.tick {
+            write!(
+                f,
+                "; no tick ran after the last match at tick {}",
+                self.last_good_tick
+            )?;
+        } else {
+            write!(
+                f,
+                " diverges (last match at tick {}, so within ticks {}..={})",
+                self.last_good_tick,
+                self.last_good_tick + 1,
+                self.tick
+            )?;
+        }
         if self.fields.is_empty() {
             write!(
                 f,
