@@ -51,7 +51,7 @@ class Case:
 
 
 SEED_TIMELINE = """\
-# seed 002: the browser prototype's timeline
+# the resume rules' browser timeline (docs/background.md)
 frames 100 16
 pause
 resume-after 5000

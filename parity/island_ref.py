@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Independent Python reference for the island world and `tickwise script`.
 
-Written from the contract (seeds 000 and 002 plus the parity brief), not from
+Written from the contract (the island rules and the resume rules, described in
+docs/background.md, plus the parity brief), not from
 the Rust sources, so that a shared misreading cannot hide: the parity runner
 compares this file's output with the Rust CLI line by line.
 
@@ -77,10 +78,10 @@ SCENE_NAME_CHARS = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 )
 
-# Default inputs: the seeds' pattern for ticks 0..99999.
+# Default inputs: the island rules' scripted input for ticks 0..99999.
 DEFAULT_INPUT_TICKS = 100_000
 
-# CLI limits on `--inputs` (the Rust CLI reads them as i32; not in the seeds).
+# CLI limits on `--inputs` (the Rust CLI reads them as i32; the island rules set none).
 I32_MIN = -(2**31)
 I32_MAX = 2**31 - 1
 
@@ -128,7 +129,7 @@ class ScriptError(Exception):
 
 
 def seed_inputs(n: int = DEFAULT_INPUT_TICKS) -> list[int]:
-    """The seeds' input pattern: push right 20 ticks, then left 20 ticks."""
+    """The island rules' scripted input: push right 20 ticks, then left 20 ticks."""
     return [1 if t % 40 < 20 else -1 for t in range(n)]
 
 

@@ -2,8 +2,9 @@
 
     python3 -m unittest discover -s parity -v        # from the repo root
 
-GoldenTests check the seeds' numbers on the Python side alone (the expected
-values come from seeds 000 and 002, not from running either implementation).
+GoldenTests check the golden numbers of the island rules and the resume rules
+(docs/background.md) on the Python side alone (the expected values come from
+those articles, not from running either implementation).
 SpeedTests check `speed P Q` on the Python side alone, against numbers worked
 out by hand in the comments.
 ParityTests run the Rust CLI (TICKWISE env var, default target/release/tickwise)
@@ -33,13 +34,14 @@ GOLDEN_100 = "100|-131|5050|18|100|323|3492529440|0"
 
 
 def seed_session(n_inputs: int | None = None) -> ref.Session:
-    """The seeds' configs; seed 000 uses 100 inputs, seed 002 uses 100000."""
+    """The repo's default configs; the island rules' golden runs use 100 inputs,
+    the resume rules' browser timeline 100000."""
     inputs = ref.seed_inputs(n_inputs) if n_inputs is not None else None
     return ref.Session(ref.LoopConfig(), ref.LifecycleConfig(), inputs)
 
 
 def schedule(frame_ms: int, total_ms: int) -> list[int]:
-    """Seed 000's schedule(): whole frames, then the remainder."""
+    """The island rules' frame schedule: whole frames, then the remainder."""
     out, t = [], 0
     while t + frame_ms <= total_ms:
         out.append(frame_ms)
@@ -50,7 +52,7 @@ def schedule(frame_ms: int, total_ms: int) -> list[int]:
 
 
 class GoldenTests(unittest.TestCase):
-    """Seeds 000 and 002, on the Python reference alone."""
+    """The island rules' and the resume rules' numbers, on the Python reference alone."""
 
     def test_repo_configs_are_the_seed_configs(self):
         s = ref.load_session(cases.DEFAULT_LOOP, cases.DEFAULT_LIFECYCLE, None)
@@ -122,14 +124,15 @@ class GoldenTests(unittest.TestCase):
         self.assertEqual(by_line[10]["scenes"], "")
         self.assertFalse(by_line[11]["ok"])
         self.assertTrue(all(by_line[n]["ok"] for n in (7, 8, 9, 10)))
-        # Seed 002 shows the end digest as "700|-4331|...".
+        # The resume rules give the end digest as "700|-4331|...".
         self.assertTrue(by_line[11]["digest"].startswith("700|-4331|"))
         # Two fresh runs end on the same digest.
         again = ref.run_script(cases.SEED_TIMELINE, seed_session())
         self.assertEqual(again[-1]["digest"], out[-1]["digest"])
 
     def test_uncapped_resume_equals_staying_online(self):
-        # Seed 002's alignment rule: a resume that is not capped equals running online.
+        # The resume rules' alignment rule: a resume that is not capped equals
+        # running online.
         a = seed_session()
         a.frames([16] * 100)
         a.pause()

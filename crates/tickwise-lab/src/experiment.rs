@@ -4,7 +4,7 @@
 //! lab's length of real time. Each frame the loop reads the machine's clock,
 //! runs its updates, and draws the runner; the machine then charges the
 //! frame's work and starts the next frame at a vsync. The cell records what
-//! the seed asks for (real time, sim time, updates, alpha, frame-time
+//! the loop experiment measures (real time, sim time, updates, alpha, frame-time
 //! percentiles) plus steps per frame, thrown-away time, on-screen error and
 //! the world's state at a probe sim time.
 //!

@@ -1,7 +1,7 @@
 //! # tickwise-lab
 //!
-//! Seed 001's experiment, runnable: game-loop designs are judged by what they
-//! do, not by how many classes they have.
+//! The loop experiment (see `docs/background.md`), runnable: game-loop designs
+//! are judged by what they do, not by how many classes they have.
 //!
 //! * [`run_lab`] runs every [`Strategy`] (variable step, sleep, fixed step
 //!   per frame, and the kernel's accumulator plain, interpolated and with the

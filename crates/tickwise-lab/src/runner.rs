@@ -1,6 +1,7 @@
 //! The real-clock runner: the kernel's loop on a desktop, paced or not.
 //!
-//! Two ways to own a loop, as in seed 001's first design decision:
+//! Two ways to own a loop; who owns it (the platform or the game) is the first
+//! choice the loop experiment's chapter puts to a game:
 //!
 //! * **Hosted** ([`Hosted`]): the platform owns the loop and calls us once
 //!   per display frame with a timestamp (`requestAnimationFrame`, a vsync
@@ -15,7 +16,7 @@
 //!   sleeping until just before the next frame's target time and spinning the
 //!   rest (OS sleeps overshoot by tens of microseconds to milliseconds), or
 //!   uncapped, burning a core to draw as often as possible. The difference in
-//!   CPU time is the power trade-off of seed 001.
+//!   CPU time is the power trade-off that chapter weighs.
 //!
 //! Everything talks to time through [`Host`], so tests drive the runner with
 //! a fake clock; only the CLI uses [`SystemHost`].

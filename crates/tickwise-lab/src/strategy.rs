@@ -14,14 +14,15 @@ use tickwise::{
 
 use crate::world::{LabWorld, blend_px, upx_to_px};
 
-/// The frame clamp of a guarded accumulator (seed 004's `MaxFrameTime`).
+/// The frame clamp of a guarded accumulator: a quarter second, the
+/// `MaxFrameTime` of the tick-rate budget article (`docs/background.md`).
 pub const GUARD_MAX_FRAME: Nanos = Nanos::from_millis(250);
-/// The step cap of a guarded accumulator at 60 Hz and below (the seeds'
-/// `maxStepsPerFrame`); faster tick rates get [`guard_max_steps`].
+/// The step cap of a guarded accumulator at 60 Hz and below (the island
+/// rules' `maxStepsPerFrame`, 8); faster tick rates get [`guard_max_steps`].
 pub const GUARD_MAX_STEPS: NonZeroU32 = DEFAULT_MAX_STEPS_PER_FRAME;
 
-/// The step cap of a guarded accumulator at tick length `step`: the seeds'
-/// 8 steps, or as many steps as cover the sim time those 8 steps cover at
+/// The step cap of a guarded accumulator at tick length `step`: the island
+/// rules' 8 steps, or as many steps as cover the sim time those 8 steps cover at
 /// 60 Hz (133⅓ ms) when the step is shorter, whichever is more.
 ///
 /// Why not 8 at every rate: a cap in steps is a cap in sim time per frame,
@@ -50,7 +51,8 @@ pub const UNGUARDED_MAX_STEPS: NonZeroU32 = NonZeroU32::MAX;
 pub enum Design {
     /// `update(frame dt)`: one update per frame with the measured duration.
     Variable,
-    /// One fixed update per frame, then `sleep(step)`: the seed's "take a nap".
+    /// One fixed update per frame, then `sleep(step)`: the loop experiment's
+    /// sleep-capped design.
     Sleep,
     /// One fixed update per frame, no accumulator.
     FixedPerFrame,

@@ -121,8 +121,9 @@ fn accumulator_counts_match_hand_calculation() {
     assert!((c30.steps_share[2] - 1.0).abs() < 1e-12);
 }
 
-/// The seeds' accumulator, written independently of the kernel: `acc += dt;
-/// while acc >= step { step; acc -= step }`, in units of 1/3 ns so that the
+/// The plain accumulator of the loop experiment and the island rules, written
+/// independently of the kernel: `acc += dt; while acc >= step { step; acc -=
+/// step }`, in units of 1/3 ns so that the
 /// 60 Hz step (50 000 000 / 3 ns) is the integer 50 000 000.
 fn reference_steps(dts: &[u64]) -> Vec<u64> {
     let step = 50_000_000u128;
@@ -355,7 +356,7 @@ fn guard_step_cap_is_a_time_budget() {
     use tickwise::StepLength;
     use tickwise_lab::strategy::guard_max_steps;
     let cap = |hz| guard_max_steps(StepLength::from_hz(hz).unwrap()).get();
-    // 8 steps at 60 Hz are 133 1/3 ms: 30 and 60 Hz keep the seeds' 8; 500 Hz
+    // 8 steps at 60 Hz are 133 1/3 ms: 30 and 60 Hz keep the island rules' 8; 500 Hz
     // needs ceil(133.33 / 2) = 67 steps, 1000 Hz ceil(133.33 / 1) = 134, 120 Hz
     // ceil(133.33 / 8.33) = 16.
     assert_eq!(

@@ -1,4 +1,5 @@
-//! Seed 004's horde: one tick at 300 / 10,000 / 100,000 enemies, and a
+//! The horde (the tick-rate budget article's workload, see
+//! `docs/background.md`): one tick at 300 / 10,000 / 100,000 enemies, and a
 //! 300-tick catch-up of the 300-enemy horde (one resume at maxCatchUpSteps).
 //!
 //! Each world is first stepped for `HordeConfig::settle_ticks` ticks, so the

@@ -65,8 +65,9 @@ fn island(c: &mut Criterion) {
         b.iter(|| lp.frame(black_box(Nanos::from_millis(16))).steps);
     });
     g.finish();
-    // Replay size of a live session: 100 000 ticks of the seeds' irregular
-    // frames (3/7/13/29/48 ms) with the seeds' input pattern, one 100 s frame
+    // Replay size of a live session: 100 000 ticks of the island rules'
+    // irregular frames (3/7/13/29/48 ms) with their scripted input
+    // (`tick % 40 < 20 ? 1 : -1`), one 100 s frame
     // (a step-cap drop, one host event) in the middle.
     let mut lp = FixedLoop::new(
         IslandWorld::new(&cfg),

@@ -1,4 +1,4 @@
-//! Runs N island steps with the seed inputs and prints the digest (for profiling).
+//! Runs N island steps with the scripted input and prints the digest (for profiling).
 use tickwise::Sim;
 use tickwise_sims::island::{IslandConfig, IslandWorld, scripted_inputs};
 

@@ -1,6 +1,7 @@
 //! Strict JSON config reading: every bad value is an error that names its key.
 //!
-//! Configs are the seeds' flat JSON objects of integers (`"stepMs": 16`).
+//! Configs are flat JSON objects of integers (`"stepMs": 16`), the shape the
+//! island rules' config has.
 //! Missing keys, wrong types, non-integers (`16.0` included) and out-of-range
 //! values are refused with the key's name, and so are two things a lenient
 //! reader lets through:

@@ -2,11 +2,12 @@
 //!
 //! Deterministic simulations on the [`tickwise`] kernel.
 //!
-//! * [`island`]: the seeds' merge-island world (seed 000), with its JSON
+//! * [`island`]: the merge-island world of the island rules (see
+//!   `docs/background.md`), with its JSON
 //!   configs and a play session shared by the CLI and the browser page.
-//! * [`horde`]: seed 004's survivors-style wave sim (up to a million enemies,
-//!   uniform grid, separation, damage, respawn waves), with an O(n²)
-//!   reference that must agree with it digest for digest.
+//! * [`horde`]: the tick-rate budget article's survivors-style wave sim (up
+//!   to a million enemies, uniform grid, separation, damage, respawn waves),
+//!   with an O(n²) reference that must agree with it digest for digest.
 //!
 //! This crate is `no_std` + `alloc`: it cannot reach a wall clock, the OS's
 //! randomness or `std`'s randomly-seeded hash maps, and the crate's

@@ -171,7 +171,7 @@ fn the_islands_own_clock_without_a_clamp_verifies_too() {
         let _ = lp.frame(ms(d));
     }
     let r = lp.frame(ms(100_000));
-    // The seeds' numbers: 8 steps, the rest (100 000 - 8 x 16 ms) dropped.
+    // The island rules' numbers: 8 steps, the rest (100 000 - 8 x 16 ms) dropped.
     assert_eq!((r.steps, r.dropped), (8, ms(99_872)));
     lp.background(lp.host_time()).unwrap();
     let _ = lp.resume(lp.host_time() + ms(5_000)).unwrap();

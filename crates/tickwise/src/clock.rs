@@ -7,15 +7,17 @@
 //!
 //! Per frame of duration `dt`:
 //!
-//! 1. **Frame clamp** (optional, seed 004's `MaxFrameTime`): `dt` above the clamp
-//!    is cut to the clamp; the excess is reported as [`FrameReport::clamped`].
+//! 1. **Frame clamp** (optional; the tick-rate budget article puts a quarter-second
+//!    `MaxFrameTime` in front of its accumulator, see `docs/background.md`): `dt`
+//!    above the clamp is cut to the clamp; the excess is reported as
+//!    [`FrameReport::clamped`].
 //! 2. **Jitter guard** (optional, off by default): a `dt` within the tolerance of
 //!    a whole number of steps counts as exactly that many steps; the difference is
 //!    kept aside (never lost) and paid back once it exceeds the tolerance.
 //! 3. `dt` is added to the accumulator; `floor(acc / step)` steps are owed.
 //! 4. **Step cap** (`max_steps_per_frame`): at most that many run. If at least one
 //!    whole step is still owed after the cap, the *whole* accumulator is thrown
-//!    away and reported as [`FrameReport::dropped`] (the seeds' `droppedMs`).
+//!    away and reported as [`FrameReport::dropped`] (the island rules' `droppedMs`).
 //!
 //! All arithmetic is integer, in units of `1/den` ns where the step is `num/den` ns,
 //! so any rational rate is exact.
@@ -25,7 +27,7 @@ use core::num::NonZeroU32;
 
 use crate::time::{Nanos, StepLength, TimeError};
 
-/// The default cap on steps per frame: 8, as in the seeds' `maxStepsPerFrame`.
+/// The default cap on steps per frame: 8, the island rules' `maxStepsPerFrame`.
 ///
 /// Eight 16 ms steps cover a 128 ms frame, longer than any hitch a player
 /// accepts as "a stutter"; past that, catching up would only make the next
@@ -64,7 +66,8 @@ impl ClockConfig {
         self
     }
 
-    /// Clamps every frame's duration to at most `max` (seed 004's `MaxFrameTime`);
+    /// Clamps every frame's duration to at most `max` (a frame clamp, like the
+    /// quarter-second `MaxFrameTime` of the tick-rate budget article);
     /// the excess is reported as clamped time.
     #[must_use]
     pub const fn with_max_frame(mut self, max: Nanos) -> ClockConfig {
@@ -315,7 +318,7 @@ impl Clock {
         let mut dropped = 0u128;
         let capped = self.acc >= unit;
         if capped {
-            // The seeds' rule: once the cap is hit with a whole step still owed,
+            // The island rules: once the cap is hit with a whole step still owed,
             // the whole accumulator goes (a partial remainder would only be
             // dropped next frame anyway).
             let total = (self.acc + self.drift).max(0);
@@ -411,7 +414,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn seeds_clock() -> Clock {
+    fn island_rules_clock() -> Clock {
         Clock::new(ClockConfig::new(StepLength::from_millis(16).unwrap()))
     }
 
@@ -436,8 +439,9 @@ mod tests {
 
     #[test]
     fn fifteen_then_one_ms() {
-        // Seed 000: a 15 ms frame owes nothing; 1 ms more owes one step, acc 0.
-        let mut c = seeds_clock();
+        // The island rules' golden case: a 15 ms frame owes nothing; 1 ms more
+        // owes one step, acc 0.
+        let mut c = island_rules_clock();
         assert_eq!(c.advance(Nanos::from_millis(15)).steps, 0);
         assert_eq!(c.accumulator(), Nanos::from_millis(15));
         assert_eq!(c.advance(Nanos::from_millis(1)).steps, 1);
@@ -446,8 +450,9 @@ mod tests {
 
     #[test]
     fn huge_frame_hits_cap_and_drops_everything() {
-        // Seed 000: one 100 000 ms frame runs exactly 8 steps; the rest is dropped.
-        let mut c = seeds_clock();
+        // The island rules' golden case: one 100 000 ms frame runs exactly 8
+        // steps; the rest is dropped.
+        let mut c = island_rules_clock();
         let r = c.advance(Nanos::from_millis(100_000));
         assert_eq!(r.steps, 8);
         assert!(r.capped);
@@ -459,8 +464,9 @@ mod tests {
     #[test]
     fn cap_reached_exactly_keeps_partial_remainder() {
         // 8 steps owed plus 5 ms: the cap is reached but no whole step is left,
-        // so nothing is dropped (the seeds' `if acc >= step` after the loop).
-        let mut c = seeds_clock();
+        // so nothing is dropped (the island rules drop only when a whole step is
+        // still owed after the capped loop).
+        let mut c = island_rules_clock();
         let r = c.advance(Nanos::from_millis(8 * 16 + 5));
         assert_eq!((r.steps, r.capped, r.dropped), (8, false, Nanos::ZERO));
         assert_eq!(c.accumulator(), Nanos::from_millis(5));
@@ -500,7 +506,7 @@ mod tests {
     #[test]
     #[allow(clippy::float_arithmetic, reason = "checks the renderer convenience")]
     fn alpha_is_exact_fraction() {
-        let mut c = seeds_clock();
+        let mut c = island_rules_clock();
         let r = c.advance(Nanos::from_millis(20));
         assert_eq!(r.steps, 1);
         assert_eq!(

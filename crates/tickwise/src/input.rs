@@ -7,7 +7,8 @@
 //!
 //! Two sources ship with the kernel:
 //!
-//! * **Simple mode**, [`TickInputs`]: `inputs[tick]`, the seeds' model.
+//! * **Simple mode**, [`TickInputs`]: `inputs[tick]`, one input per tick as the island
+//!   rules script it (see `docs/background.md`).
 //! * **Event mode**, [`InputBuffer`]: timestamped platform events (button
 //!   down/up, axis values) assigned to the tick whose window contains them and
 //!   reduced to one [`TickInput`] per tick: buttons held at the end of the tick,

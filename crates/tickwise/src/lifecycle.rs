@@ -76,13 +76,15 @@ pub enum CatchUpPolicy {
     /// if the app had stayed in the foreground. Work grows with the time away,
     /// so use it where that time is bounded (tests, servers), not in a game.
     Full,
-    /// Seed 002's policy: time away under `min_elapsed` is dropped as jitter;
+    /// The resume rules' capped policy (`docs/background.md`): time away under
+    /// `min_elapsed` is dropped as jitter;
     /// otherwise run up to `max_steps` steps. Below the cap the remainder is
     /// carried; at the cap everything past `max_steps` steps is dropped.
     Capped {
-        /// The most steps one resume runs (the seeds' `maxCatchUpSteps`, 300).
+        /// The most steps one resume runs (the resume rules' `maxCatchUpSteps`, 300).
         max_steps: u64,
-        /// Time away shorter than this is dropped (the seeds' `minCatchUpMs`, 32 ms).
+        /// Time away shorter than this is dropped (the resume rules' `minCatchUpMs`,
+        /// 32 ms).
         min_elapsed: Nanos,
     },
 }
@@ -282,7 +284,7 @@ impl Lifecycle {
 mod tests {
     use super::*;
 
-    fn seeds() -> (Lifecycle, StepLength) {
+    fn capped_policy() -> (Lifecycle, StepLength) {
         let policy = CatchUpPolicy::Capped {
             max_steps: 300,
             min_elapsed: Nanos::from_millis(32),
@@ -291,9 +293,10 @@ mod tests {
     }
 
     #[test]
-    fn seed_timeline_numbers() {
-        // Seed 002: 5000 ms away -> wanted 312, caught up 300, dropped 200.
-        let (mut lc, step) = seeds();
+    fn resume_rules_timeline_numbers() {
+        // The resume rules' browser timeline: 5000 ms away -> wanted 312,
+        // caught up 300, dropped 200.
+        let (mut lc, step) = capped_policy();
         lc.pause(Timestamp::from_millis(1_600)).unwrap();
         let r = lc.resume(Timestamp::from_millis(6_600), step).unwrap();
         assert_eq!(r.elapsed, Nanos::from_millis(5_000));
@@ -313,7 +316,7 @@ mod tests {
 
     #[test]
     fn below_cap_carries_remainder() {
-        let (mut lc, step) = seeds();
+        let (mut lc, step) = capped_policy();
         lc.background(Timestamp::ZERO).unwrap();
         let r = lc.resume(Timestamp::from_millis(500), step).unwrap();
         assert_eq!(r.from, AppState::Background);
@@ -323,7 +326,7 @@ mod tests {
 
     #[test]
     fn short_absence_is_jitter() {
-        let (mut lc, step) = seeds();
+        let (mut lc, step) = capped_policy();
         lc.pause(Timestamp::ZERO).unwrap();
         let r = lc.resume(Timestamp::from_millis(31), step).unwrap();
         assert_eq!((r.wanted_steps, r.catch_up_steps), (1, 0));
@@ -348,7 +351,7 @@ mod tests {
 
     #[test]
     fn refusals() {
-        let (mut lc, step) = seeds();
+        let (mut lc, step) = capped_policy();
         assert_eq!(
             lc.resume(Timestamp::ZERO, step),
             Err(LifecycleError::AlreadyRunning)
@@ -373,7 +376,7 @@ mod tests {
     fn scaled_resume_decides_on_sim_time() {
         // Half speed, 5000 ms away: 2500 ms of sim time = 156 steps + 4 ms,
         // under the cap of 300, so all 156 run and 4 ms is carried.
-        let (mut lc, step) = seeds();
+        let (mut lc, step) = capped_policy();
         lc.pause(Timestamp::ZERO).unwrap();
         let r = lc
             .resume_scaled(Timestamp::from_millis(5_000), step, |d| {
@@ -401,7 +404,7 @@ mod tests {
 
     #[test]
     fn clock_going_backwards_counts_as_zero() {
-        let (mut lc, step) = seeds();
+        let (mut lc, step) = capped_policy();
         lc.pause(Timestamp::from_millis(1_000)).unwrap();
         let r = lc.resume(Timestamp::from_millis(10), step).unwrap();
         assert!(r.clock_went_backwards);

@@ -4,10 +4,11 @@
 //! can never change under us: replays and golden digests depend on every bit.
 //! Changing either output is a breaking change (the golden-vector tests fail).
 
-/// The seeds' 32-bit linear congruential generator: `state = state * mul + inc
+/// The island rules' 32-bit linear congruential generator: `state = state * mul + inc
 /// (mod 2^32)`, returning the new state.
 ///
-/// Kept for parity with the seeds (multiplier 1103515245, increment 12345).
+/// Kept for parity with the island rules (multiplier 1103515245, increment
+/// 12345; see `docs/background.md`).
 /// Its low bits are weak (bit 0 alternates), so prefer [`Pcg32`] for new sims.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Lcg32 {
@@ -17,9 +18,9 @@ pub struct Lcg32 {
 }
 
 impl Lcg32 {
-    /// The seeds' multiplier.
+    /// The island rules' multiplier, 1103515245.
     pub const SEED_MULTIPLIER: u32 = 1_103_515_245;
-    /// The seeds' increment.
+    /// The island rules' increment, 12345.
     pub const SEED_INCREMENT: u32 = 12_345;
 
     /// A generator with the given seed and parameters.
@@ -132,8 +133,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lcg_matches_seed_sequence() {
-        // Seed 000 golden digest ends with rng = 3492529440 after 100 steps from 20261012.
+    fn lcg_matches_island_rules_sequence() {
+        // The island rules' golden digest ends with rng = 3492529440 after 100
+        // steps from 20261012.
         let mut r = Lcg32::new(20_261_012, Lcg32::SEED_MULTIPLIER, Lcg32::SEED_INCREMENT);
         let mut last = 0;
         for _ in 0..100 {

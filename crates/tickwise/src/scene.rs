@@ -174,7 +174,7 @@ mod tests {
     use alloc::string::ToString;
 
     #[test]
-    fn seed_stack_dumps() {
+    fn resume_rules_stack_dumps() {
         let mut s = SceneStack::new();
         s.push("menu").unwrap();
         s.push("game").unwrap();

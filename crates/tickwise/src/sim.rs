@@ -28,7 +28,8 @@ pub trait Sim {
     fn visit_state(&self, visitor: &mut dyn StateVisitor);
 
     /// Called by the loop with time it threw away (step cap or frame clamp),
-    /// for sims that record it in their state as the seeds' island does.
+    /// for sims that record it in their state as the island world does
+    /// (its `droppedMs`).
     fn on_time_dropped(&mut self, dropped: Nanos) {
         let _ = dropped;
     }
@@ -48,7 +49,7 @@ pub trait Sim {
     }
 
     /// A stable text digest. Defaults to the checksum in 16 hex digits; the
-    /// island world overrides it with the seeds' `tick|posX|...` format.
+    /// island world overrides it with the island rules' `tick|posX|...` text.
     fn digest(&self) -> String {
         format!("{:016x}", self.checksum())
     }

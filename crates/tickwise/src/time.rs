@@ -469,7 +469,7 @@ impl StepLength {
         })
     }
 
-    /// A step of whole milliseconds, as in the seeds' `stepMs`.
+    /// A step of whole milliseconds, like the island config's `stepMs`.
     ///
     /// # Errors
     ///

@@ -93,7 +93,7 @@ fn same_ticks_at_16_33_7_and_irregular_frames() {
         assert_eq!(got, reference, "{ms} ms frames");
         assert_eq!(late, 0);
     }
-    // The seeds' irregular cycle 3/7/13/29/48 ms, then the remainder.
+    // The island rules' irregular cycle 3/7/13/29/48 ms, then the remainder.
     let mut irregular: Vec<Nanos> = [3u64, 7, 13, 29, 48]
         .iter()
         .cycle()

@@ -1,14 +1,14 @@
 //! The capped policy's boundaries, each on both sides, so that moving a
 //! comparison by one (`>` to `>=`, `<` to `<=`) fails a test.
 //!
-//! Seeds' policy: 16 ms steps, at most 300 catch-up steps, absences under
-//! 32 ms are jitter. Every expected number is worked out by hand in the
+//! The resume rules' capped policy (`docs/background.md`): 16 ms steps, at
+//! most 300 catch-up steps, absences under 32 ms are jitter. Every expected number is worked out by hand in the
 //! comments. `parity/README.md` ("Mutation check") lists which comparison to
 //! flip and which of these tests then fail.
 
 use tickwise::{CatchUpPolicy, Lifecycle, Nanos, StepLength, Timestamp};
 
-fn seeds() -> (Lifecycle, StepLength) {
+fn capped_policy() -> (Lifecycle, StepLength) {
     let policy = CatchUpPolicy::Capped {
         max_steps: 300,
         min_elapsed: Nanos::from_millis(32),
@@ -18,7 +18,7 @@ fn seeds() -> (Lifecycle, StepLength) {
 
 /// (wanted, catch-up, carried ms, dropped ms) of one pause of `away_ms`.
 fn away(ms: u64) -> (u64, u64, u64, u64) {
-    let (mut lc, step) = seeds();
+    let (mut lc, step) = capped_policy();
     lc.pause(Timestamp::from_millis(1_000)).unwrap();
     let r = lc.resume(Timestamp::from_millis(1_000 + ms), step).unwrap();
     (

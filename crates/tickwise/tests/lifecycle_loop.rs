@@ -21,7 +21,7 @@ impl Sim for Count {
 
 type Loop = FixedLoop<Count, FnInputs<fn(Tick)>>;
 
-fn seeds_loop() -> Loop {
+fn capped_loop() -> Loop {
     let policy = CatchUpPolicy::Capped {
         max_steps: 300,
         min_elapsed: Nanos::from_millis(32),
@@ -37,7 +37,7 @@ fn seeds_loop() -> Loop {
 
 #[test]
 fn offline_settlement_receives_the_dropped_time_after_catch_up() {
-    let mut lp = seeds_loop();
+    let mut lp = capped_loop();
     lp.pause(Timestamp::ZERO).unwrap();
     let mut settled: Vec<(Nanos, u64)> = Vec::new();
     let mut hook = |r: &ResumeReport| settled.push((r.dropped, r.catch_up_steps));
@@ -60,7 +60,7 @@ fn offline_settlement_receives_the_dropped_time_after_catch_up() {
 
 #[test]
 fn platform_events_respect_a_players_pause() {
-    let mut lp = seeds_loop();
+    let mut lp = capped_loop();
     // Hidden while running: background. Visible: resume with a report.
     assert!(
         lp.platform_event(PlatformEvent::Hidden, Timestamp::ZERO)
@@ -99,7 +99,7 @@ fn platform_events_respect_a_players_pause() {
 
 #[test]
 fn frames_while_away_run_nothing_and_time_is_accounted_at_resume() {
-    let mut lp = seeds_loop();
+    let mut lp = capped_loop();
     lp.background(Timestamp::ZERO).unwrap();
     for _ in 0..10 {
         let r = lp.frame(Nanos::from_millis(16));
@@ -115,7 +115,7 @@ fn frames_while_away_run_nothing_and_time_is_accounted_at_resume() {
 
 #[test]
 fn timestamps_going_backwards_are_zero_length_frames() {
-    let mut lp = seeds_loop();
+    let mut lp = capped_loop();
     let _ = lp.frame_at(Timestamp::from_millis(100));
     let before = lp.sim().0;
     let r = lp.frame_at(Timestamp::from_millis(50));

@@ -252,7 +252,8 @@ impl HordeConfig {
         ClockConfig::new(self.step()).with_max_steps_per_frame(cap)
     }
 
-    /// Seed 002's capped catch-up with `maxCatchUpSteps` and `minCatchUpMs`.
+    /// The resume rules' capped catch-up, with `maxCatchUpSteps` and
+    /// `minCatchUpMs` from this config.
     #[must_use]
     pub const fn catch_up_policy(&self) -> CatchUpPolicy {
         CatchUpPolicy::Capped {

@@ -1,7 +1,8 @@
-//! The survivors-style horde from seed 004: a player, up to a million enemies,
+//! The survivors-style horde of the tick-rate budget article
+//! (`docs/background.md`): a player, up to a million enemies,
 //! a uniform grid, separation, damage, deaths and respawn waves.
 //!
-//! Seed 004 chose 30 Hz after measuring 300 enemies at 9.2 ms per tick. This
+//! That article chose 30 Hz after measuring 300 enemies at 9.2 ms per tick. This
 //! is that workload on the tickwise kernel, in integers, built to be fast:
 //! structure-of-arrays, a counting-sort grid over the live enemies' bounding
 //! box, every buffer allocated once. `tickwise budget` measures it and turns

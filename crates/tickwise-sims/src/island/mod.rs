@@ -1,4 +1,5 @@
-//! The merge-island world from seed 000: the reference sim of tickwise.
+//! The merge-island world of the island rules (`docs/background.md`): the
+//! reference sim of tickwise.
 //!
 //! Per step, with `input` the tick's integer input:
 //!
@@ -37,8 +38,8 @@ pub use tickwise::ResumeSummary;
 /// The largest step accepted in a config, in ms (one minute).
 pub const MAX_STEP_MS: u64 = 60_000;
 
-/// The keys of the island loop config, in the order of the seeds' file
-/// (`version`, `game` and `maxFrameMs` are optional). A config with any
+/// The keys of the island loop config, in the order `config/island_loop.json`
+/// lists them (`version`, `game` and `maxFrameMs` are optional). A config with any
 /// other key, except a `note` ([`crate::NOTE_KEYS`]), is refused.
 pub const LOOP_KEYS: [&str; 11] = [
     "version",
@@ -64,7 +65,8 @@ pub const LIFECYCLE_KEYS: [&str; 5] = [
     "policy",
 ];
 
-/// The island loop config (`config/island_loop.json`, the seeds' `e05_loop.json`).
+/// The island loop config (`config/island_loop.json`, the island rules' loop
+/// parameters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IslandConfig {
     /// Initial RNG state.
@@ -83,7 +85,8 @@ pub struct IslandConfig {
     pub rng_multiplier: u32,
     /// LCG increment.
     pub rng_increment: u32,
-    /// Optional frame clamp in ms (seed 004's `MaxFrameTime`); absent in the seeds.
+    /// Optional frame clamp in ms (like the tick-rate budget article's
+    /// `MaxFrameTime`); the island rules have none.
     pub max_frame_ms: Option<u64>,
 }
 
@@ -103,7 +106,7 @@ impl IslandConfig {
         }
         // Which game a config file was written for; any text.
         c.optional_str("game")?;
-        // Keys are checked in the order of the seeds' file, so the first
+        // Keys are checked in the order the config file lists them, so the first
         // problem reported is the first one a reader meets.
         let seed = c.u32_in("seed", 0, u32::MAX)?;
         let step_ms = c.u64_in("stepMs", 1, MAX_STEP_MS)?;
@@ -233,7 +236,7 @@ pub struct IslandWorld {
     accel: i64,
     friction_num: i64,
     friction_den: i64,
-    /// `log2(friction_den)` when it is a power of two (16 in the seeds), so
+    /// `log2(friction_den)` when it is a power of two (16 in the island rules), so
     /// floor division can be an arithmetic shift.
     friction_shift: Option<u32>,
 }

@@ -279,7 +279,7 @@ impl IslandSession {
         &self.lp
     }
 
-    /// The seeds' text digest.
+    /// The island rules' text digest, `tick|posX|posY|velX|velY|score|rng|droppedMs`.
     #[must_use]
     pub fn digest(&self) -> String {
         self.lp.sim().digest()

@@ -28,7 +28,7 @@ impl Sim for Walker {
     }
 }
 
-/// The seeds' input pattern: `tick % 40 < 20 ? 1 : -1`.
+/// The island rules' scripted input: `tick % 40 < 20 ? 1 : -1`.
 pub(crate) fn pattern(t: u64) -> i32 {
     if t % 40 < 20 { 1 } else { -1 }
 }

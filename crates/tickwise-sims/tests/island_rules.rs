@@ -1,4 +1,5 @@
-//! Every number from the seeds (SPEC.md, "Numbers from the seeds"), natively.
+//! Every golden number of the island rules and the resume rules (listed in
+//! `docs/background.md`), checked natively.
 
 use proptest::prelude::*;
 use tickwise::{CatchUpPolicy, FixedLoop, Nanos, Sim, TickInputs, Timestamp};
@@ -36,7 +37,7 @@ fn feed(frames: &[u64], inputs: Vec<i32>) -> (u64, FixedLoop<IslandWorld, TickIn
 }
 
 #[test]
-fn config_file_holds_the_seed_values() {
+fn config_file_holds_the_island_rules_values() {
     let c = cfg();
     assert_eq!(
         (
@@ -117,7 +118,7 @@ fn advance_equals_frames_and_inputs_and_seed_matter() {
 }
 
 #[test]
-fn seed_002_browser_timeline_natively() {
+fn resume_rules_browser_timeline_natively() {
     let lc = LifecycleConfig::from_json(LIFECYCLE_JSON).unwrap();
     let mut s = IslandSession::new(&cfg(), &lc, scripted_inputs(100_000)).unwrap();
     assert_eq!(s.frames(100, 16).unwrap(), 100);
