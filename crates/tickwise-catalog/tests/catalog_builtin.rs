@@ -54,7 +54,7 @@ fn island_replay_of_the_seed_pattern_reaches_the_seeds_digest() {
     let rec = catalog()
         .record("island", None, &InputPlan::Scripted, 100, 60)
         .unwrap();
-    // Seed 000: 100 ticks of `tick % 40 < 20 ? 1 : -1`.
+    // The island rules (docs/background.md): 100 ticks of `tick % 40 < 20 ? 1 : -1`.
     assert_eq!(rec.digest, "100|-131|5050|18|100|323|3492529440|0");
     assert_eq!(rec.runs, 5, "runs of 20 identical inputs");
     let report = catalog().verify(&rec.bytes, &LIMITS).unwrap();
@@ -90,7 +90,7 @@ fn forged_island_inputs_are_caught_at_the_next_checkpoint_naming_the_fields() {
         (d.checkpoint, d.last_good_tick, d.tick),
         (Some(2), 120, 180)
     );
-    // The island's input only enters velX, and through it posX (seed 000's step).
+    // The island's input only enters velX, and through it posX (the island rules' step).
     assert_eq!(d.fields, ["posX", "velX"]);
     assert_eq!(report.ticks_run, 180);
 }
@@ -432,7 +432,7 @@ fn sync_test_passes_for_both_registered_sims() {
 }
 
 /// Golden checksums of the island state, computed independently (a few lines
-/// of Python implementing docs/checksum.md over the seeds' digest values
+/// of Python implementing docs/checksum.md over the island rules' golden digest values
 /// `100|-131|5050|18|100|323|3492529440|0`).
 #[test]
 fn island_checksum_golden_vectors() {

@@ -8,7 +8,7 @@
 //! this build runs version 2").
 //!
 //! So each built-in sim pins (version, digest after N ticks of its scripted
-//! input), with the digest taken from an independent source: the seeds'
+//! input), with the digest taken from an independent source: the island rules'
 //! golden numbers for the island, the Python horde reference
 //! (`parity/horde_golden.json`) for the horde. Changing results without
 //! bumping the version fails here with "bump VERSION".
@@ -62,7 +62,7 @@ fn pins() -> Vec<Pin> {
             ticks: 100,
             // Seeds 000 and 002: 100 ticks of the `tick % 40 < 20` pattern.
             digest: "100|-131|5050|18|100|323|3492529440|0".into(),
-            source: "the seeds' golden digest",
+            source: "the island rules' golden digest (docs/background.md)",
         },
         Pin {
             id: "horde",

@@ -560,7 +560,7 @@ mod tests {
 
     #[test]
     fn parses_every_command_and_skips_comments() {
-        let s = "# seed timeline\nframes 100 16\n\nframe 3 7 13 # irregular\nadvance 5\npause\nbackground\nresume-after 5000\npush popup\npop\n";
+        let s = "# the resume rules timeline\nframes 100 16\n\nframe 3 7 13 # irregular\nadvance 5\npause\nbackground\nresume-after 5000\npush popup\npop\n";
         let lines = parse(s).unwrap();
         let cmds: Vec<_> = lines.iter().map(|l| (l.line, l.command.clone())).collect();
         assert_eq!(

@@ -1,4 +1,4 @@
-//! `tickwise lab`: seed 001's game-loop experiment, with pictures.
+//! `tickwise lab`: the loop experiment (docs/background.md), with pictures.
 //!
 //! Runs every loop strategy on every simulated machine (a deterministic,
 //! seeded clock, so it takes well under a second), prints the table and the
