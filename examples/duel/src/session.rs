@@ -248,7 +248,6 @@ impl LiveSession {
     }
 
     /// The report of every resume, in order.
-    #[must_use]
     pub fn resumes(&self) -> &[ResumeReport] {
         &self.resumes
     }

@@ -225,3 +225,44 @@ fn the_duel_tool_refuses_bad_input_with_exit_2() {
     assert!(bad.to_string().contains("\"stepMs\" is missing"), "{bad}");
     assert!(LiveSession::new(DEFAULT_CONFIG, DEMO_POLICY, 0).is_err());
 }
+
+#[test]
+fn json_inputs_are_strict() {
+    use serde_json::json;
+    let full = json_input(
+        &json!({"held": 63, "pressed": 8, "released": 32, "axes": [-32768, 32767, 1, 2]}),
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            full.held.bits(),
+            full.pressed.bits(),
+            full.released.bits(),
+            full.axes
+        ),
+        (63, 8, 32, [-32768, 32767, 1, 2])
+    );
+    assert_eq!(json_input(&json!({})).unwrap(), TickInput::default());
+    for (bad, names) in [
+        (json!(5), "an object with optional keys"),
+        (json!({"held": 64}), "\"held\" is an integer in 0..=63"),
+        (
+            json!({"pressed": -1}),
+            "\"pressed\" is an integer in 0..=63",
+        ),
+        (
+            json!({"released": 1.5}),
+            "\"released\" is an integer in 0..=63",
+        ),
+        (
+            json!({"axes": [0, 0, 0, 0, 0]}),
+            "\"axes\" is up to 4 integers",
+        ),
+        (json!({"axes": [32768]}), "\"axes\" is up to 4 integers"),
+        (json!({"axes": 3}), "\"axes\" is up to 4 integers"),
+        (json!({"held": 1, "Held": 1}), "(not \"Held\")"),
+    ] {
+        let e = json_input(&bad).unwrap_err();
+        assert!(e.contains(names), "{bad}: {e}");
+    }
+}

@@ -40,7 +40,7 @@ fn main() -> ExitCode {
     }
     let lp = session.fixed_loop();
     println!(
-        "wrote {} ({} bytes, {} ticks, {} resumes, {} capped frames, {} ms thrown away by frames)",
+        "wrote {} ({} bytes, {} ticks, {} resumes, frames at the step cap: {}, ms dropped by frames: {})",
         out.display(),
         bytes.len(),
         lp.tick().get(),
