@@ -40,6 +40,9 @@ cargo test --workspace --locked
 step "release binary"
 cargo build --release -p tickwise-cli --locked
 
+step "the example game's own tools (examples/duel/ci.sh)"
+bash examples/duel/ci.sh
+
 step "Python reference parity"
 python3 -m unittest discover -s parity
 python3 parity/run_parity.py --tickwise target/release/tickwise

@@ -101,12 +101,18 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
 
 /// Parses `args` (the first is the program name) and runs the command over
 /// `catalog`; never panics on bad input. Exit codes: 0 success, 1 a replay
-/// diverged or a check failed, 2 bad input.
+/// diverged or a check failed, 2 bad input. Errors go to stderr prefixed
+/// with the program's name (a game's `duel` binary says `duel: ...`).
 pub fn main_with_args<I, T>(catalog: &Catalog, args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let program = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_stem())
+        .map_or_else(|| "tickwise".into(), |s| s.to_string_lossy().into_owned());
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -117,7 +123,7 @@ where
     match run(cli, catalog) {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
-            eprintln!("tickwise: {}", hints::render(&f.error));
+            eprintln!("{program}: {}", hints::render(&f.error));
             ExitCode::from(f.code)
         }
     }

@@ -312,10 +312,33 @@ fn unknown_ids_and_other_versions_exit_2() {
         ][..],
         &["sync-test", "--sim", "horde"],
         &["budget", "--sim", "horde", "--cost-ms", "1"],
-        &["budget"],
     ] {
         assert_eq!(tool(&c, args), ExitCode::from(2), "{args:?}");
     }
+    // Without `--sim`, a catalog of one sim means that sim (a game's tool
+    // need not repeat its one id); a catalog of several keeps the built-in
+    // defaults (island; horde for budget).
+    let implicit = d.join("implicit.twr");
+    let rec_implicit = ["record", "--ticks", "7", "--out", s(&implicit)];
+    assert_eq!(tool(&c, &rec_implicit), ExitCode::SUCCESS);
+    let bytes = std::fs::read(&implicit).unwrap();
+    let header = Replay::<i32>::from_bytes(&bytes, &LIMITS).unwrap();
+    assert_eq!(
+        (header.header().sim_id.as_str(), header.ticks()),
+        ("paddle", 7)
+    );
+    assert_eq!(tool(&c, &["sync-test", "--ticks", "20"]), ExitCode::SUCCESS);
+    assert_eq!(tool(&c, &["budget", "--cost-ms", "1"]), ExitCode::SUCCESS);
+    let both = Catalog::builtin().with::<Paddle>();
+    assert_eq!(tool(&both, &rec_implicit), ExitCode::SUCCESS);
+    let bytes = std::fs::read(&implicit).unwrap();
+    assert_eq!(
+        Replay::<i32>::from_bytes(&bytes, &LIMITS)
+            .unwrap()
+            .header()
+            .sim_id,
+        "island"
+    );
     assert_eq!(
         tool(&Catalog::builtin(), &["verify", s(&f)]),
         ExitCode::from(2)

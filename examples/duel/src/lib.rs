@@ -24,8 +24,11 @@
 //! All maths is `i32` on values the config bounds; there is no float, clock
 //! or hash map anywhere (the crate's `clippy.toml` and lints enforce it).
 //! The [`session`] module drives the duel live: irregular frames, timestamped
-//! keys through an [`tickwise::InputBuffer`], a pause with capped catch-up,
-//! and interpolated drawing.
+//! keys through an [`tickwise::InputBuffer`], a pause and a hide with capped
+//! catch-up, interpolated drawing, and a recording of it all. The duel
+//! implements [`tickwise_catalog::CatalogSim`], so its own tool binary
+//! (`src/bin/duel.rs`, three lines over `tickwise_cli::main_with`) records,
+//! verifies, compares, sync-tests and budgets it like a built-in sim.
 //!
 //! ```
 //! use tickwise::Sim;
@@ -44,11 +47,13 @@
 #![deny(missing_docs)]
 #![deny(clippy::float_arithmetic)]
 
+mod catalog;
 mod config;
 pub mod session;
 #[cfg(test)]
 mod tests;
 
+pub use catalog::{BUTTON_BITS, json_input};
 pub use config::{ConfigError, DEFAULT_CONFIG, DuelConfig, KEYS};
 
 use tickwise::{Alpha, Button, Buttons, Capture, Pcg32, Sim, StateVisitor, TickInput};
@@ -66,6 +71,11 @@ pub const SERVE_STREAM: u64 = 54;
 pub const SPIN_DIVISOR: i32 = 4;
 /// An axis value at full deflection, as the host quantises a stick.
 pub const AXIS_FULL: i32 = 32_767;
+/// Added to `paddleSpeed`: 0, or 1 in a build with the `rule-change`
+/// feature. That build changes a rule without bumping [`VERSION`], the
+/// mistake replays exist to catch: its `duel verify` of any honest replay in
+/// which a paddle moved reports the first divergent checkpoint and `paddles`.
+pub const PADDLE_SPEED_CHANGE: i32 = if cfg!(feature = "rule-change") { 1 } else { 0 };
 
 /// A player: `Left` defends the left wall, `Right` the right one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,11 +220,11 @@ impl Duel {
         let [up, down, smash] = Key::of(side).map(Key::button);
         let i = side.index();
         let dir = i32::from(input.is_held(down)) - i32::from(input.is_held(up));
+        let speed = self.cfg.paddle_speed + PADDLE_SPEED_CHANGE;
         let v = if dir == 0 {
-            i32::from(input.axes[i]).clamp(-AXIS_FULL, AXIS_FULL) * self.cfg.paddle_speed
-                / AXIS_FULL
+            i32::from(input.axes[i]).clamp(-AXIS_FULL, AXIS_FULL) * speed / AXIS_FULL
         } else {
-            dir * self.cfg.paddle_speed
+            dir * speed
         };
         let half = self.cfg.paddle_half;
         self.paddles[i] = (self.paddles[i] + v).clamp(half, self.cfg.height - half);

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use tickwise_catalog::{Catalog, DEFAULT_MAX_WORK, SimProfile, check_work};
 use tickwise_lab::budget::{Budget, BudgetPlan, Cost, DISPLAY_FRAME_NS};
 
-use super::record::{parse_plan, read_config};
+use super::record::{choose_sim, parse_plan, read_config};
 use crate::{Failure, hints};
 
 /// Nanoseconds in a millisecond, as a float for reporting.
@@ -21,9 +21,10 @@ const NS_PER_MS: f64 = 1_000_000.0;
 /// Arguments of `tickwise budget`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The sim to measure: any sim of the catalog.
-    #[arg(long, value_name = "ID", default_value = "horde")]
-    pub sim: String,
+    /// The sim to measure: any sim of the catalog. Default: the catalog's
+    /// only sim if it has one, else `horde`.
+    #[arg(long, value_name = "ID")]
+    pub sim: Option<String>,
     /// The sim's config file (default: its built-in default config).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -95,7 +96,7 @@ fn with_enemies(config: &[u8], sim: &str, n: u64) -> anyhow::Result<Vec<u8>> {
 /// Exit code 2 for an unknown sim, an unreadable or invalid config, a bad
 /// enemy count, tick count, headroom or cost (nothing is measured then).
 pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
-    let info = catalog.get(&args.sim).map_err(hints::catalog)?;
+    let info = choose_sim(catalog, args.sim.as_deref(), "horde")?;
     let mut config = read_config(args.config.as_deref())?;
     if let Some(n) = args.enemies {
         let base = config.as_deref().unwrap_or(info.default_config);

@@ -42,8 +42,9 @@ pub struct Args {
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// The sim id: any sim of the catalog (`tickwise`: `island` or `horde`).
-    #[arg(long, value_name = "ID", default_value = "island")]
-    pub sim: String,
+    /// Default: the catalog's only sim if it has one, else `island`.
+    #[arg(long, value_name = "ID")]
+    pub sim: Option<String>,
     /// The sim's config file (default: the sim's own default config, built
     /// into the binary, so no file is needed).
     #[arg(long, value_name = "FILE")]
@@ -73,9 +74,31 @@ impl RunArgs {
         &self,
         catalog: &Catalog,
     ) -> anyhow::Result<(SimInfo, Option<Vec<u8>>, InputPlan)> {
-        let info = catalog.get(&self.sim).map_err(hints::catalog)?;
+        let info = choose_sim(catalog, self.sim.as_deref(), "island")?;
         let config = read_config(self.config.as_deref())?;
         Ok((info, config, parse_plan(&self.inputs)?))
+    }
+}
+
+/// The sim `--sim` names; without the flag, the catalog's only sim (a game's
+/// own tool binary need not repeat its one id), else `fallback`.
+///
+/// # Errors
+///
+/// Unknown sim ids, listing the catalog's.
+pub fn choose_sim(
+    catalog: &Catalog,
+    given: Option<&str>,
+    fallback: &str,
+) -> anyhow::Result<SimInfo> {
+    let mut sims = catalog.sims();
+    let only = match (sims.next(), sims.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    };
+    match (given, only) {
+        (None, Some(one)) => Ok(one),
+        (id, _) => catalog.get(id.unwrap_or(fallback)).map_err(hints::catalog),
     }
 }
 
