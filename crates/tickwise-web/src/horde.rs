@@ -552,9 +552,11 @@ mod tests {
     fn state_at(p: &HordePage, ticks: u64) -> HordeSnapshot {
         use tickwise::Capture as _;
         let bytes = p.web.replay_bytes().unwrap();
-        let replay =
-            tickwise::Replay::<tickwise::TickInput>::from_bytes(&bytes, &tickwise::ReplayLimits::DEFAULT)
-                .unwrap();
+        let replay = tickwise::Replay::<tickwise::TickInput>::from_bytes(
+            &bytes,
+            &tickwise::ReplayLimits::DEFAULT,
+        )
+        .unwrap();
         let mut w = HordeWorld::new(&p.cfg);
         for input in replay.inputs().take(usize::try_from(ticks).unwrap()) {
             w.step(input);

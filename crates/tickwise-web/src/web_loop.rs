@@ -410,9 +410,8 @@ impl<S: Sim, I: InputSource<S::Input>> WebLoop<S, I> {
     }
 
     fn classify(&mut self, before: AppState, report: Option<&ResumeReport>) -> VisibilityOutcome {
-        let out = VisibilityOutcome::classify(before, self.lp.state(), report, || {
-            self.lp.sim().digest()
-        });
+        let out =
+            VisibilityOutcome::classify(before, self.lp.state(), report, || self.lp.sim().digest());
         if let VisibilityOutcome::Resumed(r) = &out {
             self.last_resume = Some(r.clone());
         }
@@ -547,8 +546,9 @@ impl<S: Sim, I: InputSource<S::Input>> WebLoop<S, I> {
     /// `digest`, `wallMs` (host clock, whole ms), `accumulator` (whole ms),
     /// `frames` (real-time frames accepted), `backwardsFrames`,
     /// `rejectedTimes` (bad browser times ignored), `lastResume` (a resume
-    /// report or `null`), `speed` (`[p, q]`, reduced) and `recording`
-    /// (whether `replay()` has a session to give). Pages add their own keys.
+    /// report or `null`), `capDroppedMs` (sim time the step cap threw away,
+    /// whole ms), `speed` (`[p, q]`, reduced) and `recording` (whether
+    /// `replay()` has a session to give). Pages add their own keys.
     #[must_use]
     pub fn state_json(&self) -> Map<String, Value> {
         let mut m = Map::new();
@@ -568,6 +568,10 @@ impl<S: Sim, I: InputSource<S::Input>> WebLoop<S, I> {
             self.last_resume
                 .as_ref()
                 .map_or(Value::Null, ResumeOutcome::to_json),
+        );
+        m.insert(
+            "capDroppedMs".into(),
+            self.lp.clock().dropped_total().as_millis().into(),
         );
         let speed = self.lp.speed();
         m.insert(
@@ -861,6 +865,8 @@ mod tests {
         let r = w.frame_at(1080.0).unwrap();
         assert_eq!(r.steps, 8);
         assert!(r.capped);
+        // 256 - 8 * 16 = 128 ms of sim time thrown away.
+        assert_eq!(w.state_json()["capDroppedMs"], 128);
         // 4x: 12 ms of browser time is 48 ms of sim time, 3 steps.
         assert!(w.set_speed(4.0, 1.0));
         assert_eq!(steps(&mut w, 1092.0), 3);

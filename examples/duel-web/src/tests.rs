@@ -129,7 +129,10 @@ fn the_live_session_verifies() {
     );
     // The base64 the page hands JavaScript is the same file.
     let b64 = p.web().replay_base64().unwrap();
-    assert_eq!(b64.len(), p.web().replay_bytes().unwrap().len().div_ceil(3) * 4);
+    assert_eq!(
+        b64.len(),
+        p.web().replay_bytes().unwrap().len().div_ceil(3) * 4
+    );
 }
 
 #[test]
