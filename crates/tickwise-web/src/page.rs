@@ -177,8 +177,11 @@ pub trait WebPage: Sized {
 /// # Ok::<(), &'static str>(())
 /// ```
 ///
-/// The crate using it needs no `wasm-bindgen` dependency of its own: the
-/// generated code goes through `tickwise_web::wasm_bindgen`.
+/// The crate using it needs no `wasm-bindgen` dependency of its own, only
+/// `use tickwise_web::wasm_bindgen;` in the module of the call: the derive
+/// that wasm-bindgen generates for the struct names its crate
+/// `wasm_bindgen` whatever path it is given, and that line makes the
+/// adapter's copy that crate (`examples/duel-web` does this).
 #[macro_export]
 macro_rules! wasm_page {
     (
