@@ -6,8 +6,8 @@
 #
 #   OUT_DIR/pkg/   wasm-bindgen output: <lib name>.js and <lib name>_bg.wasm
 #   OUT_DIR/       the shared page runtime from web/src (platform.js, start.js,
-#                  webloop.js, style.css), then SRC_DIR's .html/.js/.css (which
-#                  may replace them)
+#                  webloop.js, replay.js, style.css), then SRC_DIR's
+#                  .html/.js/.css (which may replace them)
 #
 # EXTRA_CARGO_ARGS go to cargo (`--example NAME`, `--no-default-features`,
 # `--features ...`). Needs `bash .ci/setup-web.sh` once. Serve the result with
@@ -29,7 +29,7 @@ mkdir -p "$OUT"
 bash "$ROOT/.ci/build-wasm.sh" "$CRATE" "$OUT/pkg" "$@"
 rm -f "$OUT"/pkg/*.d.ts
 
-for f in platform.js start.js webloop.js style.css; do
+for f in platform.js start.js webloop.js replay.js style.css; do
   cp "$ROOT/web/src/$f" "$OUT/"
 done
 for f in "$SRC"/*; do

@@ -79,11 +79,16 @@ trap 'rm -f "$JSON"' EXIT
 WASM="$(node -e '
   const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n");
   const example = process.argv[2];
+  const crate = process.argv[3];
+  // Only the artifacts of CRATE itself: a dependency that is a cdylib too
+  // (a page crate of a game depends on tickwise-web) reports a .wasm as well.
+  // package_id: "path+file:///…/dir#name@version" or "…/name#version".
+  const ours = (id) => id.includes(`#${crate}@`) || new RegExp(`/${crate}#[^#@]*$`).test(id);
   const out = new Set();
   for (const l of lines) {
     if (!l.startsWith("{")) continue;
     const m = JSON.parse(l);
-    if (m.reason !== "compiler-artifact") continue;
+    if (m.reason !== "compiler-artifact" || !ours(m.package_id || "")) continue;
     // The lib reports "cdylib" in kind; an example reports "example" in kind
     // and "cdylib" in crate_types (and its crate lib may be a cdylib too).
     const wanted = example === ""
@@ -93,7 +98,7 @@ WASM="$(node -e '
     if (wanted) for (const f of m.filenames) if (f.endsWith(".wasm")) out.add(f);
   }
   console.log([...out].join("\n"));
-' "$JSON" "$EXAMPLE")"
+' "$JSON" "$EXAMPLE" "$CRATE")"
 [ -n "$WASM" ] || die "no .wasm produced: is '$CRATE'${EXAMPLE:+ (example $EXAMPLE)} a cdylib (crate-type = [\"cdylib\", ...])?"
 [ "$(printf '%s\n' "$WASM" | wc -l)" -eq 1 ] || die "several .wasm artifacts: $WASM"
 

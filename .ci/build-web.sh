@@ -11,6 +11,8 @@
 #   web/dist/pkg/                 wasm-bindgen output for crates/tickwise-web
 #   web/dist/counter/             the smallest page for a sim of one's own
 #                                 (example counter_page, via .ci/build-page.sh)
+#   web/dist/duel/                the duel example game's page (its own crate,
+#                                 examples/duel-web, via .ci/build-page.sh)
 #
 # Needs `bash .ci/setup-web.sh` once (wasm target or Debian build-std route,
 # wasm-bindgen-cli, node). Serve the result with `tickwise serve`.
@@ -48,4 +50,8 @@ log "island.html (single file): $(wc -c < "$DIST/island.html") bytes raw, $(gzip
 bash "$ROOT/.ci/build-page.sh" tickwise-web "$ROOT/web/examples/counter" "$DIST/counter" \
   -- --example counter_page --no-default-features
 log "counter page wasm: $(wc -c < "$DIST/counter/pkg/counter_page_bg.wasm") bytes raw"
+# The example game's page: a crate outside tickwise-web, as a game has.
+bash "$ROOT/.ci/build-page.sh" tickwise-example-duel-web "$ROOT/examples/duel-web/page" "$DIST/duel"
+DUEL_WASM="$DIST/duel/pkg/duel_page_bg.wasm"
+log "duel page wasm: $(wc -c < "$DUEL_WASM") bytes raw, $(gzip -9 -c "$DUEL_WASM" | wc -c) bytes gzip -9"
 log "done: $DIST"

@@ -8,11 +8,17 @@
 //   key(code, down, ms) -> bool       a KeyboardEvent.code at time ms (arrows / WASD)
 //   state() -> { tick, digest, alpha, fps, tickRate, alive, kills, ... }
 //   reset(), setRealtime(on), realtime() -> bool
+//   pause(), resume() -> bool / resume report   a player's pause at performance.now()
+//                                     (resume catches up under the capped policy)
+//   setSpeed(p, q) -> bool            sim time at p/q of real time (false for bad numbers)
+//   replay() -> base64                the session since load or reset as a replay file
+//   downloadReplay() -> file name     the same bytes as horde-<tick>.twr (the button)
 // Real-time mode (default; ?manual turns it off) feeds requestAnimationFrame
 // timestamps; keyboard events carry their own event.timeStamp (same clock).
 import init, { Horde } from './pkg/tickwise_web.js';
 import { frameLoop, wireVisibility } from './platform.js';
 import { rateMeter } from './meter.js';
+import { downloadBase64 } from './replay.js';
 
 const SCALE = 0.5; // screen px per field px
 const BG = '#0f172a';
@@ -80,6 +86,7 @@ export async function boot() {
     $('state').textContent = s.state;
     $('status').textContent = status;
     $('realtime').setAttribute('aria-pressed', String(loop.running));
+    $('pause').setAttribute('aria-pressed', String(s.state === 'paused'));
     return s;
   }
 
@@ -127,6 +134,11 @@ export async function boot() {
   });
   $('realtime').addEventListener('click', () => setRealtime(!loop.running));
   $('reset').addEventListener('click', () => api.reset());
+  $('pause').addEventListener('click', () => {
+    if (snapshot().state === 'paused') api.resume();
+    else api.pause();
+  });
+  $('download').addEventListener('click', () => api.downloadReplay());
 
   const api = {
     frameAt: (ms) => frame(ms),
@@ -141,6 +153,35 @@ export async function boot() {
     },
     setRealtime: (on) => setRealtime(Boolean(on)),
     realtime: () => loop.running,
+    pause: () => {
+      const ok = horde.pauseAt(performance.now());
+      status = ok ? 'paused' : 'pause refused: not running';
+      readout();
+      return ok;
+    },
+    resume: () => {
+      const r = JSON.parse(horde.resumeAt(performance.now()));
+      status = r && r.ok
+        ? `resumed after ${r.elapsedMs} ms: caught up ${r.catchUpSteps} ticks, dropped ${r.droppedMs} ms`
+        : 'resume refused: not paused';
+      meter.clear();
+      draw();
+      readout();
+      return r;
+    },
+    setSpeed: (p, q) => {
+      const ok = horde.setSpeed(Number(p), Number(q));
+      meter.clear();
+      readout();
+      return ok;
+    },
+    replay: () => horde.replay(),
+    downloadReplay: () => {
+      const name = downloadBase64(horde.replay(), `horde-${horde.tick()}.twr`);
+      status = `saved ${name}`;
+      readout();
+      return name;
+    },
   };
   globalThis.__tickwiseHorde = api;
   draw();

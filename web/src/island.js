@@ -9,7 +9,15 @@
 //   pushScene(name), popScene() -> bool
 //   reset()
 //   state() -> { state, scenes, digest, tick, accumulator, lastResume, paintCount, ... }
-// and, beyond the contract: advance(n) -> tick, setRealtime(on), realtime() -> bool.
+//   setSpeed(p, q) -> bool                   sim time at p/q of real time (the
+//                                            selector: 1/4, 1/2, 1/1, 2/1, 4/1);
+//                                            false, no throw, for what Speed::new refuses
+//   replay() -> base64                       the session since load or reset as a
+//                                            replay file (tickwise verify reads it)
+//   downloadReplay() -> file name            the same bytes as island-<tick>.twr
+//                                            (the "Download replay" button)
+// and, beyond the contract: advance(n) -> tick, setRealtime(on), realtime() -> bool,
+// stopRecording() (benchmarks; reset() records again).
 // Bad numbers (NaN, negative, fractional, too large) throw an Error naming the
 // argument and change nothing.
 //
@@ -21,6 +29,7 @@
 // catch-up and the report shows it.
 import init, { Island } from './pkg/tickwise_web.js';
 import { frameLoop, wireVisibility } from './platform.js';
+import { SPEEDS, downloadBase64 } from './replay.js';
 
 const BG = '#0f172a';
 const COLORS = { running: '#38bdf8', paused: '#f97316', background: '#a3a3a3' };
@@ -70,6 +79,8 @@ export async function boot() {
         : 'refused: already running';
     $('digest').textContent = s.digest;
     $('status').textContent = status;
+    $('recorded').textContent = s.recording ? `${s.tick} ticks` : 'not recording';
+    $('speed').value = s.speed.join('/');
     $('realtime').setAttribute('aria-pressed', String(loop.running));
   }
 
@@ -109,7 +120,25 @@ export async function boot() {
     state: () => ({ ...snapshot(), paintCount, realtime: loop.running }),
     setRealtime: (on) => setRealtime(Boolean(on)),
     realtime: () => loop.running,
+    setSpeed: drawn((p, q) => island.setSpeed(Number(p), Number(q))),
+    replay: () => island.replay(),
+    downloadReplay: drawn(() => {
+      const name = downloadBase64(island.replay(), `island-${island.tick()}.twr`);
+      status = `saved ${name}`;
+      return name;
+    }),
+    stopRecording: drawn(() => island.stopRecording()),
   };
+  for (const [p, q, label] of SPEEDS) {
+    const o = document.createElement('option');
+    o.value = `${p}/${q}`;
+    o.textContent = label;
+    $('speed').append(o);
+  }
+  $('speed').addEventListener('change', (e) => {
+    const [p, q] = e.target.value.split('/').map(Number);
+    api.setSpeed(p, q);
+  });
 
   wireVisibility(document, (hidden, ms) => {
     const out = JSON.parse(island.visibility(hidden, ms));
@@ -126,6 +155,7 @@ export async function boot() {
   click('pop', () => api.popScene());
   click('reset', () => api.reset());
   click('realtime', () => setRealtime(!loop.running));
+  click('download', () => api.downloadReplay());
 
   globalThis.__tickwise = api;
   if (new URLSearchParams(location.search).has('realtime')) setRealtime(true);

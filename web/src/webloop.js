@@ -10,16 +10,23 @@
 //   state() -> { state, tick, digest, wallMs, accumulator, frames,
 //                backwardsFrames, rejectedTimes, lastResume, ..., realtime }
 //   reset(), setRealtime(on), realtime() -> bool
+//   setSpeed(p, q) -> bool                  sim time at p/q of browser time
+//                                           (false for anything Speed::new refuses)
+//   replay() -> base64 string               the session so far as a replay file
+//   downloadReplay() -> file name           the same bytes as a download
+//                                           (<name>-<tick>.twr)
 // Every call draws. Resume reports have the keys of `tickwise script`'s
 // resume-after line: ok, elapsedMs, wantedSteps, catchUpSteps, carriedMs,
 // droppedMs, plus digest.
 import { frameLoop, wireVisibility } from './platform.js';
+import { downloadBase64 } from './replay.js';
 
 /**
  * @param {object} handle an instance of a `wasm_page!` class
- * @param {{ draw?: () => void, onVisibility?: (out: object, hidden: boolean) => void }} [hooks]
+ * @param {{ draw?: () => void, onVisibility?: (out: object, hidden: boolean) => void,
+ *           name?: string }} [hooks] `name` starts the replay's file name
  */
-export function attachLoop(handle, { draw = () => {}, onVisibility = () => {} } = {}) {
+export function attachLoop(handle, { draw = () => {}, onVisibility = () => {}, name = 'replay' } = {}) {
   const loop = frameLoop((ms) => {
     handle.frameAt(ms);
     draw();
@@ -52,7 +59,8 @@ export function attachLoop(handle, { draw = () => {}, onVisibility = () => {} } 
     state: () => ({ ...JSON.parse(handle.stateJson()), realtime: loop.running }),
     setRealtime: (on) => setRealtime(Boolean(on)),
     realtime: () => loop.running,
-    // PHASE 2: setSpeed(p, q) -> bool and replay() -> base64 string, once the
-    // class has them (see `wasm_page!`).
+    setSpeed: drawn((p, q) => handle.setSpeed(Number(p), Number(q))),
+    replay: () => handle.replay(),
+    downloadReplay: () => downloadBase64(handle.replay(), `${name}-${handle.tick()}.twr`),
   };
 }

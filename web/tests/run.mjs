@@ -8,13 +8,19 @@
 //                      tickwise-cli`, then target/release/tickwise)
 //   TICKWISE_WEB_DIST  the built pages (default web/dist)
 //   TICKWISE_BENCH_STEPS  island steps per speed sample (default 10000000)
+//   TICKWISE_DUEL_BIN  the duel example's own tool binary (default: built with
+//                      `cargo build --release -p tickwise-example-duel --bin duel`
+//                      when examples/duel/src/bin/duel.rs exists; the duel
+//                      replay check is skipped, saying so, when it does not)
+//   TICKWISE_TIMELINES random real-time timelines per page (default 3)
 //
 // Writes screenshots to out/screenshots/ and the measured figures to
 // out/browser-report.json, and prints the figures at the end.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -27,13 +33,15 @@ const ORIGIN = 'http://tickwise.test';
 const BENCH_STEPS = Number(process.env.TICKWISE_BENCH_STEPS || 10_000_000);
 const BG = [15, 23, 42]; // both pages' canvas background, #0f172a
 
-const report = { wasm: {}, island: {}, horde: {}, speed: {} };
+const TIMELINES = Number(process.env.TICKWISE_TIMELINES || 3);
+
+const report = { wasm: {}, island: {}, horde: {}, speed: {}, replays: [] };
 
 // ------------------------------------------------------------------ helpers
 
 function requireBuild() {
   for (const f of ['index.html', 'island.html', 'island-module.html', 'horde.html', 'pkg/tickwise_web_bg.wasm',
-    'counter/counter.html', 'counter/pkg/counter_page_bg.wasm']) {
+    'counter/counter.html', 'counter/pkg/counter_page_bg.wasm', 'duel/duel.html', 'duel/pkg/duel_page_bg.wasm']) {
     if (!existsSync(path.join(DIST, f))) {
       throw new Error(`${path.join(DIST, f)} is missing: run \`bash .ci/build-web.sh\` first`);
     }
@@ -192,6 +200,7 @@ before(async () => {
     wasm: sizes(path.join(DIST, 'pkg/tickwise_web_bg.wasm')),
     islandSingleFile: sizes(path.join(DIST, 'island.html')),
     counter: sizes(path.join(DIST, 'counter/pkg/counter_page_bg.wasm')),
+    duel: sizes(path.join(DIST, 'duel/pkg/duel_page_bg.wasm')),
   };
 });
 after(async () => {
@@ -204,6 +213,15 @@ after(async () => {
   if (w.wasm) {
     console.log(`wasm (tickwise_web_bg.wasm): ${w.wasm.raw} B raw, ${w.wasm.gzip9} B gzip -9`);
     console.log(`island.html single file:     ${w.islandSingleFile.raw} B raw, ${w.islandSingleFile.gzip9} B gzip -9`);
+    console.log(`counter page wasm:           ${w.counter.raw} B raw, ${w.counter.gzip9} B gzip -9`);
+    console.log(`duel page wasm:              ${w.duel.raw} B raw, ${w.duel.gzip9} B gzip -9`);
+  }
+  if (s.recordingStepsPerSec) {
+    console.log(`island steps/s in Chromium while recording: ${(s.recordingStepsPerSec / 1e6).toFixed(1)} M ` +
+      `(${s.recordingNsPerTick.toFixed(1)} ns/tick more than without), replay ${s.recordingBytesPerTick.toFixed(3)} bytes/tick`);
+  }
+  for (const r of report.replays) {
+    console.log(`replay ${r.file}: ${r.ticks} ticks, ${r.bytes} B, ${r.verify}${r.via ? ` (${r.via})` : ''}`);
   }
   if (s.chromiumStepsPerSec) {
     console.log(`island steps/s: Chromium (wasm) ${(s.chromiumStepsPerSec / 1e6).toFixed(1)} M, ` +
@@ -312,17 +330,28 @@ describe('island page (module build over http)', () => {
   test('speed: island steps per second in Chromium versus native', async () => {
     const { page } = await open(`${ORIGIN}/island-module.html`);
     const samples = 3;
-    const wasmMs = await page.evaluate(([n, k]) => {
+    // The page records from load; `tickwise script` does not, so the
+    // comparison stops the recording. The recording's own cost is measured
+    // after it, on the same page.
+    const { wasmMs, recMs, recBytes } = await page.evaluate(([n, k]) => {
       const api = window.__tickwise;
       api.advance(100000); // warm up
-      const times = [];
-      for (let i = 0; i < k; i += 1) {
-        api.reset();
-        const t0 = performance.now();
-        api.advance(n);
-        times.push(performance.now() - t0);
-      }
-      return Math.min(...times);
+      const best = (recording) => {
+        const times = [];
+        for (let i = 0; i < k; i += 1) {
+          api.reset();
+          if (!recording) api.stopRecording();
+          const t0 = performance.now();
+          api.advance(n);
+          times.push(performance.now() - t0);
+        }
+        return Math.min(...times);
+      };
+      const plain = best(false);
+      const rec = best(true);
+      const bytes = atob(api.replay()).length;
+      api.reset();
+      return { wasmMs: plain, recMs: rec, recBytes: bytes };
     }, [BENCH_STEPS, samples]);
     await page.close();
     // Native: the same steps through `tickwise script` (same session code),
@@ -345,6 +374,10 @@ describe('island page (module build over http)', () => {
       nativeMs,
       chromiumStepsPerSec: BENCH_STEPS / (wasmMs / 1000),
       nativeStepsPerSec: BENCH_STEPS / (nativeMs / 1000),
+      recordingMs: recMs,
+      recordingStepsPerSec: BENCH_STEPS / (recMs / 1000),
+      recordingNsPerTick: ((recMs - wasmMs) * 1e6) / BENCH_STEPS,
+      recordingBytesPerTick: recBytes / BENCH_STEPS,
     };
     assert.ok(wasmMs > 0 && nativeMs > 0);
   });
@@ -609,6 +642,300 @@ describe('a page for a sim of its own (the counter example on the generic WebLoo
     report.counter = { lastResume: s.lastResume, screenshot: await shot(page, 'counter-page.png') };
     assert.deepEqual(problems, []);
   });
+});
+
+// ------------------------------------------------------------------ replays
+
+/** mulberry32: a seeded PRNG in [0, 1), so a failing timeline can be rerun. */
+function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SPEED_CHOICES = [[1, 4], [1, 2], [1, 1], [2, 1], [4, 1]];
+const HORDE_KEYS = ['ArrowRight', 'ArrowLeft', 'ArrowUp', 'ArrowDown', 'KeyW', 'KeyD'];
+
+/**
+ * A random timeline: every kind in `kinds` at least once plus `extra` more,
+ * shuffled, with real-time runs of 80-300 ms between them.
+ */
+function randomTimeline(seed, kinds, extra) {
+  const rand = seeded(seed);
+  const pick = (a) => a[Math.floor(rand() * a.length)];
+  const kindsOut = [...kinds];
+  for (let i = 0; i < extra; i += 1) kindsOut.push(pick(kinds));
+  for (let i = kindsOut.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(rand() * (i + 1));
+    [kindsOut[i], kindsOut[j]] = [kindsOut[j], kindsOut[i]];
+  }
+  const steps = kindsOut.flatMap((kind) => [
+    { kind: 'run', ms: 80 + Math.floor(rand() * 220) },
+    {
+      kind,
+      ms: 100 + Math.floor(rand() * 500),
+      speed: pick(SPEED_CHOICES),
+      viaSelect: rand() < 0.5,
+      away: pick([0, 300, 6000]),
+      key: pick(HORDE_KEYS),
+    },
+  ]);
+  steps.push({ kind: 'run', ms: 150 });
+  return steps;
+}
+
+/** Overrides document.visibilityState and dispatches visibilitychange (as the lifecycle tests do). */
+const setVisibilityOf = (page, hidden) => page.evaluate((h) => {
+  Object.defineProperty(document, 'visibilityState', { value: h ? 'hidden' : 'visible', configurable: true });
+  Object.defineProperty(document, 'hidden', { value: h, configurable: true });
+  document.dispatchEvent(new Event('visibilitychange'));
+}, hidden);
+
+/** Blocks the page's main thread for `ms`: the next requestAnimationFrame is a long frame. */
+const blockMainThread = (page, ms) => page.evaluate((t) => {
+  const end = performance.now() + t;
+  while (performance.now() < end) { /* a long task */ }
+}, ms);
+
+/** Runs `bin verify file`: exit 0 and the OK line's ticks and digest. */
+function verifyReplay(bin, file) {
+  const r = spawnSync(bin, ['verify', file], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 0, `${path.basename(bin)} verify ${file} exited ${r.status}:\n${r.stdout}${r.stderr}`);
+  const m = r.stdout.match(/^OK\s+.* \((\d+) ticks, digest (.*)\)$/m);
+  assert.ok(m, `no OK line from ${path.basename(bin)} verify: ${r.stdout}`);
+  return { ticks: Number(m[1]), digest: m[2] };
+}
+
+/** Stops real time and reads the final state and the replay in one go (no frame in between). */
+const finish = (page, global) => page.evaluate((g) => {
+  const api = window[g];
+  api.setRealtime(false);
+  return { state: api.state(), replay: api.replay() };
+}, global);
+
+/** Clicks the page's "Download replay" button; returns the saved file. */
+async function downloadButton(page, dir, expectedName) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  assert.equal(dl.suggestedFilename(), expectedName);
+  const file = path.join(dir, `button-${expectedName}`);
+  await dl.saveAs(file);
+  return file;
+}
+
+/** Writes the page's replay, verifies it natively, checks wasm = native. */
+function checkReplay(dir, name, out, { bin = cli(), via = 'replay()' } = {}) {
+  const bytes = Buffer.from(out.replay, 'base64');
+  assert.equal(bytes.subarray(0, 8).toString('latin1'), 'TWREPLAY');
+  const file = path.join(dir, name);
+  writeFileSync(file, bytes);
+  const v = verifyReplay(bin, file);
+  assert.equal(v.ticks, out.state.tick, `${name}: ticks`);
+  assert.equal(v.digest, out.state.digest, `${name}: the native re-simulation ends on the page's digest`);
+  report.replays.push({ file: name, ticks: v.ticks, bytes: bytes.length, verify: 'OK, digest equal', via });
+  return file;
+}
+
+describe('browser recording: random real-time timelines, replays verified natively (wasm = native)', () => {
+  let dir;
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tickwise-replays-'));
+    cli();
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (let n = 0; n < TIMELINES; n += 1) {
+    const seed = 1000 + n;
+    test(`island timeline ${seed}: pauses, hides, speeds, a capped frame -> tickwise verify`, async () => {
+      const steps = randomTimeline(seed, ['pause', 'hide', 'speed', 'block'], 4);
+      const { page, problems } = await open(`${ORIGIN}/island-module.html`);
+      const call = (f, ...args) => page.evaluate(([fn, a]) => window.__tickwise[fn](...a), [f, args]);
+      assert.equal((await call('state')).recording, true, 'recording from page load');
+      await call('setRealtime', true);
+      let capped = 0;
+      for (const st of steps) {
+        if (st.kind === 'run') {
+          await page.waitForTimeout(st.ms);
+        } else if (st.kind === 'pause') {
+          assert.equal(await call('pauseNow'), true);
+          await page.waitForTimeout(st.ms);
+          const r = await call('resumeAfter', st.away);
+          assert.equal(r.ok, true);
+        } else if (st.kind === 'hide') {
+          await setVisibilityOf(page, true);
+          assert.equal((await call('state')).state, 'background');
+          await page.waitForTimeout(st.ms);
+          await setVisibilityOf(page, false);
+          assert.equal((await call('state')).state, 'running');
+        } else if (st.kind === 'speed') {
+          const [p, q] = st.speed;
+          if (st.viaSelect) await page.selectOption('#speed', `${p}/${q}`);
+          else assert.equal(await call('setSpeed', p, q), true);
+          assert.deepEqual((await call('state')).speed, [p, q]);
+        } else if (st.kind === 'block') {
+          // Long enough at the current speed to owe more than 8 steps of 16 ms.
+          const s = await call('state');
+          const [p, q] = s.speed;
+          await blockMainThread(page, Math.ceil((250 * q) / p) + 150);
+          await page.waitForTimeout(100);
+          const after = await call('state');
+          assert.ok(after.capDroppedMs > s.capDroppedMs, `the long frame hit the step cap (${s.capDroppedMs} -> ${after.capDroppedMs} ms)`);
+          capped += 1;
+        }
+      }
+      assert.ok(capped >= 1);
+      // Bad speeds are refused without a throw and change nothing.
+      const bad = await page.evaluate(() => [[0, 1], [17, 1], [1.5, 1], [NaN, 2], [1, 1001]].map(([p, q]) => window.__tickwise.setSpeed(p, q)));
+      assert.deepEqual(bad, [false, false, false, false, false]);
+      const out = await finish(page, '__tickwise');
+      assert.equal(out.state.state, 'running');
+      assert.ok(out.state.tick > 50, `ticks run: ${out.state.tick}`);
+      assert.ok(!out.state.digest.endsWith('|0'), `the island counted dropped time: ${out.state.digest}`);
+      checkReplay(dir, `island-${seed}.twr`, out);
+      if (n === 0) {
+        const file = await downloadButton(page, dir, `island-${out.state.tick}.twr`);
+        assert.deepEqual(readFileSync(file), Buffer.from(out.replay, 'base64'), 'the button saves the bytes replay() returns');
+        const v = verifyReplay(cli(), file);
+        assert.equal(v.digest, out.state.digest);
+        report.replays.push({ file: path.basename(file), ticks: v.ticks, bytes: readFileSync(file).length, verify: 'OK, digest equal', via: 'Download replay button' });
+      }
+      report.island.timelines = [...(report.island.timelines || []), { seed, steps: steps.filter((x) => x.kind !== 'run').map((x) => x.kind), tick: out.state.tick, digest: out.state.digest }];
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+  }
+
+  for (let n = 0; n < TIMELINES; n += 1) {
+    const seed = 2000 + n;
+    test(`horde timeline ${seed}: keys, pauses, hides, speeds, a capped frame -> tickwise verify`, async () => {
+      const steps = randomTimeline(seed, ['pause', 'hide', 'speed', 'block', 'key'], 4);
+      const { page, problems } = await open(`${ORIGIN}/horde.html?enemies=300`);
+      const call = (f, ...args) => page.evaluate(([fn, a]) => window.__tickwiseHorde[fn](...a), [f, args]);
+      const s0 = await call('state');
+      assert.equal(s0.recording, true);
+      assert.equal(s0.realtime, true);
+      let capped = 0;
+      for (const st of steps) {
+        if (st.kind === 'run') {
+          await page.waitForTimeout(st.ms);
+        } else if (st.kind === 'pause') {
+          assert.equal(await call('pause'), true);
+          await page.waitForTimeout(st.ms);
+          assert.equal((await call('resume')).ok, true);
+        } else if (st.kind === 'hide') {
+          await setVisibilityOf(page, true);
+          assert.equal((await call('state')).state, 'background');
+          await page.waitForTimeout(st.ms);
+          await setVisibilityOf(page, false);
+          assert.equal((await call('state')).state, 'running');
+        } else if (st.kind === 'speed') {
+          assert.equal(await call('setSpeed', ...st.speed), true);
+          assert.deepEqual((await call('state')).speed, st.speed);
+        } else if (st.kind === 'key') {
+          await page.keyboard.down(st.key);
+          await page.waitForTimeout(st.ms);
+          await page.keyboard.up(st.key);
+        } else if (st.kind === 'block') {
+          // 30 Hz ticks: more than 8 owed at the current speed.
+          const s = await call('state');
+          const [p, q] = s.speed;
+          await blockMainThread(page, Math.ceil((400 * q) / p) + 150);
+          await page.waitForTimeout(100);
+          const after = await call('state');
+          assert.ok(after.capDroppedMs > s.capDroppedMs, `the long frame hit the step cap (${s.capDroppedMs} -> ${after.capDroppedMs} ms)`);
+          capped += 1;
+        }
+      }
+      assert.ok(capped >= 1);
+      const out = await finish(page, '__tickwiseHorde');
+      assert.equal(out.state.state, 'running');
+      assert.ok(out.state.tick > 20, `ticks run: ${out.state.tick}`);
+      checkReplay(dir, `horde-${seed}.twr`, out);
+      if (n === 0) {
+        const file = await downloadButton(page, dir, `horde-${out.state.tick}.twr`);
+        assert.deepEqual(readFileSync(file), Buffer.from(out.replay, 'base64'));
+        assert.equal(verifyReplay(cli(), file).digest, out.state.digest);
+        report.replays.push({ file: path.basename(file), ticks: out.state.tick, bytes: readFileSync(file).length, verify: 'OK, digest equal', via: 'Download replay button' });
+      }
+      report.horde.timelines = [...(report.horde.timelines || []), { seed, steps: steps.filter((x) => x.kind !== 'run').map((x) => x.kind), tick: out.state.tick, digest: out.state.digest }];
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+  }
+});
+
+// The duel's own tool binary (another crate's `main_with`): built here when
+// its source is in the tree, otherwise the duel replay check says why it skips.
+const DUEL_SRC = path.join(ROOT, 'examples/duel/src/bin/duel.rs');
+const DUEL_DEFAULT_BIN = path.join(ROOT, 'target/release/duel');
+const duelBinSkip = process.env.TICKWISE_DUEL_BIN || existsSync(DUEL_DEFAULT_BIN) || existsSync(DUEL_SRC)
+  ? false
+  : 'the duel binary is not in this tree (no examples/duel/src/bin/duel.rs, no target/release/duel, ' +
+    'no TICKWISE_DUEL_BIN): the page replay was checked for its header, its native verification is skipped';
+function duelBin() {
+  if (process.env.TICKWISE_DUEL_BIN) return path.resolve(ROOT, process.env.TICKWISE_DUEL_BIN);
+  if (!existsSync(DUEL_DEFAULT_BIN)) {
+    const r = spawnSync('cargo', ['build', '--release', '--quiet', '-p', 'tickwise-example-duel', '--bin', 'duel'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    assert.equal(r.status, 0, 'cargo build --release -p tickwise-example-duel --bin duel failed');
+  }
+  return DUEL_DEFAULT_BIN;
+}
+
+describe('the example game page (examples/duel-web, its own crate)', () => {
+  let dir;
+  let recorded = null;
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tickwise-duel-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('loads, runs real frames, keys move the paddles, draws, records a replay', async () => {
+    const { page, problems } = await open(`${ORIGIN}/duel/duel.html`);
+    const state = () => page.evaluate(() => window.__tickwiseDuel.state());
+    await page.waitForTimeout(300);
+    const s0 = await state();
+    assert.equal(s0.realtime, true);
+    assert.equal(s0.recording, true);
+    assert.ok(s0.tick >= 5 && s0.frames >= 5, `frames ${s0.frames}, ticks ${s0.tick}`);
+    assert.deepEqual(s0.paddles, [180, 180], 'no input yet: both paddles centred');
+    await page.keyboard.down('KeyW');
+    await page.keyboard.down('ArrowDown');
+    await page.waitForTimeout(250);
+    await page.keyboard.up('KeyW');
+    await page.keyboard.up('ArrowDown');
+    await page.waitForTimeout(100);
+    const s1 = await state();
+    assert.ok(s1.paddles[0] < 180, `W moved the left paddle up: ${s1.paddles[0]}`);
+    assert.ok(s1.paddles[1] > 180, `ArrowDown moved the right paddle down: ${s1.paddles[1]}`);
+    assert.ok(s1.tick > s0.tick);
+    const painted = await paintedPixels(page, 'field');
+    assert.ok(painted > 300, `duel canvas painted ${painted} px`);
+    report.duel = { screenshot: await shot(page, 'duel.png'), paddles: s1.paddles };
+    const out = await finish(page, '__tickwiseDuel');
+    const bytes = Buffer.from(out.replay, 'base64');
+    assert.equal(bytes.subarray(0, 8).toString('latin1'), 'TWREPLAY');
+    assert.ok(bytes.includes(Buffer.from('duel')), 'the header names the sim "duel"');
+    const file = await downloadButton(page, dir, `duel-${out.state.tick}.twr`);
+    assert.deepEqual(readFileSync(file), bytes, 'the button saves the bytes replay() returns');
+    recorded = { out, file };
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the duel replay verifies with the duel binary (wasm = native)', { skip: duelBinSkip }, () => {
+    assert.ok(recorded, 'the page test recorded a replay');
+    const bin = duelBin();
+    checkReplay(dir, 'duel-page.twr', recorded.out, { bin, via: 'replay(), duel verify' });
+    assert.equal(verifyReplay(bin, recorded.file).digest, recorded.out.state.digest);
+  });
+  if (duelBinSkip) console.log(`# SKIP duel replay verification: ${duelBinSkip}`);
 });
 
 describe('tickwise serve', () => {

@@ -16,13 +16,19 @@
 //!
 //! Time, the lifecycle and the test API are the generic [`WebLoop`]'s: a
 //! hidden tab goes to the background and resumes with a capped catch-up, as
-//! on the island page. The `Horde` class for JavaScript is written by
+//! on the island page. Every path that can run ticks outside a frame (hide,
+//! show, the player's pause and resume) goes through the presenter, so the
+//! drawing after a catch-up blends its last two ticks. The session is
+//! recorded from tick 0 under the catalog's horde header (with the page's
+//! enemy count in the config bytes). The `Horde` class for JavaScript is written by
 //! [`crate::wasm_page!`], plus the horde's own methods (keys, drawing).
 
 use serde_json::{Value, json};
 use tickwise::{
-    Button, EventKind, FixedLoop, FrameReport, InputBuffer, InputEvent, Presenter, TimeError,
+    Button, EventKind, FixedLoop, FrameReport, InputBuffer, InputEvent, Presenter, ReplayError,
+    TimeError,
 };
+use tickwise_catalog::CatalogError;
 use tickwise_sims::ConfigError;
 use tickwise_sims::horde::{DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, RIGHT, SUBPX, UP};
 use wasm_bindgen::JsError;
@@ -30,7 +36,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::args::{ArgError, whole};
 use crate::bindings::js_err;
-use crate::lifecycle::VisibilityOutcome;
+use crate::lifecycle::{ResumeOutcome, VisibilityOutcome};
 use crate::page::WebPage;
 use crate::web_loop::WebLoop;
 
@@ -38,6 +44,8 @@ use crate::web_loop::WebLoop;
 pub const HORDE_JSON: &[u8] = include_bytes!("../../../config/horde.json");
 /// The most enemies the page accepts (`?enemies=`): seed 004's scale.
 pub const MAX_PAGE_ENEMIES: u64 = 100_000;
+/// A checkpoint every 30 ticks (one second at 30 Hz) in the recorded replay.
+pub const CHECKPOINT_EVERY: u64 = 30;
 /// A slot that moved farther than this between two ticks (in px, per axis)
 /// respawned: it is drawn where it is now instead of sliding across the field.
 pub const JUMP_PX: i32 = 32;
@@ -70,6 +78,10 @@ pub enum HordePageError {
     Config(ConfigError),
     /// The enemy count is not a whole number up to [`MAX_PAGE_ENEMIES`].
     Arg(ArgError),
+    /// The catalog refused the config as a replay header.
+    Catalog(CatalogError),
+    /// The recording could not start.
+    Recording(ReplayError),
 }
 
 impl std::fmt::Display for HordePageError {
@@ -77,11 +89,39 @@ impl std::fmt::Display for HordePageError {
         match self {
             HordePageError::Config(e) => write!(f, "horde config: {e}"),
             HordePageError::Arg(e) => e.fmt(f),
+            HordePageError::Catalog(e) => write!(f, "horde replay header: {e}"),
+            HordePageError::Recording(e) => write!(f, "horde recording: {e}"),
         }
     }
 }
 
 impl std::error::Error for HordePageError {}
+
+/// The config bytes of a page with `enemies` enemies (the compiled-in
+/// config when `None`): what the replay header stores, so a verifier builds
+/// the same horde. Only `enemies` changes; the strict reader checks it.
+///
+/// # Errors
+///
+/// [`HordePageError`] for a count that is not a whole number up to
+/// [`MAX_PAGE_ENEMIES`].
+pub fn horde_config_bytes(enemies: Option<f64>) -> Result<Vec<u8>, HordePageError> {
+    let Some(n) = enemies else {
+        return Ok(HORDE_JSON.to_vec());
+    };
+    let n = whole("enemies", n, MAX_PAGE_ENEMIES).map_err(HordePageError::Arg)?;
+    let mut v: Value = serde_json::from_slice(HORDE_JSON).map_err(|e| {
+        HordePageError::Config(ConfigError::Syntax {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })
+    })?;
+    if let Value::Object(m) = &mut v {
+        m.insert("enemies".into(), n.into());
+    }
+    Ok(v.to_string().into_bytes())
+}
 
 /// The horde's loop inside the adapter.
 pub type HordeLoop = WebLoop<HordeWorld, InputBuffer>;
@@ -89,6 +129,8 @@ pub type HordeLoop = WebLoop<HordeWorld, InputBuffer>;
 /// The horde page's model. See the [module docs](self).
 #[derive(Debug)]
 pub struct HordePage {
+    /// The config's bytes, as recorded in the replay header.
+    config_json: Vec<u8>,
     cfg: HordeConfig,
     web: HordeLoop,
     presenter: Presenter<HordeSnapshot>,
@@ -105,32 +147,34 @@ impl HordePage {
     /// [`HordePageError`] for an enemy count that is not a whole number in
     /// `1..=`[`MAX_PAGE_ENEMIES`] (or an invalid compiled-in config).
     pub fn new(enemies: Option<f64>) -> Result<HordePage, HordePageError> {
-        let mut cfg = HordeConfig::from_json(HORDE_JSON).map_err(HordePageError::Config)?;
-        if let Some(n) = enemies {
-            let n = whole("enemies", n, MAX_PAGE_ENEMIES).map_err(HordePageError::Arg)?;
-            cfg = cfg.with_enemies(n).map_err(HordePageError::Config)?;
-        }
-        Ok(HordePage::with_config(cfg))
+        HordePage::with_config_bytes(horde_config_bytes(enemies)?)
     }
 
-    /// A fresh page on `cfg`.
-    #[must_use]
-    pub fn with_config(cfg: HordeConfig) -> HordePage {
+    /// A fresh page, recording, on a horde config file's bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`HordePageError::Config`] naming the key the reader refused.
+    pub fn with_config_bytes(config_json: Vec<u8>) -> Result<HordePage, HordePageError> {
+        let cfg = HordeConfig::from_json(&config_json).map_err(HordePageError::Config)?;
         let lp = FixedLoop::new(
             HordeWorld::new(&cfg),
             InputBuffer::new(),
             cfg.clock_config(),
             cfg.catch_up_policy(),
         );
+        let header = tickwise_catalog::replay_header::<HordeWorld>(&config_json, CHECKPOINT_EVERY)
+            .map_err(HordePageError::Catalog)?;
         let presenter = Presenter::new(lp.sim());
-        HordePage {
+        Ok(HordePage {
+            config_json,
             cfg,
-            web: WebLoop::new(lp),
+            web: WebLoop::recording(lp, header).map_err(HordePageError::Recording)?,
             presenter,
             refused_events: 0,
             held: tickwise::Buttons::NONE,
             draw: Vec::new(),
-        }
+        })
     }
 
     /// The config.
@@ -259,14 +303,21 @@ impl WebPage for HordePage {
         self.web.frame_at_presenting(ms, &mut self.presenter)
     }
 
+    /// Hide or show through the presenter: after a catch-up it holds the
+    /// catch-up's last two ticks.
     fn visibility(&mut self, hidden: bool, ms: f64) -> Result<VisibilityOutcome, TimeError> {
-        let out = self.web.visibility(hidden, ms)?;
-        if matches!(out, VisibilityOutcome::Resumed(_)) {
-            // The catch-up ran outside a frame: restart interpolation from here.
-            // PHASE 2: `Presenter::resume` (kernel) keeps the last two ticks.
-            self.presenter = Presenter::new(self.web.sim());
-        }
-        Ok(out)
+        self.web
+            .visibility_presenting(hidden, ms, &mut self.presenter)
+    }
+
+    fn pause_at(&mut self, ms: f64) -> Result<bool, TimeError> {
+        self.web.pause_at_presenting(ms, &mut self.presenter)
+    }
+
+    fn resume_at(&mut self, ms: f64) -> Result<ResumeOutcome, TimeError> {
+        self.web
+            .resume_at_presenting(ms, &mut self.presenter)
+            .cloned()
     }
 
     /// The adapter's state plus `alive`, `kills`, `waves`, `playerHp`,
@@ -297,9 +348,10 @@ impl WebPage for HordePage {
         Value::Object(m)
     }
 
-    /// Back to tick 0 with the same config (enemy count included).
+    /// Back to tick 0 with the same config (enemy count included),
+    /// recording from tick 0 again.
     fn reset(&mut self) -> Result<(), HordePageError> {
-        *self = HordePage::with_config(self.cfg);
+        *self = HordePage::with_config_bytes(self.config_json.clone())?;
         Ok(())
     }
 }
@@ -478,6 +530,81 @@ mod tests {
             (108_000, 300)
         );
         assert_eq!(p.fixed_loop().tick().get(), 330);
+    }
+
+    #[test]
+    fn config_bytes_carry_the_enemy_count() {
+        let bytes = horde_config_bytes(Some(200.0)).unwrap();
+        let parsed = HordeConfig::from_json(&bytes).unwrap();
+        let expected = HordeConfig::from_json(HORDE_JSON)
+            .unwrap()
+            .with_enemies(200)
+            .unwrap();
+        assert_eq!(parsed, expected);
+        assert_eq!(horde_config_bytes(None).unwrap(), HORDE_JSON);
+        assert!(matches!(
+            horde_config_bytes(Some(1e6)),
+            Err(HordePageError::Arg(_))
+        ));
+    }
+
+    /// Re-simulates the first `ticks` recorded inputs on a fresh horde.
+    fn state_at(p: &HordePage, ticks: u64) -> HordeSnapshot {
+        use tickwise::Capture as _;
+        let bytes = p.web.replay_bytes().unwrap();
+        let replay = tickwise::Replay::<tickwise::TickInput>::from_bytes(
+            &bytes,
+            &tickwise::ReplayLimits::DEFAULT,
+        )
+        .unwrap();
+        let mut w = HordeWorld::new(&p.cfg);
+        for input in replay.inputs().take(usize::try_from(ticks).unwrap()) {
+            w.step(input);
+        }
+        w.capture()
+    }
+
+    #[test]
+    fn the_live_session_verifies_and_the_presenter_follows_every_catch_up() {
+        let mut p = page();
+        frame(&mut p, 0.0);
+        p.key("ArrowRight", true, 10.0).unwrap();
+        run(&mut p, 60, 1, 0.0);
+        // A hitch: 400 ms owes 12 ticks at 30 Hz, the cap runs 8.
+        assert!(p.frame_at(1400.0).unwrap().capped);
+        // Hidden with the key held: the kernel releases it at hide time.
+        assert_eq!(
+            p.visibility(true, 1410.0),
+            Ok(VisibilityOutcome::Backgrounded)
+        );
+        let VisibilityOutcome::Resumed(r) = p.visibility(false, 3000.0).unwrap() else {
+            panic!("expected a resume");
+        };
+        assert!(r.summary.catch_up_steps > 1);
+        let t = p.fixed_loop().tick().get();
+        // The presenter holds the catch-up's last two ticks, computed here
+        // independently by re-running the recorded inputs.
+        assert_eq!(p.presenter.current(), &state_at(&p, t));
+        assert_eq!(p.presenter.previous(), &state_at(&p, t - 1));
+        // A player's pause and resume go through the presenter too.
+        assert_eq!(p.pause_at(3010.0), Ok(true));
+        let r = p.resume_at(4000.0).unwrap();
+        assert!(r.summary.catch_up_steps > 1);
+        let t = p.fixed_loop().tick().get();
+        assert_eq!(p.presenter.previous(), &state_at(&p, t - 1));
+        assert_eq!(p.presenter.current(), &state_at(&p, t));
+        assert!(p.web_loop_mut().set_speed(2.0, 1.0));
+        run(&mut p, 60, 1, 4000.0);
+        let bytes = p.web.replay_bytes().unwrap();
+        let report = tickwise_catalog::Catalog::builtin()
+            .verify(&bytes, &tickwise::ReplayLimits::DEFAULT)
+            .unwrap();
+        assert_eq!(
+            report.verdict,
+            tickwise::ReplayVerdict::Match {
+                digest: p.fixed_loop().sim().digest()
+            }
+        );
     }
 
     #[test]

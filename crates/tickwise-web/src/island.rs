@@ -14,11 +14,18 @@
 //! and only push and pop change which one is active). So every path that
 //! steps the loop, real-time frames and the platform adapter included, counts.
 //!
+//! The session is recorded from tick 0 (and again from each reset) under the
+//! catalog's island header, so `replay()` is a file `tickwise verify`
+//! re-simulates to the page's digest. Time scale: the page keeps the
+//! config's step cap (8 steps of 16 ms); [`fast_forward_cap`] shows it
+//! covers a 60 Hz display frame at the fastest speed the page offers.
+//!
 //! Everything here is plain Rust, tested natively; the `Island` class for
 //! JavaScript is written by [`crate::wasm_page!`].
 
 use serde_json::Value;
-use tickwise::{SceneStack, TickInputs};
+use tickwise::{Nanos, ReplayError, SceneStack, Speed, StepLength, TickInputs};
+use tickwise_catalog::CatalogError;
 use tickwise_sims::ConfigError;
 use tickwise_sims::island::{
     IslandConfig, IslandWorld, LifecycleConfig, island_loop, scripted_inputs,
@@ -35,6 +42,54 @@ pub const ISLAND_LOOP_JSON: &[u8] = include_bytes!("../../../config/island_loop.
 pub const ISLAND_LIFECYCLE_JSON: &[u8] = include_bytes!("../../../config/island_lifecycle.json");
 /// Seed-pattern inputs for ticks `0..INPUT_TICKS`, as `tickwise script` uses by default.
 pub const INPUT_TICKS: usize = 100_000;
+/// A checkpoint every 60 ticks (about a second) in the recorded replay: a
+/// divergence is located to within a second, for 40 bytes a checkpoint.
+pub const CHECKPOINT_EVERY: u64 = 60;
+/// The speeds the page's selector offers, `(p, q)`: ¼×, ½×, 1×, 2×, 4×.
+pub const SPEEDS: [(u32, u32); 5] = [(1, 4), (1, 2), (1, 1), (2, 1), (4, 1)];
+
+/// The step cap a display frame of `frame` needs so that it never drops
+/// time at the fastest of [`SPEEDS`] ([`Speed::step_cap_for`]). The page
+/// keeps the config's cap (the `tickwise script` parity depends on it);
+/// this is what the docs and tests compare it with.
+#[must_use]
+pub fn fast_forward_cap(step: StepLength, frame: Nanos) -> u64 {
+    SPEEDS
+        .iter()
+        .filter_map(|&(p, q)| Speed::new(p, q).ok())
+        .map(|s| s.step_cap_for(step, frame))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Why the island page could not start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IslandPageError {
+    /// A config was refused.
+    Config(ConfigError),
+    /// The catalog refused the loop config as a replay header.
+    Catalog(CatalogError),
+    /// The recording could not start.
+    Recording(ReplayError),
+}
+
+impl std::fmt::Display for IslandPageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IslandPageError::Config(e) => write!(f, "island config: {e}"),
+            IslandPageError::Catalog(e) => write!(f, "island replay header: {e}"),
+            IslandPageError::Recording(e) => write!(f, "island recording: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for IslandPageError {}
+
+impl From<ConfigError> for IslandPageError {
+    fn from(e: ConfigError) -> IslandPageError {
+        IslandPageError::Config(e)
+    }
+}
 
 /// The island's loop inside the adapter.
 pub type IslandLoop = WebLoop<IslandWorld, TickInputs<i32>>;
@@ -61,6 +116,8 @@ pub struct IslandView {
 /// The island page's model. See the [module docs](self).
 #[derive(Debug)]
 pub struct IslandPage {
+    /// The loop config's bytes: they go into the replay header.
+    loop_json: Vec<u8>,
     cfg: IslandConfig,
     lc: LifecycleConfig,
     web: IslandLoop,
@@ -79,13 +136,14 @@ fn start_scenes() -> SceneStack {
 }
 
 impl IslandPage {
-    /// A fresh page on the compiled-in configs: tick 0, scenes `menu`, `game`.
+    /// A fresh page on the compiled-in configs: tick 0, scenes `menu`,
+    /// `game`, recording.
     ///
     /// # Errors
     ///
-    /// A [`ConfigError`] if the compiled-in configs are invalid (a build
+    /// An [`IslandPageError`] if the compiled-in configs are invalid (a build
     /// defect that the crate's tests catch).
-    pub fn new() -> Result<IslandPage, ConfigError> {
+    pub fn new() -> Result<IslandPage, IslandPageError> {
         IslandPage::with_configs(ISLAND_LOOP_JSON, ISLAND_LIFECYCLE_JSON)
     }
 
@@ -93,22 +151,30 @@ impl IslandPage {
     ///
     /// # Errors
     ///
-    /// A [`ConfigError`] naming the offending key.
+    /// An [`IslandPageError`] naming the offending key.
     pub fn with_configs(
         loop_json: &[u8],
         lifecycle_json: &[u8],
-    ) -> Result<IslandPage, ConfigError> {
+    ) -> Result<IslandPage, IslandPageError> {
         let cfg = IslandConfig::from_json(loop_json)?;
         let lc = LifecycleConfig::from_json(lifecycle_json)?;
-        IslandPage::with_parsed(cfg, lc)
+        IslandPage::with_parsed(loop_json.to_vec(), cfg, lc)
     }
 
-    fn with_parsed(cfg: IslandConfig, lc: LifecycleConfig) -> Result<IslandPage, ConfigError> {
+    fn with_parsed(
+        loop_json: Vec<u8>,
+        cfg: IslandConfig,
+        lc: LifecycleConfig,
+    ) -> Result<IslandPage, IslandPageError> {
         let lp = island_loop(&cfg, &lc, scripted_inputs(INPUT_TICKS))?;
+        let header = tickwise_catalog::replay_header::<IslandWorld>(&loop_json, CHECKPOINT_EVERY)
+            .map_err(IslandPageError::Catalog)?;
+        let web = WebLoop::recording(lp, header).map_err(IslandPageError::Recording)?;
         Ok(IslandPage {
+            loop_json,
             cfg,
             lc,
-            web: WebLoop::new(lp),
+            web,
             scenes: start_scenes(),
             scenes_at: 0,
         })
@@ -178,9 +244,9 @@ impl IslandPage {
 impl WebPage for IslandPage {
     type Sim = IslandWorld;
     type Inputs = TickInputs<i32>;
-    type Error = ConfigError;
+    type Error = IslandPageError;
 
-    fn create() -> Result<IslandPage, ConfigError> {
+    fn create() -> Result<IslandPage, IslandPageError> {
         IslandPage::new()
     }
 
@@ -205,9 +271,9 @@ impl WebPage for IslandPage {
         Value::Object(m)
     }
 
-    /// Back to the fresh state (configs kept).
-    fn reset(&mut self) -> Result<(), ConfigError> {
-        *self = IslandPage::with_parsed(self.cfg, self.lc)?;
+    /// Back to the fresh state (configs kept), recording from tick 0 again.
+    fn reset(&mut self) -> Result<(), IslandPageError> {
+        *self = IslandPage::with_parsed(self.loop_json.clone(), self.cfg, self.lc)?;
         Ok(())
     }
 }
@@ -469,6 +535,73 @@ mod tests {
             p.scenes().active().map(tickwise::Scene::active_ticks),
             Some(308)
         );
+    }
+
+    /// `tickwise verify`'s check on the page's replay: the built-in catalog
+    /// re-simulates it; returns the verified final digest.
+    fn verified_digest(p: &IslandPage) -> String {
+        let bytes = p.web().replay_bytes().expect("the page records");
+        let limits = tickwise::ReplayLimits::DEFAULT;
+        let report = tickwise_catalog::Catalog::builtin()
+            .verify(&bytes, &limits)
+            .expect("a readable replay");
+        match report.verdict {
+            tickwise::ReplayVerdict::Match { digest } => digest,
+            other => panic!("the page's replay did not verify: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_live_session_verifies_with_cap_hits_speeds_hides_and_resets() {
+        let mut p = page();
+        assert_eq!(state(&p)["recording"], true);
+        frame(&mut p, 0.0);
+        frame(&mut p, 40.0);
+        // A 1 600 ms frame: 100 steps owed, 8 run, the rest dropped (the
+        // island counts it in droppedMs, the last digest field).
+        frame(&mut p, 1640.0);
+        assert_eq!(p.web().tick(), 10);
+        assert!(p.web_mut().set_speed(1.0, 4.0));
+        frame(&mut p, 1704.0); // 16 ms of sim time: one step
+        assert!(p.web_mut().set_speed(4.0, 1.0));
+        frame(&mut p, 1720.0); // 64 ms: four steps
+        assert_eq!(p.web().tick(), 15);
+        p.web_mut().visibility(true, 1730.0).unwrap();
+        // Hidden an hour at 4x: capped at 300 catch-up steps, the rest dropped.
+        p.web_mut().visibility(false, 3_601_730.0).unwrap();
+        assert!(p.web_mut().pause_now());
+        resume_after(&mut p, 6000.0);
+        assert!(p.web_mut().set_speed(1.0, 1.0));
+        frames(&mut p, 7, Some(29));
+        let digest = p.web().digest();
+        assert!(
+            !digest.ends_with("|0"),
+            "time was dropped and the island counted it: {digest}"
+        );
+        assert_eq!(verified_digest(&p), digest);
+        // replay() is non-destructive: the session goes on and verifies again.
+        frame(&mut p, 3_610_000.0);
+        assert_eq!(verified_digest(&p), p.web().digest());
+        // A reset records a new session from tick 0.
+        p.reset().unwrap();
+        assert_eq!(verified_digest(&p), p.web().digest());
+        frames(&mut p, 100, None);
+        assert_eq!(verified_digest(&p), "100|-131|5050|18|100|323|3492529440|0");
+    }
+
+    #[test]
+    fn the_config_cap_covers_a_60_hz_frame_at_the_fastest_speed() {
+        let step = StepLength::from_millis(16).unwrap();
+        // 4x of a 60 Hz frame (16 666 667 ns) is 66.7 ms of sim time: 4 whole
+        // steps, plus 2 for what the accumulator and a resume may carry = 6.
+        let frame_60 = Nanos::from_nanos(16_666_667);
+        assert_eq!(fast_forward_cap(step, frame_60), 6);
+        let cap = u64::from(page().cfg.clock_config().max_steps_per_frame().get());
+        assert_eq!(cap, 8);
+        assert!(fast_forward_cap(step, frame_60) <= cap);
+        // A 30 Hz frame at 4x (133.3 ms: 8 steps + 2) needs 10: at 4x on a
+        // 30 Hz display the cap drops time, and the replay records it.
+        assert_eq!(fast_forward_cap(step, Nanos::from_nanos(33_333_334)), 10);
     }
 
     #[test]

@@ -12,8 +12,9 @@
 //! * [`WebPage`] and [`wasm_page!`]: a page model and the `#[wasm_bindgen]`
 //!   class around it, with the same JavaScript method names on every page.
 //!   A game's own page crate depends on this crate with
-//!   `default-features = false` and needs no `wasm-bindgen` of its own
-//!   (`docs/browser.md`, "A page for your own sim").
+//!   `default-features = false` and needs no `wasm-bindgen` of its own,
+//!   only `use tickwise_web::wasm_bindgen;` (`docs/browser.md`, "A page for
+//!   your own sim"; `examples/duel-web` is one).
 //! * [`host::HostClock`]: browser float milliseconds onto the loop's integer
 //!   host clock; [`lifecycle`]: resume reports and visibility outcomes;
 //!   [`args`]: the checks every JS number goes through; [`base64`].
@@ -22,10 +23,13 @@
 //!
 //! * `island::IslandPage`: the island prototype (`web/src/island.html`, the
 //!   `window.__tickwise` test API), over the same configs and inputs as
-//!   `tickwise script`.
+//!   `tickwise script`, with a speed selector.
 //! * `horde::HordePage`: the horde sim at its fixed 30 Hz, drawn at the
 //!   display rate with interpolation, keyboard input through the per-tick
 //!   input buffer (`web/src/horde.html`).
+//!
+//! Both record their session from tick 0 (`replay()`, "Download replay"):
+//! `tickwise verify` on the file ends on the page's digest.
 //!
 //! The kernel and the sims know nothing of the web: this crate is the only one
 //! that depends on `wasm-bindgen`, and it is the adapter, not the simulation.

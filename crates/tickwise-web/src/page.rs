@@ -24,7 +24,10 @@
 //! | `advance(n)` | test API: `n` steps: the tick |
 //! | `tick()`, `digest()` | the loop's tick and the sim's digest |
 //! | `stateJson()` | [`WebPage::state_json`] as JSON text |
-//! | `reset()` | [`WebPage::reset`] |
+//! | `reset()` | [`WebPage::reset`] (a recording page starts a new recording at tick 0) |
+//! | `setSpeed(p, q)` | sim time at `p/q` of browser time from the next frame: `true`, or `false` (nothing changes) unless both are whole numbers with `1 ≤ p, q ≤ 1000` and `p/q ≤ 16` |
+//! | `replay()` | the session so far as a replay file, base64; throws unless the page records |
+//! | `stopRecording()` | drops the recording (benchmarks); `replay()` throws from then until `reset()` |
 //!
 //! Resume reports carry the keys of `tickwise script`'s `resume-after` line
 //! plus `digest`. Bad numbers throw an `Error` naming the argument (test API)
@@ -35,7 +38,7 @@
 use serde_json::Value;
 use tickwise::{FrameReport, InputSource, Sim, TimeError};
 
-use crate::lifecycle::VisibilityOutcome;
+use crate::lifecycle::{ResumeOutcome, VisibilityOutcome};
 use crate::web_loop::WebLoop;
 
 /// A page's model: what the [`wasm_page!`](crate::wasm_page) class wraps.
@@ -80,6 +83,25 @@ pub trait WebPage: Sized {
     /// A [`TimeError`] for a bad timestamp (ignored and counted).
     fn visibility(&mut self, hidden: bool, ms: f64) -> Result<VisibilityOutcome, TimeError> {
         self.web_loop_mut().visibility(hidden, ms)
+    }
+
+    /// A player's pause at browser time `ms` ([`WebLoop::pause_at`]);
+    /// `Ok(false)` unless running.
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad timestamp (ignored and counted).
+    fn pause_at(&mut self, ms: f64) -> Result<bool, TimeError> {
+        self.web_loop_mut().pause_at(ms)
+    }
+
+    /// A player's resume at browser time `ms` ([`WebLoop::resume_at`]).
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad timestamp (ignored and counted).
+    fn resume_at(&mut self, ms: f64) -> Result<ResumeOutcome, TimeError> {
+        self.web_loop_mut().resume_at(ms).cloned()
     }
 
     /// The test API's state object ([`WebLoop::state_json`] plus the page's keys).
@@ -155,8 +177,11 @@ pub trait WebPage: Sized {
 /// # Ok::<(), &'static str>(())
 /// ```
 ///
-/// The crate using it needs no `wasm-bindgen` dependency of its own: the
-/// generated code goes through `tickwise_web::wasm_bindgen`.
+/// The crate using it needs no `wasm-bindgen` dependency of its own, only
+/// `use tickwise_web::wasm_bindgen;` in the module of the call: the derive
+/// that wasm-bindgen generates for the struct names its crate
+/// `wasm_bindgen` whatever path it is given, and that line makes the
+/// adapter's copy that crate (`examples/duel-web` does this).
 #[macro_export]
 macro_rules! wasm_page {
     (
@@ -244,17 +269,14 @@ macro_rules! wasm_page {
             /// or for a refused time.
             #[wasm_bindgen(js_name = pauseAt)]
             pub fn pause_at(&mut self, ms: f64) -> bool {
-                <$page as $crate::WebPage>::web_loop_mut(&mut self.page)
-                    .pause_at(ms)
-                    .unwrap_or(false)
+                <$page as $crate::WebPage>::pause_at(&mut self.page, ms).unwrap_or(false)
             }
 
             /// A player's resume at browser time `ms`: the resume report as
             /// JSON, `null` for a refused time.
             #[wasm_bindgen(js_name = resumeAt)]
             pub fn resume_at(&mut self, ms: f64) -> ::std::string::String {
-                <$page as $crate::WebPage>::web_loop_mut(&mut self.page)
-                    .resume_at(ms)
+                <$page as $crate::WebPage>::resume_at(&mut self.page, ms)
                     .map_or_else(|_| "null".into(), |r| r.to_json().to_string())
             }
 
@@ -331,9 +353,31 @@ macro_rules! wasm_page {
                 <$page as $crate::WebPage>::reset(&mut self.page).map_err($crate::bindings::js_err)
             }
 
-            // PHASE 2: `setSpeed(p, q) -> bool` (WebLoop::set_speed) and
-            // `replay() -> string` (WebLoop::replay_base64) go here, so every
-            // page built with this macro gets them.
+            /// Sim time at `p/q` of browser time from the next frame on;
+            /// `false` (nothing changes) unless `1 ≤ p, q ≤ 1000` are whole
+            /// numbers and `p/q ≤ 16`.
+            #[wasm_bindgen(js_name = setSpeed)]
+            pub fn set_speed(&mut self, p: f64, q: f64) -> bool {
+                <$page as $crate::WebPage>::web_loop_mut(&mut self.page).set_speed(p, q)
+            }
+
+            /// The session so far as a replay file (what `tickwise verify`
+            /// reads), in base64.
+            ///
+            /// # Errors
+            ///
+            /// When the page does not record (or stopped recording).
+            pub fn replay(&self) -> ::core::result::Result<::std::string::String, $crate::wasm_bindgen::JsError> {
+                <$page as $crate::WebPage>::web_loop(&self.page)
+                    .replay_base64()
+                    .map_err($crate::bindings::js_err)
+            }
+
+            /// Stops recording (for benchmarks); `reset()` starts again.
+            #[wasm_bindgen(js_name = stopRecording)]
+            pub fn stop_recording(&mut self) {
+                <$page as $crate::WebPage>::web_loop_mut(&mut self.page).stop_recording();
+            }
         }
     };
 }

@@ -28,11 +28,28 @@
 //! steps, and [`HostClock::rejected`] counts it. A timestamp earlier than the
 //! previous frame is a zero-length frame, counted by the loop
 //! ([`FixedLoop::backwards_frames`]). No JS input can panic the adapter.
+//!
+//! # Recording and speed
+//!
+//! A page that starts its loop with [`WebLoop::recording`] records the whole
+//! session from tick 0 (the kernel's live recording: every tick's input,
+//! catch-up ticks included, and every millisecond the step cap, the frame
+//! clamp or a capped resume dropped). [`WebLoop::replay_bytes`] and
+//! [`WebLoop::replay_base64`] hand out the replay file at any moment; the
+//! recording goes on through pauses, hides, resumes and speed changes, and
+//! `tickwise verify` on the file ends on the page's digest. The adapter keeps
+//! no copy of its own: it only remembers, as a function pointer taken where
+//! the input type is known to be recordable, how to ask the loop for its
+//! replay, so the JavaScript class of every page has the same `replay()`
+//! whether or not its sim records.
+//!
+//! [`WebLoop::set_speed`] checks two JS numbers and hands the kernel an exact
+//! [`Speed`]; the loop scales every stretch of host time from then on.
 
 use serde_json::{Map, Value};
 use tickwise::{
-    AppState, Capture, FixedLoop, FrameReport, InputSource, Nanos, Presenter, ResumeReport, Sim,
-    StepLength, TimeError, Timestamp,
+    AppState, Capture, FixedLoop, FrameReport, InputSource, Nanos, Presenter, ReplayError,
+    ReplayHeader, ReplayInput, ResumeReport, Sim, Speed, StepLength, TimeError, Timestamp,
 };
 
 use crate::args::{ArgError, whole};
@@ -95,6 +112,19 @@ fn steps_ceil(step: StepLength, n: u64) -> u64 {
     u64::try_from(scaled.div_ceil(den)).unwrap_or(u64::MAX)
 }
 
+/// How a recording loop writes its replay file: set by [`WebLoop::recording`],
+/// where the sim's input type is known to be a [`ReplayInput`].
+type ReplayFn<S, I> = fn(&FixedLoop<S, I>) -> Result<Vec<u8>, ReplayError>;
+
+fn replay_file<S: Sim, I: InputSource<S::Input>>(
+    lp: &FixedLoop<S, I>,
+) -> Result<Vec<u8>, ReplayError>
+where
+    S::Input: ReplayInput,
+{
+    lp.replay().map(|r| r.to_bytes())
+}
+
 /// A [`FixedLoop`] driven by a browser. See the [module docs](self).
 ///
 /// `S` is the sim, `I` its input source (`TickInputs` for scripted inputs,
@@ -105,12 +135,8 @@ pub struct WebLoop<S: Sim, I> {
     host: HostClock,
     frames: u64,
     last_resume: Option<ResumeOutcome>,
-    // PHASE 2 (time scale): nothing to store here; `FixedLoop::set_speed`
-    // keeps the speed and its remainder, `WebLoop::set_speed` only checks the
-    // JS numbers (see the marked method below).
-    // PHASE 2 (live recording): nothing to store here either; the loop records
-    // once `FixedLoop::start_recording` ran (call it in `WebLoop::new`'s caller
-    // or a `WebLoop::recording` constructor, at tick 0).
+    /// `Some` while the loop records (see the module docs).
+    replay_fn: Option<ReplayFn<S, I>>,
 }
 
 impl<S: Sim, I: InputSource<S::Input>> WebLoop<S, I> {
@@ -122,6 +148,93 @@ impl<S: Sim, I: InputSource<S::Input>> WebLoop<S, I> {
             host: HostClock::new(),
             frames: 0,
             last_resume: None,
+            replay_fn: None,
+        }
+    }
+
+    /// Wraps a fresh loop and starts recording it from tick 0 under `header`
+    /// (which names the sim, its version, its config bytes and seed; a
+    /// catalog sim's page gets it from `tickwise_catalog::replay_header`).
+    ///
+    /// # Errors
+    ///
+    /// The kernel's [`ReplayError`] from [`FixedLoop::start_recording`]: a
+    /// loop past tick 0, or a `checkpoint_every` of 0.
+    pub fn recording(
+        mut lp: FixedLoop<S, I>,
+        header: ReplayHeader,
+    ) -> Result<WebLoop<S, I>, ReplayError>
+    where
+        S::Input: ReplayInput,
+    {
+        lp.start_recording(header)?;
+        let mut w = WebLoop::new(lp);
+        w.replay_fn = Some(replay_file::<S, I>);
+        Ok(w)
+    }
+
+    /// Whether the session is being recorded.
+    #[must_use]
+    pub const fn is_recording(&self) -> bool {
+        self.replay_fn.is_some()
+    }
+
+    /// Stops recording (the loop runs on without the recording's per-tick
+    /// cost; the replay so far is gone). For benchmarks.
+    pub fn stop_recording(&mut self) {
+        self.lp.stop_recording();
+        self.replay_fn = None;
+    }
+
+    /// The session so far as a replay file (format version 2): the bytes
+    /// `tickwise verify` reads. Non-destructive: recording goes on.
+    ///
+    /// # Errors
+    ///
+    /// [`ReplayError::NotRecording`] unless the loop was built with
+    /// [`WebLoop::recording`] (and not stopped); the kernel's errors for a
+    /// sim whose field list changed mid-session.
+    pub fn replay_bytes(&self) -> Result<Vec<u8>, ReplayError> {
+        match self.replay_fn {
+            Some(f) => f(&self.lp),
+            None => Err(ReplayError::NotRecording),
+        }
+    }
+
+    /// [`WebLoop::replay_bytes`] as standard base64 (what `replay()` returns
+    /// to JavaScript; `atob` reads it back).
+    ///
+    /// # Errors
+    ///
+    /// As [`WebLoop::replay_bytes`].
+    pub fn replay_base64(&self) -> Result<String, ReplayError> {
+        self.replay_bytes().map(|b| crate::base64::encode(&b))
+    }
+
+    /// The speed sim time runs at.
+    #[must_use]
+    pub const fn speed(&self) -> Speed {
+        self.lp.speed()
+    }
+
+    /// Sets the speed to `p/q` from the next frame on (see
+    /// [`FixedLoop::set_speed`]). Returns `false`, and changes nothing,
+    /// unless both are whole numbers that [`Speed::new`] accepts
+    /// (`1 ≤ p, q ≤ 1000`, `p/q ≤ 16`). `2/4` is `1/2`.
+    pub fn set_speed(&mut self, p: f64, q: f64) -> bool {
+        let term = u64::from(tickwise::MAX_SPEED_TERM);
+        let (Ok(p), Ok(q)) = (whole("p", p, term), whole("q", q, term)) else {
+            return false;
+        };
+        let (Ok(p), Ok(q)) = (u32::try_from(p), u32::try_from(q)) else {
+            return false;
+        };
+        match Speed::new(p, q) {
+            Ok(s) => {
+                self.lp.set_speed(s);
+                true
+            }
+            Err(_) => false,
         }
     }
 
@@ -237,6 +350,74 @@ impl<S: Sim, I: InputSource<S::Input>> WebLoop<S, I> {
         Ok(presenter.frame_at(&mut self.lp, now))
     }
 
+    /// [`WebLoop::visibility`] for an interpolating renderer: the steps the
+    /// event runs (the gap before hiding, the catch-up after showing) go
+    /// through `presenter` ([`Presenter::platform_event`]), so it keeps the
+    /// last two ticks the sim really ran.
+    ///
+    /// # Errors
+    ///
+    /// As [`WebLoop::visibility`].
+    pub fn visibility_presenting(
+        &mut self,
+        hidden: bool,
+        ms: f64,
+        presenter: &mut Presenter<S::Snapshot>,
+    ) -> Result<VisibilityOutcome, TimeError>
+    where
+        S: Capture,
+    {
+        let now = self.host_time_at(ms)?;
+        let before = self.lp.state();
+        let report = presenter.platform_event(&mut self.lp, platform_event(hidden), now);
+        Ok(self.classify(before, report.as_ref()))
+    }
+
+    /// [`WebLoop::pause_at`] through `presenter` ([`Presenter::pause`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`WebLoop::pause_at`].
+    pub fn pause_at_presenting(
+        &mut self,
+        ms: f64,
+        presenter: &mut Presenter<S::Snapshot>,
+    ) -> Result<bool, TimeError>
+    where
+        S: Capture,
+    {
+        let now = self.host_time_at(ms)?;
+        Ok(presenter.pause(&mut self.lp, now).is_ok())
+    }
+
+    /// [`WebLoop::resume_at`] through `presenter` ([`Presenter::resume`]):
+    /// after a catch-up, its snapshots are the catch-up's last two ticks.
+    ///
+    /// # Errors
+    ///
+    /// As [`WebLoop::resume_at`].
+    pub fn resume_at_presenting(
+        &mut self,
+        ms: f64,
+        presenter: &mut Presenter<S::Snapshot>,
+    ) -> Result<&ResumeOutcome, TimeError>
+    where
+        S: Capture,
+    {
+        let now = self.host_time_at(ms)?;
+        let r = presenter.resume(&mut self.lp, now).ok();
+        Ok(self.record_resume(r.as_ref()))
+    }
+
+    fn classify(&mut self, before: AppState, report: Option<&ResumeReport>) -> VisibilityOutcome {
+        let out =
+            VisibilityOutcome::classify(before, self.lp.state(), report, || self.lp.sim().digest());
+        if let VisibilityOutcome::Resumed(r) = &out {
+            self.last_resume = Some(r.clone());
+        }
+        out
+    }
+
     /// The platform adapter's entry: the page became hidden (`true`) or
     /// visible (`false`) at browser time `ms`. Hidden sends a running app to
     /// the background (the time since the last frame runs first); visible
@@ -250,13 +431,7 @@ impl<S: Sim, I: InputSource<S::Input>> WebLoop<S, I> {
         let now = self.host_time_at(ms)?;
         let before = self.lp.state();
         let report = self.lp.platform_event(platform_event(hidden), now);
-        let out = VisibilityOutcome::classify(before, self.lp.state(), report.as_ref(), || {
-            self.lp.sim().digest()
-        });
-        if let VisibilityOutcome::Resumed(r) = &out {
-            self.last_resume = Some(r.clone());
-        }
-        Ok(out)
+        Ok(self.classify(before, report.as_ref()))
     }
 
     /// A player's pause at browser time `ms` (a pause button in real-time
@@ -367,29 +542,13 @@ impl<S: Sim, I: InputSource<S::Input>> WebLoop<S, I> {
         Ok(n)
     }
 
-    // PHASE 2 (time scale, kernel `FixedLoop::set_speed(Speed)`):
-    //
-    //     /// Sets the speed to `p/q`; `false` (nothing changes) unless both are
-    //     /// whole numbers the kernel's `Speed::new` accepts.
-    //     pub fn set_speed(&mut self, p: f64, q: f64) -> bool {
-    //         let (Ok(p), Ok(q)) = (whole("p", p, 1000), whole("q", q, 1000)) else { return false };
-    //         match Speed::new(p as u32, q as u32) { Ok(s) => { self.lp.set_speed(s); true } Err(_) => false }
-    //     }
-    //
-    // and `"speed": [p, q]` in `state_json`.
-
-    // PHASE 2 (live recording, kernel `FixedLoop::replay()`):
-    //
-    //     /// The session so far as a replay file, base64 (`crate::base64::encode`).
-    //     pub fn replay_base64(&self) -> Result<String, ReplayError> where S::Input: ReplayInput {
-    //         Ok(crate::base64::encode(&self.lp.replay()?.to_bytes()))
-    //     }
-
     /// The state every page reports, as a JSON object: `state`, `tick`,
     /// `digest`, `wallMs` (host clock, whole ms), `accumulator` (whole ms),
     /// `frames` (real-time frames accepted), `backwardsFrames`,
-    /// `rejectedTimes` (bad browser times ignored) and `lastResume` (a resume
-    /// report or `null`). Pages add their own keys to it.
+    /// `rejectedTimes` (bad browser times ignored), `lastResume` (a resume
+    /// report or `null`), `capDroppedMs` (sim time the step cap threw away,
+    /// whole ms), `speed` (`[p, q]`, reduced) and `recording` (whether
+    /// `replay()` has a session to give). Pages add their own keys.
     #[must_use]
     pub fn state_json(&self) -> Map<String, Value> {
         let mut m = Map::new();
@@ -410,6 +569,16 @@ impl<S: Sim, I: InputSource<S::Input>> WebLoop<S, I> {
                 .as_ref()
                 .map_or(Value::Null, ResumeOutcome::to_json),
         );
+        m.insert(
+            "capDroppedMs".into(),
+            self.lp.clock().dropped_total().as_millis().into(),
+        );
+        let speed = self.lp.speed();
+        m.insert(
+            "speed".into(),
+            Value::from(vec![speed.numerator(), speed.denominator()]),
+        );
+        m.insert("recording".into(), self.is_recording().into());
         m
     }
 }
@@ -666,6 +835,51 @@ mod tests {
         assert_eq!((*p.previous(), *p.current()), (1, 3));
         assert!(w.frame_at_presenting(f64::NAN, &mut p).is_err());
         assert_eq!(w.frames(), 2);
+    }
+
+    #[test]
+    fn set_speed_checks_the_js_numbers_and_scales_frames() {
+        let mut w = web();
+        for (p, q) in [
+            (0.0, 1.0),
+            (1.0, 0.0),
+            (17.0, 1.0),
+            (1001.0, 1000.0),
+            (1.5, 1.0),
+            (f64::NAN, 1.0),
+            (1.0, f64::INFINITY),
+            (-2.0, 1.0),
+        ] {
+            assert!(!w.set_speed(p, q), "{p}/{q} must be refused");
+        }
+        assert_eq!(w.speed(), Speed::NORMAL, "a refused speed changes nothing");
+        // 2/4 is stored reduced; the state reports [1, 2].
+        assert!(w.set_speed(2.0, 4.0));
+        assert_eq!(w.state_json()["speed"], serde_json::json!([1, 2]));
+        // Half speed: 64 ms of browser time is 32 ms of sim time, 2 steps of 16.
+        steps(&mut w, 1000.0);
+        assert_eq!(steps(&mut w, 1064.0), 2);
+        // 16x (the kernel's limit, 1000/1000 * 16): 16 ms of browser time is
+        // 256 ms of sim time, 16 steps, but the cap is 8 steps per frame.
+        assert!(w.set_speed(16.0, 1.0));
+        let r = w.frame_at(1080.0).unwrap();
+        assert_eq!(r.steps, 8);
+        assert!(r.capped);
+        // 256 - 8 * 16 = 128 ms of sim time thrown away.
+        assert_eq!(w.state_json()["capDroppedMs"], 128);
+        // 4x: 12 ms of browser time is 48 ms of sim time, 3 steps.
+        assert!(w.set_speed(4.0, 1.0));
+        assert_eq!(steps(&mut w, 1092.0), 3);
+    }
+
+    #[test]
+    fn a_loop_that_does_not_record_says_so() {
+        let mut w = web();
+        assert!(!w.is_recording());
+        assert_eq!(w.replay_bytes(), Err(ReplayError::NotRecording));
+        assert_eq!(w.state_json()["recording"], false);
+        w.stop_recording();
+        assert!(w.replay_base64().is_err());
     }
 
     #[test]

@@ -1,0 +1,315 @@
+//! # The duel's page
+//!
+//! The duel example game in the browser, on the generic adapter of
+//! `tickwise-web`: a game's page crate in full. It owns a
+//! [`WebLoop`] over the duel, implements [`WebPage`], and writes its
+//! JavaScript class `Duel` with one [`wasm_page!`] call plus the duel's own
+//! methods (keys, drawing). The sim crate knows nothing of the web.
+//!
+//! * **Input:** `KeyboardEvent.code`s with their `timeStamp`s go into the
+//!   loop's [`InputBuffer`]; each lands on the tick whose window contains it,
+//!   so a smash tap shorter than a tick still charges the paddle.
+//! * **Drawing:** a [`Presenter`] keeps the last two ticks the sim ran
+//!   (frames, and the catch-up after a hide or a pause too) and
+//!   [`DuelFrame::interpolate`] blends them in integers.
+//! * **Recording:** the session is recorded from tick 0 (and from each
+//!   reset): `replay()` is a replay file of sim `duel`, version 1, with the
+//!   default config, which the duel's own tool binary verifies.
+//!
+//! Keys: left paddle `W` / `S`, smash `D`; right paddle `↑` / `↓`, smash `←`.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use serde_json::{Value, json};
+use tickwise::{
+    EventKind, FixedLoop, FrameReport, InputBuffer, InputEvent, Presenter, ReplayError,
+    ReplayHeader, TimeError,
+};
+use tickwise_example_duel::session::DEMO_POLICY;
+use tickwise_example_duel::{
+    ConfigError, DEFAULT_CONFIG, Duel, DuelConfig, DuelFrame, ID, Key, VERSION,
+};
+use tickwise_web::lifecycle::{ResumeOutcome, VisibilityOutcome};
+// wasm-bindgen's generated code names the crate `wasm_bindgen`: this makes
+// the adapter's copy that crate here (no dependency of our own to keep in step).
+use tickwise_web::wasm_bindgen;
+use tickwise_web::wasm_bindgen::prelude::wasm_bindgen;
+use tickwise_web::{WebLoop, WebPage, wasm_page};
+
+/// A checkpoint every 60 ticks (about a second at 62.5 Hz) in the replay.
+pub const CHECKPOINT_EVERY: u64 = 60;
+
+/// The key a `KeyboardEvent.code` is: W/S/D for the left player, the arrow
+/// keys up/down/left for the right one.
+#[must_use]
+pub fn key_for_code(code: &str) -> Option<Key> {
+    match code {
+        "KeyW" => Some(Key::LeftUp),
+        "KeyS" => Some(Key::LeftDown),
+        "KeyD" => Some(Key::LeftSmash),
+        "ArrowUp" => Some(Key::RightUp),
+        "ArrowDown" => Some(Key::RightDown),
+        "ArrowLeft" => Some(Key::RightSmash),
+        _ => None,
+    }
+}
+
+/// Every key code the page binds, for releasing them all.
+const CODES: [&str; 6] = ["KeyW", "KeyS", "KeyD", "ArrowUp", "ArrowDown", "ArrowLeft"];
+
+/// The replay header of a live duel session on `config` (the bytes the
+/// verifier rebuilds the sim from).
+///
+/// This is what `tickwise_catalog::replay_header::<Duel>` returns once the
+/// duel implements `CatalogSim` (id `duel`, version 1, the config's seed).
+#[must_use]
+pub fn replay_header(config: &[u8], cfg: &DuelConfig) -> ReplayHeader {
+    ReplayHeader {
+        sim_id: ID.into(),
+        sim_version: VERSION,
+        config: config.to_vec(),
+        seed: cfg.seed(),
+        ticks: 0,
+        checkpoint_every: CHECKPOINT_EVERY,
+        input_kind: 0,
+    }
+}
+
+/// Why the page could not start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DuelPageError {
+    /// The compiled-in config was refused (a build defect the tests catch).
+    Config(ConfigError),
+    /// The recording could not start.
+    Recording(ReplayError),
+}
+
+impl core::fmt::Display for DuelPageError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            DuelPageError::Config(e) => e.fmt(f),
+            DuelPageError::Recording(e) => write!(f, "duel recording: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for DuelPageError {}
+
+/// The duel's loop inside the adapter.
+pub type DuelLoop = WebLoop<Duel, InputBuffer>;
+
+/// The page model. See the [crate docs](crate).
+#[derive(Debug)]
+pub struct DuelPage {
+    cfg: DuelConfig,
+    web: DuelLoop,
+    presenter: Presenter<DuelFrame>,
+    held: tickwise::Buttons,
+    refused_events: u64,
+}
+
+impl DuelPage {
+    /// A fresh page on the default config, recording.
+    ///
+    /// # Errors
+    ///
+    /// [`DuelPageError`] if the compiled-in config is refused.
+    pub fn new() -> Result<DuelPage, DuelPageError> {
+        let cfg = DuelConfig::parse(DEFAULT_CONFIG).map_err(DuelPageError::Config)?;
+        let lp = FixedLoop::new(
+            Duel::new(&cfg),
+            InputBuffer::new(),
+            cfg.clock_config(),
+            DEMO_POLICY,
+        );
+        let presenter = Presenter::new(lp.sim());
+        let web = WebLoop::recording(lp, replay_header(DEFAULT_CONFIG, &cfg))
+            .map_err(DuelPageError::Recording)?;
+        Ok(DuelPage {
+            cfg,
+            web,
+            presenter,
+            held: tickwise::Buttons::NONE,
+            refused_events: 0,
+        })
+    }
+
+    /// The adapter (read-only).
+    #[must_use]
+    pub const fn web(&self) -> &DuelLoop {
+        &self.web
+    }
+
+    /// A key went down or up at browser time `ms` (the event's `timeStamp`).
+    /// Returns whether the page binds the key.
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad timestamp (ignored and counted).
+    pub fn key(&mut self, code: &str, down: bool, ms: f64) -> Result<bool, TimeError> {
+        let Some(key) = key_for_code(code) else {
+            return Ok(false);
+        };
+        let b = key.button();
+        let at = self.web.host_time_at(ms)?;
+        let kind = if down {
+            EventKind::Down(b)
+        } else {
+            EventKind::Up(b)
+        };
+        match self.web.inputs_mut().push(InputEvent { at, kind }) {
+            Ok(()) => {
+                self.held = if down {
+                    self.held.with(b)
+                } else {
+                    self.held.without(b)
+                };
+            }
+            // A full buffer (keys mashed during a long pause): counted, shown.
+            Err(_) => self.refused_events += 1,
+        }
+        Ok(true)
+    }
+
+    /// Releases every bound key the page saw go down and not up (the window
+    /// lost focus: the key-ups will not come).
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad timestamp.
+    pub fn release_all(&mut self, ms: f64) -> Result<(), TimeError> {
+        for code in CODES {
+            if key_for_code(code).is_some_and(|k| self.held.contains(k.button())) {
+                self.key(code, false, ms)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What to draw now: the last two ticks blended with the clock's alpha.
+    #[must_use]
+    pub fn drawn(&self) -> DuelFrame {
+        let p = &self.presenter;
+        DuelFrame::interpolate(p.previous(), p.current(), p.alpha())
+    }
+
+    /// The presenter (its snapshots are the last two ticks run).
+    #[must_use]
+    pub const fn presenter(&self) -> &Presenter<DuelFrame> {
+        &self.presenter
+    }
+}
+
+impl WebPage for DuelPage {
+    type Sim = Duel;
+    type Inputs = InputBuffer;
+    type Error = DuelPageError;
+
+    fn create() -> Result<DuelPage, DuelPageError> {
+        DuelPage::new()
+    }
+
+    fn web_loop(&self) -> &DuelLoop {
+        &self.web
+    }
+
+    fn web_loop_mut(&mut self) -> &mut DuelLoop {
+        &mut self.web
+    }
+
+    fn frame_at(&mut self, ms: f64) -> Result<FrameReport, TimeError> {
+        self.web.frame_at_presenting(ms, &mut self.presenter)
+    }
+
+    fn visibility(&mut self, hidden: bool, ms: f64) -> Result<VisibilityOutcome, TimeError> {
+        self.web
+            .visibility_presenting(hidden, ms, &mut self.presenter)
+    }
+
+    fn pause_at(&mut self, ms: f64) -> Result<bool, TimeError> {
+        self.web.pause_at_presenting(ms, &mut self.presenter)
+    }
+
+    fn resume_at(&mut self, ms: f64) -> Result<ResumeOutcome, TimeError> {
+        self.web
+            .resume_at_presenting(ms, &mut self.presenter)
+            .cloned()
+    }
+
+    /// The adapter's state plus the duel's: `ball`, `velocity`, `paddles`,
+    /// `score`, `charged`, `winner` (`"left"`, `"right"` or `null`), the
+    /// input buffer's `lateEvents`, `pendingEvents`, `refusedEvents`.
+    fn state_json(&self) -> Value {
+        let mut m = self.web.state_json();
+        let d = self.web.sim();
+        let inputs = self.web.fixed_loop().inputs();
+        let winner = d.winner().map(|s| match s {
+            tickwise_example_duel::Side::Left => "left",
+            tickwise_example_duel::Side::Right => "right",
+        });
+        let extra = json!({
+            "ball": d.ball(),
+            "velocity": d.velocity(),
+            "paddles": d.paddles(),
+            "score": d.score(),
+            "charged": d.charged(),
+            "winner": winner,
+            "lateEvents": inputs.late_events(),
+            "pendingEvents": inputs.pending(),
+            "refusedEvents": self.refused_events,
+        });
+        if let Value::Object(extra) = extra {
+            m.extend(extra);
+        }
+        Value::Object(m)
+    }
+}
+
+wasm_page! {
+    /// The duel page for JavaScript: `new Duel()` (see [`DuelPage`]).
+    pub struct DuelHandle(DuelPage) as Duel;
+}
+
+#[wasm_bindgen(js_class = Duel, wasm_bindgen = tickwise_web::wasm_bindgen)]
+impl DuelHandle {
+    /// A key event (`KeyboardEvent.code`, down or up, its `timeStamp`);
+    /// returns whether the page binds the key (it then prevents the default).
+    pub fn key(&mut self, code: &str, down: bool, ms: f64) -> bool {
+        let _ = self.page_mut().key(code, down, ms);
+        key_for_code(code).is_some()
+    }
+
+    /// Releases every held key at browser time `ms`.
+    #[wasm_bindgen(js_name = releaseAll)]
+    pub fn release_all(&mut self, ms: f64) {
+        let _ = self.page_mut().release_all(ms);
+    }
+
+    /// What to draw, interpolated: `[ballX, ballY, leftPaddleY, rightPaddleY]`
+    /// in field units.
+    pub fn drawn(&self) -> Box<[f64]> {
+        let f = self.page().drawn();
+        [f.ball[0], f.ball[1], f.paddles[0], f.paddles[1]]
+            .map(f64::from)
+            .into()
+    }
+
+    /// Sizes for drawing, JSON: `width`, `height`, `paddleInset`,
+    /// `paddleHalf`, `winScore` (from the compiled-in config).
+    #[wasm_bindgen(js_name = drawInfo)]
+    pub fn draw_info(&self) -> String {
+        let cfg: Value = serde_json::from_slice(DEFAULT_CONFIG).unwrap_or(Value::Null);
+        let (w, h) = self.page().cfg.field();
+        json!({
+            "width": w,
+            "height": h,
+            "paddleInset": cfg["paddleInset"],
+            "paddleHalf": cfg["paddleHalf"],
+            "winScore": self.page().cfg.win_score(),
+        })
+        .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests;
