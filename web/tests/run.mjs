@@ -9,7 +9,7 @@
 //   TICKWISE_WEB_DIST  the built pages (default web/dist)
 //   TICKWISE_BENCH_STEPS  island steps per speed sample (default 10000000)
 //   TICKWISE_DUEL_BIN  the duel example's own tool binary (default: built with
-//                      `cargo build --release -p tickwise-example-duel --bin duel`
+//                      `cargo build --release -p tickwise-example-duel --features cli --bin duel`
 //                      when examples/duel/src/bin/duel.rs exists; the duel
 //                      replay check is skipped, saying so, when it does not)
 //   TICKWISE_TIMELINES random real-time timelines per page (default 3)
@@ -879,11 +879,11 @@ const duelBinSkip = process.env.TICKWISE_DUEL_BIN || existsSync(DUEL_DEFAULT_BIN
 function duelBin() {
   if (process.env.TICKWISE_DUEL_BIN) return path.resolve(ROOT, process.env.TICKWISE_DUEL_BIN);
   if (!existsSync(DUEL_DEFAULT_BIN)) {
-    const r = spawnSync('cargo', ['build', '--release', '--quiet', '-p', 'tickwise-example-duel', '--bin', 'duel'], {
+    const r = spawnSync('cargo', ['build', '--release', '--quiet', '-p', 'tickwise-example-duel', '--features', 'cli', '--bin', 'duel'], {
       cwd: ROOT,
       stdio: ['ignore', 'inherit', 'inherit'],
     });
-    assert.equal(r.status, 0, 'cargo build --release -p tickwise-example-duel --bin duel failed');
+    assert.equal(r.status, 0, 'cargo build --release -p tickwise-example-duel --features cli --bin duel failed');
   }
   return DUEL_DEFAULT_BIN;
 }

@@ -22,13 +22,10 @@
 
 use serde_json::{Value, json};
 use tickwise::{
-    EventKind, FixedLoop, FrameReport, InputBuffer, InputEvent, Presenter, ReplayError,
-    ReplayHeader, TimeError,
+    EventKind, FixedLoop, FrameReport, InputBuffer, InputEvent, Presenter, ReplayError, TimeError,
 };
 use tickwise_example_duel::session::DEMO_POLICY;
-use tickwise_example_duel::{
-    ConfigError, DEFAULT_CONFIG, Duel, DuelConfig, DuelFrame, ID, Key, VERSION,
-};
+use tickwise_example_duel::{ConfigError, DEFAULT_CONFIG, Duel, DuelConfig, DuelFrame, Key};
 use tickwise_web::lifecycle::{ResumeOutcome, VisibilityOutcome};
 // wasm-bindgen's generated code names the crate `wasm_bindgen`: this makes
 // the adapter's copy that crate here (no dependency of our own to keep in step).
@@ -57,29 +54,13 @@ pub fn key_for_code(code: &str) -> Option<Key> {
 /// Every key code the page binds, for releasing them all.
 const CODES: [&str; 6] = ["KeyW", "KeyS", "KeyD", "ArrowUp", "ArrowDown", "ArrowLeft"];
 
-/// The replay header of a live duel session on `config` (the bytes the
-/// verifier rebuilds the sim from).
-///
-/// This is what `tickwise_catalog::replay_header::<Duel>` returns once the
-/// duel implements `CatalogSim` (id `duel`, version 1, the config's seed).
-#[must_use]
-pub fn replay_header(config: &[u8], cfg: &DuelConfig) -> ReplayHeader {
-    ReplayHeader {
-        sim_id: ID.into(),
-        sim_version: VERSION,
-        config: config.to_vec(),
-        seed: cfg.seed(),
-        ticks: 0,
-        checkpoint_every: CHECKPOINT_EVERY,
-        input_kind: 0,
-    }
-}
-
 /// Why the page could not start.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DuelPageError {
     /// The compiled-in config was refused (a build defect the tests catch).
     Config(ConfigError),
+    /// The replay header could not be built (the catalog's message).
+    Header(String),
     /// The recording could not start.
     Recording(ReplayError),
 }
@@ -88,6 +69,7 @@ impl core::fmt::Display for DuelPageError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             DuelPageError::Config(e) => e.fmt(f),
+            DuelPageError::Header(e) => write!(f, "duel replay header: {e}"),
             DuelPageError::Recording(e) => write!(f, "duel recording: {e}"),
         }
     }
@@ -123,8 +105,11 @@ impl DuelPage {
             DEMO_POLICY,
         );
         let presenter = Presenter::new(lp.sim());
-        let web = WebLoop::recording(lp, replay_header(DEFAULT_CONFIG, &cfg))
-            .map_err(DuelPageError::Recording)?;
+        // The header a verifier needs (id, version, config bytes, seed),
+        // from the catalog entry the duel's own tool binary uses.
+        let header = tickwise_catalog::replay_header::<Duel>(DEFAULT_CONFIG, CHECKPOINT_EVERY)
+            .map_err(|e| DuelPageError::Header(e.to_string()))?;
+        let web = WebLoop::recording(lp, header).map_err(DuelPageError::Recording)?;
         Ok(DuelPage {
             cfg,
             web,
