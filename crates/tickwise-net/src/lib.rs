@@ -36,7 +36,7 @@
 //! let cfg = IslandConfig::from_json(include_bytes!("../../../config/island_loop.json"))?;
 //! let header = ReplayHeader { sim_id: "island".into(), sim_version: 1,
 //!     config: include_bytes!("../../../config/island_loop.json").to_vec(),
-//!     seed: cfg.seed, ticks: 0, checkpoint_every: 60, input_kind: 0 };
+//!     seed: u64::from(cfg.seed), ticks: 0, checkpoint_every: 60, input_kind: 0 };
 //! // Two players, 100 ms round trip, 5 % loss, no input delay: rollbacks happen.
 //! let mut opts = RunOptions::new(2, 600);
 //! opts.input_delay = 0;

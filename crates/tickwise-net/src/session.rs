@@ -125,12 +125,16 @@ pub struct SessionStats {
     pub drops: Drops,
     /// Checksums compared with a peer's.
     pub checks_compared: u64,
-    /// Checksums that differed.
+    /// Confirmed ticks whose checksums differed.
     pub desyncs: u64,
-    /// Peer checksums that arrived after the local one left the history.
+    /// Peer checksums that arrived after the local one left the history
+    /// (not compared).
     pub checks_too_old: u64,
-    /// Local inputs dropped because the delay was lowered.
+    /// Local inputs not used: given while stalled, or after the delay was lowered.
     pub inputs_dropped: u64,
+    /// Confirmed states that were no longer in the snapshot ring when they
+    /// were to be checksummed (0 unless something is wrong).
+    pub missing_states: u64,
 }
 
 /// A checksum mismatch on a confirmed tick.
@@ -288,6 +292,7 @@ struct Peer {
     adv16: i64,
     checks_they_have: u64,
     checks_we_have: u64,
+    last_compared: u64,
     fields_resend: u8,
 }
 
@@ -762,7 +767,10 @@ where
             // The state is always there (the ring covers the window); if it
             // ever were not, nothing is stored, so a gap shows up as an
             // error when the replay is built, never as a wrong checksum.
-            if (check_due || record_due == Some(true) || anchor_due) && self.probe_state(s) {
+            let wanted = check_due || record_due == Some(true) || anchor_due;
+            if wanted && !self.probe_state(s) {
+                self.stats.missing_states += 1;
+            } else if wanted {
                 if record_due == Some(true)
                     && let Some(r) = &mut self.record
                 {
@@ -868,6 +876,11 @@ where
 
     #[allow(clippy::cast_possible_truncation, reason = "player slots are below 4")]
     fn compare(&mut self, p: usize, s: u64, local: u64, remote: u64) {
+        // A checksum rides in several datagrams; compare each tick once.
+        if s <= self.peers[p].last_compared {
+            return;
+        }
+        self.peers[p].last_compared = s;
         self.stats.checks_compared += 1;
         if local == remote {
             return;
@@ -1195,7 +1208,18 @@ where
         let lo = self
             .probed
             .saturating_sub((CHECK_HISTORY as u64).saturating_sub(1).saturating_mul(k));
-        let mut s = (have / k + 1).saturating_mul(k).max(lo).div_ceil(k) * k;
+        // The newest checks the peer has not acknowledged: new ones go out
+        // at once and each rides in several consecutive datagrams, so a
+        // lost datagram costs nothing and a slow ack never holds them back.
+        let recent = (self.probed / k)
+            .saturating_sub(MAX_CHECKS_PER_PACKET as u64 - 1)
+            .saturating_mul(k);
+        let mut s = (have / k + 1)
+            .saturating_mul(k)
+            .max(lo)
+            .max(recent)
+            .div_ceil(k)
+            * k;
         if s == 0 {
             s = k;
         }
