@@ -126,7 +126,9 @@ mod inputs;
 mod runner;
 mod sim;
 
-pub use catalog::{Catalog, Recorded, RunComparison, replay_header};
+pub use catalog::{Catalog, PeerIo, Recorded, RunComparison, replay_header};
+/// The netplay crate the catalog's `netplay` and `peer` run on.
+pub use tickwise_net;
 pub use error::{CatalogError, InputsError};
 pub use inputs::{InputPlan, MAX_INPUTS_BYTES, parse_inputs};
 pub use runner::{SimProfile, TickRunner};
