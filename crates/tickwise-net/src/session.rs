@@ -360,6 +360,7 @@ pub struct Session<S: Sim> {
     anchors: Vec<Option<(u64, S)>>,
     frozen: bool,
     desync: Option<Desync>,
+    desync_hashes: Vec<(&'static str, u64)>,
     record: Option<LiveRecord<S::Input>>,
     merged: Vec<S::Input>,
     enc: Vec<u8>,
@@ -439,6 +440,7 @@ where
             anchors: (0..ANCHORS).map(|_| None).collect(),
             frozen: false,
             desync: None,
+            desync_hashes: Vec::new(),
             record: None,
             merged: vec![S::Input::default(); players],
             enc: Vec::with_capacity(MAX_PACKET),
@@ -895,6 +897,7 @@ where
                 fields: None,
             });
             self.frozen = true;
+            self.desync_hashes = self.field_hashes_at(s).unwrap_or_default();
             for q in &mut self.peers {
                 q.fields_resend = 8;
             }
@@ -1344,12 +1347,18 @@ where
     }
 
     /// The local per-field hashes (names and hashes) of checked confirmed
-    /// tick `tick`, while it is in the history.
+    /// tick `tick`, while it is in the history (the first desync's tick:
+    /// always).
     #[must_use]
     pub fn field_hashes_at(&self, tick: u64) -> Option<Vec<(&'static str, u64)>> {
         let i = self.hist_index(tick);
         if self.hist_tick.get(i) != Some(&tick) {
-            return None;
+            // The first desync's hashes are kept for good.
+            return self
+                .desync
+                .as_ref()
+                .filter(|d| d.tick == tick && !self.desync_hashes.is_empty())
+                .map(|_| self.desync_hashes.clone());
         }
         let n = self.nfields;
         let names = self.probe.names();
