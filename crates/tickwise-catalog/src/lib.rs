@@ -127,8 +127,6 @@ mod runner;
 mod sim;
 
 pub use catalog::{Catalog, PeerIo, Recorded, RunComparison, replay_header};
-/// The netplay crate the catalog's `netplay` and `peer` run on.
-pub use tickwise_net;
 pub use error::{CatalogError, InputsError};
 pub use inputs::{InputPlan, MAX_INPUTS_BYTES, parse_inputs};
 pub use runner::{SimProfile, TickRunner};
@@ -136,3 +134,5 @@ pub use runner::{SimProfile, TickRunner};
 /// implements the trait against the same version.
 pub use serde_json;
 pub use sim::{CatalogSim, SimInfo};
+/// The netplay crate the catalog's `netplay` and `peer` run on.
+pub use tickwise_net;

@@ -26,8 +26,25 @@ fn netplay_chaos_replay_verifies_with_the_peers_checksum() {
     let dir = tmp("chaos");
     let d = dir.to_str().unwrap();
     let o = tickwise(&[
-        "netplay", "--players", "4", "--ticks", "2000", "--rtt-ms", "300", "--input-delay", "0",
-        "--loss", "0.1", "--dup", "0.05", "--reorder", "0.05", "--seed", "21", "--out", d,
+        "netplay",
+        "--players",
+        "4",
+        "--ticks",
+        "2000",
+        "--rtt-ms",
+        "300",
+        "--input-delay",
+        "0",
+        "--loss",
+        "0.1",
+        "--dup",
+        "0.05",
+        "--reorder",
+        "0.05",
+        "--seed",
+        "21",
+        "--out",
+        d,
         "--json",
     ]);
     assert_eq!(o.status.code(), Some(0), "{o:?}");
@@ -55,8 +72,20 @@ fn injected_desync_exits_1_and_the_bundle_opens_in_compare() {
     let dir = tmp("desync");
     let d = dir.to_str().unwrap();
     let o = tickwise(&[
-        "netplay", "--ticks", "1200", "--rtt-ms", "300", "--input-delay", "0", "--loss", "0.1",
-        "--inject-desync-at", "500", "--out", d, "--json",
+        "netplay",
+        "--ticks",
+        "1200",
+        "--rtt-ms",
+        "300",
+        "--input-delay",
+        "0",
+        "--loss",
+        "0.1",
+        "--inject-desync-at",
+        "500",
+        "--out",
+        d,
+        "--json",
     ]);
     assert_eq!(o.status.code(), Some(1), "{o:?}");
     let v = json(&o);
@@ -79,7 +108,10 @@ fn injected_desync_exits_1_and_the_bundle_opens_in_compare() {
     assert_eq!(bad.status.code(), Some(1), "{bad:?}");
     assert!(String::from_utf8_lossy(&bad.stdout).contains("tick"));
     let report = std::fs::read_to_string(b.join("report.txt")).unwrap();
-    assert!(report.contains("first divergent checked confirmed tick: 500"), "{report}");
+    assert!(
+        report.contains("first divergent checked confirmed tick: 500"),
+        "{report}"
+    );
     assert!(report.contains("<- differs"), "{report}");
 }
 
@@ -113,9 +145,24 @@ fn two_peer_processes_over_udp_agree_and_the_replay_verifies() {
     let spawn = |k: usize, bind: &str, remote: &str| {
         Command::new(env!("CARGO_BIN_EXE_tickwise"))
             .args([
-                "peer", "--bind", bind, "--remote", remote, "--player", &k.to_string(),
-                "--ticks", "300", "--input-delay", "1", "--seed", "5", "--timeout-s", "60",
-                "--out", dirs[k].to_str().unwrap(), "--json",
+                "peer",
+                "--bind",
+                bind,
+                "--remote",
+                remote,
+                "--player",
+                &k.to_string(),
+                "--ticks",
+                "300",
+                "--input-delay",
+                "1",
+                "--seed",
+                "5",
+                "--timeout-s",
+                "60",
+                "--out",
+                dirs[k].to_str().unwrap(),
+                "--json",
             ])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -124,7 +171,10 @@ fn two_peer_processes_over_udp_agree_and_the_replay_verifies() {
     };
     let c0 = spawn(0, &a, &b);
     let c1 = spawn(1, &b, &a);
-    let (o0, o1) = (c0.wait_with_output().unwrap(), c1.wait_with_output().unwrap());
+    let (o0, o1) = (
+        c0.wait_with_output().unwrap(),
+        c1.wait_with_output().unwrap(),
+    );
     assert_eq!(o0.status.code(), Some(0), "{o0:?}");
     assert_eq!(o1.status.code(), Some(0), "{o1:?}");
     let (v0, v1) = (json(&o0), json(&o1));

@@ -9,8 +9,8 @@ use alloc::vec::Vec;
 use core::fmt::Write as _;
 
 use tickwise::{
-    CatchUpPolicy, ClockConfig, FixedLoop, FnInputs, Nanos, Pcg32, ReplayHeader, ReplayInput,
-    Sim, Tick, Timestamp,
+    CatchUpPolicy, ClockConfig, FixedLoop, FnInputs, Nanos, Pcg32, ReplayHeader, ReplayInput, Sim,
+    Tick, Timestamp,
 };
 
 use crate::config::{ConfigError, FIRST_SPECTATOR_SLOT, SessionConfig};
@@ -35,9 +35,9 @@ impl core::fmt::Display for RunError {
         match self {
             RunError::Config(e) => write!(f, "{e}"),
             RunError::Session(e) => write!(f, "{e}"),
-            RunError::InjectAtZero => {
-                f.write_str("desync injection tick must be at least 1 (tick 0 is the initial state)")
-            }
+            RunError::InjectAtZero => f.write_str(
+                "desync injection tick must be at least 1 (tick 0 is the initial state)",
+            ),
         }
     }
 }
@@ -346,14 +346,20 @@ where
             }
         })
         .collect();
-    let checksums_agree = peers
-        .windows(2)
-        .all(|w| (w[0].confirmed_tick, w[0].confirmed_checksum) == (w[1].confirmed_tick, w[1].confirmed_checksum));
+    let checksums_agree = peers.windows(2).all(|w| {
+        (w[0].confirmed_tick, w[0].confirmed_checksum)
+            == (w[1].confirmed_tick, w[1].confirmed_checksum)
+    });
     let replay = sessions[0].replay()?.to_bytes();
     let (desync, bundle) = match first_desync(&sessions) {
         Some((a, b)) => {
             let finding = finding(&sessions, a, b);
-            let bundle = bundle(&sessions[usize::from(a)], &sessions[usize::from(b)], &finding, header)?;
+            let bundle = bundle(
+                &sessions[usize::from(a)],
+                &sessions[usize::from(b)],
+                &finding,
+                header,
+            )?;
             (Some(finding), bundle)
         }
         None => (None, Vec::new()),
@@ -400,7 +406,9 @@ where
     // session learned over the wire are the same list.
     let fields = match (
         sa.field_hashes_at(d.tick),
-        sessions.get(usize::from(b)).and_then(|s| s.field_hashes_at(d.tick)),
+        sessions
+            .get(usize::from(b))
+            .and_then(|s| s.field_hashes_at(d.tick)),
     ) {
         (Some(x), Some(y)) => x
             .iter()
@@ -433,7 +441,11 @@ where
     let name_b = format!("peer{pb}.twr");
     let mut text = String::new();
     let _ = writeln!(text, "tickwise netplay desync report");
-    let _ = writeln!(text, "sim: {} version {}", header.sim_id, header.sim_version);
+    let _ = writeln!(
+        text,
+        "sim: {} version {}",
+        header.sim_id, header.sim_version
+    );
     let _ = writeln!(
         text,
         "first divergent checked confirmed tick: {} (checks every {} tick(s), so the fault lies in the ticks since the previous check)",
@@ -543,7 +555,11 @@ where
     let mut cfg = opts.session(local, 0);
     cfg.validate()?;
     cfg.stop_at = Some(opts.ticks);
-    let fault = if local == 1 { opts.inject_desync_at } else { None };
+    let fault = if local == 1 {
+        opts.inject_desync_at
+    } else {
+        None
+    };
     let sim = Injected::new(initial.clone(), 0, fault);
     let mut session = Session::new(sim, cfg, round_robin)?;
     let mut h = header.clone();
@@ -562,9 +578,9 @@ where
         let before = host.now();
         let _ = lp.frame_at(now);
         let ran = lp.tick().get() - t0;
-        if ran > 0 {
-            let spent = host.now().checked_since(before).unwrap_or(Nanos::ZERO);
-            costs.push(spent.as_nanos() / ran);
+        let spent = host.now().checked_since(before).unwrap_or(Nanos::ZERO);
+        if let Some(per_tick) = spent.as_nanos().checked_div(ran) {
+            costs.push(per_tick);
         }
         let s = lp.sim().session();
         if s.ended().is_some() {

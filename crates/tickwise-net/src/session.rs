@@ -414,7 +414,9 @@ where
         let mut s = Session {
             merge,
             snaps: (0..cfg.window as usize + 2).map(|_| None).collect(),
-            inputs: (0..players).map(|_| vec![empty.clone(); INPUT_RING]).collect(),
+            inputs: (0..players)
+                .map(|_| vec![empty.clone(); INPUT_RING])
+                .collect(),
             known: [tick; MAX_PLAYERS as usize],
             local_last: S::Input::default(),
             current: tick,
@@ -721,7 +723,7 @@ where
     }
 
     fn should_wait(&self) -> bool {
-        if self.stats.local_ticks % 3 != 0 {
+        if !self.stats.local_ticks.is_multiple_of(3) {
             return false;
         }
         let mut ahead = i64::MIN;
@@ -753,9 +755,10 @@ where
                     self.spec_buf[base + p].clone_from(&self.merged[p]);
                 }
             }
-            let record_due = self.record.as_ref().map(|r| {
-                s.is_multiple_of(r.header.checkpoint_every)
-            });
+            let record_due = self
+                .record
+                .as_ref()
+                .map(|r| s.is_multiple_of(r.header.checkpoint_every));
             if let Some(r) = &mut self.record {
                 let input = (self.merge)(t, &self.merged);
                 match r.runs.last_mut() {

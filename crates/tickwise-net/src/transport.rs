@@ -287,7 +287,11 @@ impl Transport for Port<'_> {
     }
 
     fn recv(&mut self, buf: &mut [u8]) -> Option<Datagram> {
-        let p = self.net.inbox.get_mut(usize::from(self.slot))?.pop_front()?;
+        let p = self
+            .net
+            .inbox
+            .get_mut(usize::from(self.slot))?
+            .pop_front()?;
         let len = usize::from(p.len);
         let n = len.min(buf.len());
         buf[..n].copy_from_slice(&p.data[..n]);

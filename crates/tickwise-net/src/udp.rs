@@ -56,11 +56,7 @@ impl Transport for UdpTransport {
         loop {
             match self.socket.recv_from(buf) {
                 Ok((len, addr)) => {
-                    let from = self
-                        .peers
-                        .iter()
-                        .find(|(_, a)| *a == addr)
-                        .map(|(s, _)| *s);
+                    let from = self.peers.iter().find(|(_, a)| *a == addr).map(|(s, _)| *s);
                     return Some(Datagram { from, len });
                 }
                 // A reset from an unreachable peer (Windows) or an

@@ -69,7 +69,10 @@ impl core::fmt::Display for WireError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             WireError::Oversized { len } => {
-                write!(f, "datagram of {len} bytes is over the {MAX_PACKET}-byte limit")
+                write!(
+                    f,
+                    "datagram of {len} bytes is over the {MAX_PACKET}-byte limit"
+                )
             }
             WireError::Malformed { what } => write!(f, "malformed datagram: bad {what}"),
             WireError::Version { found } => write!(
@@ -360,12 +363,16 @@ pub fn decode<'a>(
             }
             let count = r.u8("count").map_err(malformed("input count"))?;
             if usize::from(count) > MAX_INPUTS_PER_PACKET {
-                return Err(WireError::Malformed { what: "input count" });
+                return Err(WireError::Malformed {
+                    what: "input count",
+                });
             }
             let inputs = take_inputs(&mut r, bytes, usize::from(count), &mut input_len)?;
             let n = r.u8("nchecks").map_err(malformed("check count"))?;
             if usize::from(n) > MAX_CHECKS_PER_PACKET {
-                return Err(WireError::Malformed { what: "check count" });
+                return Err(WireError::Malformed {
+                    what: "check count",
+                });
             }
             let start = pos(&r);
             for _ in 0..n {
@@ -389,7 +396,9 @@ pub fn decode<'a>(
             let tick = r.varint("tick").map_err(malformed("tick"))?;
             let n = r.u8("n").map_err(malformed("field count"))?;
             if usize::from(n) > MAX_FIELDS_PER_PACKET {
-                return Err(WireError::Malformed { what: "field count" });
+                return Err(WireError::Malformed {
+                    what: "field count",
+                });
             }
             let hashes = r
                 .take(usize::from(n) * 8, "hashes")

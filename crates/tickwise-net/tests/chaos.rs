@@ -50,7 +50,10 @@ fn island_chaos(players: u8, seed: u64) {
         assert!(p.stats.max_rollback <= 8, "{p:?}");
     }
     let (ok, ticks, final_sum) = island_replay_verifies(&run.replay);
-    assert!(ok, "seed {seed}: the confirmed-input replay does not verify");
+    assert!(
+        ok,
+        "seed {seed}: the confirmed-input replay does not verify"
+    );
     assert_eq!(ticks, 10_000);
     assert_eq!(final_sum, run.peers[0].confirmed_checksum);
 }
@@ -92,7 +95,10 @@ fn horde_300_chaos() {
         let replay = Replay::<TickInput>::from_bytes(&run.replay, &ReplayLimits::DEFAULT).unwrap();
         let (fresh, _) = horde(300);
         assert!(tickwise::verify(fresh, &replay).is_match());
-        assert_eq!(replay.final_state().checksum, run.peers[1].confirmed_checksum);
+        assert_eq!(
+            replay.final_state().checksum,
+            run.peers[1].confirmed_checksum
+        );
     }
 }
 

@@ -27,7 +27,10 @@ pub fn island_input(rng: &mut Pcg32) -> i32 {
 }
 
 pub fn horde(enemies: u64) -> (HordeWorld, ReplayHeader) {
-    let cfg = HordeConfig::from_json(HORDE).unwrap().with_enemies(enemies).unwrap();
+    let cfg = HordeConfig::from_json(HORDE)
+        .unwrap()
+        .with_enemies(enemies)
+        .unwrap();
     let header = ReplayHeader {
         sim_id: "horde".into(),
         sim_version: 1,
@@ -52,5 +55,9 @@ pub fn island_replay_verifies(bytes: &[u8]) -> (bool, u64, u64) {
     let replay = Replay::<i32>::from_bytes(bytes, &ReplayLimits::DEFAULT).unwrap();
     let (sim, _, _) = island();
     let report = tickwise::verify(sim, &replay);
-    (report.is_match(), replay.ticks(), replay.final_state().checksum)
+    (
+        report.is_match(),
+        replay.ticks(),
+        replay.final_state().checksum,
+    )
 }

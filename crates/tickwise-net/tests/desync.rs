@@ -41,13 +41,21 @@ fn injected_desync_is_caught_at_its_tick_with_fields() {
     assert_eq!(f.tick, 700);
     // The faulty step ran twice: the island's tick counter is one ahead.
     assert!(f.fields.contains(&"tick"), "{:?} {:?}", f.fields, r.peers);
-    let (snap_tick, _) = f.snapshot.expect("a confirmed snapshot before the desync is kept");
-    assert!(snap_tick < 700 && snap_tick >= 700 - 4 * 64, "{snap_tick} {f:?}");
+    let (snap_tick, _) = f
+        .snapshot
+        .expect("a confirmed snapshot before the desync is kept");
+    assert!(
+        (700 - 4 * 64..700).contains(&snap_tick),
+        "{snap_tick} {f:?}"
+    );
     // Both peers saw it, and both learned the field names over the wire.
     for p in &r.peers {
         let d = p.desync.as_ref().expect("both sides detect it");
         assert_eq!(d.tick, 700);
-        assert!(d.fields.as_ref().is_some_and(|fs| fs.contains(&"tick")), "{d:?}");
+        assert!(
+            d.fields.as_ref().is_some_and(|fs| fs.contains(&"tick")),
+            "{d:?}"
+        );
     }
     let names: Vec<&str> = r.bundle.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["peer0.twr", "peer1.twr", "report.txt"]);
@@ -59,7 +67,10 @@ fn injected_desync_is_caught_at_its_tick_with_fields() {
     assert!(tickwise::verify(sim.clone(), &honest).is_match());
     assert!(!tickwise::verify(sim, &faulty).is_match());
     let text = String::from_utf8(r.bundle[2].bytes.clone()).unwrap();
-    assert!(text.contains("first divergent checked confirmed tick: 700"), "{text}");
+    assert!(
+        text.contains("first divergent checked confirmed tick: 700"),
+        "{text}"
+    );
 }
 
 #[test]

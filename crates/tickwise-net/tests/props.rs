@@ -6,8 +6,8 @@ use common::{island, island_input, island_replay_verifies};
 use proptest::prelude::*;
 use tickwise::{Nanos, Timestamp};
 use tickwise_net::{
-    NetworkConfig, RunOptions, Session, SessionConfig, SimNetwork, Transport, run_local,
-    round_robin,
+    NetworkConfig, RunOptions, Session, SessionConfig, SimNetwork, Transport, round_robin,
+    run_local,
 };
 
 proptest! {
@@ -165,7 +165,10 @@ fn a_silent_peer_is_reported_as_disconnected() {
     }
     assert_eq!(
         ended,
-        Some(tickwise_net::SessionEnd::Disconnected { peer: 1, at_local_tick: 61 })
+        Some(tickwise_net::SessionEnd::Disconnected {
+            peer: 1,
+            at_local_tick: 61
+        })
     );
     // Nothing ran past the window while waiting.
     assert_eq!(s.current_tick(), 8);

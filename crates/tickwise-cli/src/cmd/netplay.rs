@@ -263,8 +263,20 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf]) {
     println!("netplay {sim}: {} players", run.peers.len());
     println!(
         "{:>6} {:>9} {:>16} {:>9} {:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>7}",
-        "player", "confirmed", "checksum", "rollbacks", "max", "resim", "missed", "stalls",
-        "p50 ns", "p99 ns", "sent", "lost", "bad", "desyncs"
+        "player",
+        "confirmed",
+        "checksum",
+        "rollbacks",
+        "max",
+        "resim",
+        "missed",
+        "stalls",
+        "p50 ns",
+        "p99 ns",
+        "sent",
+        "lost",
+        "bad",
+        "desyncs"
     );
     for p in &run.peers {
         let s = &p.stats;
@@ -293,7 +305,10 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf]) {
             s.joined_at,
             s.tick,
             s.checksum,
-            s.error.as_ref().map(|e| format!(" ({e})")).unwrap_or_default()
+            s.error
+                .as_ref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default()
         );
     }
     match &run.desync {

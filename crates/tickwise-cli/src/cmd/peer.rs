@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use serde_json::json;
 use tickwise::{Nanos, Timestamp};
-use tickwise_net::{FIRST_SPECTATOR_SLOT, HostClock, UdpTransport};
 use tickwise_catalog::{Catalog, PeerIo};
+use tickwise_net::{FIRST_SPECTATOR_SLOT, HostClock, UdpTransport};
 
 use super::netplay::{SessionArgs, peer_json, write_outputs};
 use super::record::read_config;
@@ -90,7 +90,12 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         let mut v = peer_json(&run.report);
         v["finished"] = json!(run.finished);
         v["loopTicks"] = json!(run.loop_ticks);
-        v["files"] = json!(written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>());
+        v["files"] = json!(
+            written
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+        );
         println!("{v}");
     } else {
         let r = &run.report;
@@ -103,7 +108,10 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             r.stats.max_rollback,
             r.stats.stalls,
             r.stats.desyncs,
-            r.desync.as_ref().map(|d| format!(" ({d})")).unwrap_or_default()
+            r.desync
+                .as_ref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
         );
         for p in &written {
             println!("wrote {}", p.display());
