@@ -14,8 +14,11 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
     /// Any schedule of latency, jitter, loss, duplication and reordering,
-    /// any delay and window: every peer confirms every tick with the same
-    /// checksum, nobody reports a desync, and the replay verifies.
+    /// any delay and rollback window: every peer confirms every tick with
+    /// the same checksum, nobody reports a desync, and the replay verifies.
+    /// (Lockstep is correct too but runs one tick per one-way latency when
+    /// the input delay is below it, so it has its own test with a short
+    /// latency instead of a larger time budget here.)
     #[test]
     fn any_network_schedule_agrees(
         players in 2u8..=4,
@@ -25,7 +28,7 @@ proptest! {
         dup in 0u32..200_000,
         reorder in 0u32..200_000,
         delay in 0u32..4,
-        window in 0u32..10,
+        window in 1u32..10,
         seed in any::<u64>(),
     ) {
         let (sim, header, _) = island();
