@@ -363,6 +363,79 @@ impl Catalog {
     }
 }
 
+/// What a netplay peer needs besides the sim: its transport, the host
+/// clock, how long to linger after the last tick and the overall deadline.
+pub struct PeerIo<'a> {
+    /// The datagram transport (UDP for real processes).
+    pub transport: &'a mut dyn tickwise_net::Transport,
+    /// The host clock.
+    pub clock: &'a mut dyn tickwise_net::HostClock,
+    /// This player's slot.
+    pub local: u8,
+    /// Time to keep talking after confirming the last tick.
+    pub linger: tickwise::Nanos,
+    /// Give up after this long.
+    pub deadline: tickwise::Nanos,
+}
+
+impl core::fmt::Debug for PeerIo<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PeerIo")
+            .field("local", &self.local)
+            .field("linger", &self.linger)
+            .field("deadline", &self.deadline)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Catalog {
+    /// Runs a netplay session of sim `id` (config: its default when `None`)
+    /// with all players in this process over the network simulator
+    /// ([`tickwise_net::run_local`]); inputs are each player's seeded
+    /// random stream, one tick of network time per sim step.
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
+    /// [`CatalogError::Net`] for settings out of range.
+    pub fn netplay(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        opts: &tickwise_net::RunOptions,
+        net: tickwise_net::NetworkConfig,
+        spectators: u8,
+        clock: &mut dyn FnMut() -> u64,
+    ) -> Result<tickwise_net::LocalRun, CatalogError> {
+        let e = self.entry(id)?;
+        e.netplay(
+            config.unwrap_or(e.info().default_config),
+            opts,
+            net,
+            spectators,
+            clock,
+        )
+    }
+
+    /// Runs one player of a real session of sim `id` over `io`
+    /// ([`tickwise_net::run_peer`]).
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
+    /// [`CatalogError::Net`] for settings out of range.
+    pub fn peer(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        opts: &tickwise_net::RunOptions,
+        io: PeerIo<'_>,
+    ) -> Result<tickwise_net::PeerRun, CatalogError> {
+        let e = self.entry(id)?;
+        e.peer(config.unwrap_or(e.info().default_config), opts, io)
+    }
+}
+
 /// A replay header for a live recording of `S` (for
 /// `FixedLoop::start_recording`): parses `config`, and fills in the sim's id,
 /// version and seed. `ticks` and `input_kind` are left for the recorder.
@@ -437,6 +510,20 @@ trait ErasedSim: Send + Sync {
         limits: &RunLimits,
     ) -> Result<SyncTestReport, CatalogError>;
     fn runner(&self, config: &[u8], plan: &InputPlan) -> Result<Box<dyn TickRunner>, CatalogError>;
+    fn netplay(
+        &self,
+        config: &[u8],
+        opts: &tickwise_net::RunOptions,
+        net: tickwise_net::NetworkConfig,
+        spectators: u8,
+        clock: &mut dyn FnMut() -> u64,
+    ) -> Result<tickwise_net::LocalRun, CatalogError>;
+    fn peer(
+        &self,
+        config: &[u8],
+        opts: &tickwise_net::RunOptions,
+        io: PeerIo<'_>,
+    ) -> Result<tickwise_net::PeerRun, CatalogError>;
 }
 
 /// The erased entry for `S`: zero-sized, `Send + Sync` whatever `S` is.
@@ -619,6 +706,71 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
             tick: 0,
             profile: profile_of::<S>(&cfg),
         }))
+    }
+
+    fn netplay(
+        &self,
+        config: &[u8],
+        opts: &tickwise_net::RunOptions,
+        net: tickwise_net::NetworkConfig,
+        spectators: u8,
+        clock: &mut dyn FnMut() -> u64,
+    ) -> Result<tickwise_net::LocalRun, CatalogError> {
+        Self::netplay_impl(config, opts, net, spectators, clock)
+    }
+
+    fn peer(
+        &self,
+        config: &[u8],
+        opts: &tickwise_net::RunOptions,
+        io: PeerIo<'_>,
+    ) -> Result<tickwise_net::PeerRun, CatalogError> {
+        Self::peer_impl(config, opts, io)
+    }
+}
+
+impl<S: CatalogSim> Entry<S> {
+    fn netplay_impl(
+        config: &[u8],
+        opts: &tickwise_net::RunOptions,
+        net: tickwise_net::NetworkConfig,
+        spectators: u8,
+        clock: &mut dyn FnMut() -> u64,
+    ) -> Result<tickwise_net::LocalRun, CatalogError> {
+        let cfg = parse_config::<S>(config)?;
+        let header = header_for::<S>(config, &cfg, opts.checkpoint_every);
+        let step = S::clock_config(&cfg).step().steps_to_nanos(1);
+        Ok(tickwise_net::run_local(
+            &S::build(&cfg),
+            &header,
+            S::random_input,
+            opts,
+            net,
+            spectators,
+            step,
+            clock,
+        )?)
+    }
+
+    fn peer_impl(
+        config: &[u8],
+        opts: &tickwise_net::RunOptions,
+        io: PeerIo<'_>,
+    ) -> Result<tickwise_net::PeerRun, CatalogError> {
+        let cfg = parse_config::<S>(config)?;
+        let header = header_for::<S>(config, &cfg, opts.checkpoint_every);
+        Ok(tickwise_net::run_peer(
+            &S::build(&cfg),
+            &header,
+            S::random_input,
+            S::clock_config(&cfg),
+            opts,
+            io.local,
+            io.transport,
+            io.clock,
+            io.linger,
+            io.deadline,
+        )?)
     }
 }
 

@@ -135,6 +135,8 @@ pub enum CatalogError {
         /// The file size limit ([`ReplayLimits::max_file_bytes`](tickwise::ReplayLimits)).
         limit: u64,
     },
+    /// A netplay run was refused (a setting out of range).
+    Net(tickwise_net::RunError),
     /// Two replays of different sims cannot be compared.
     DifferentSims {
         /// The first replay's sim id.
@@ -209,6 +211,7 @@ impl fmt::Display for CatalogError {
             CatalogError::DifferentSims { a, b } => {
                 write!(f, "cannot compare a {a} replay with a {b} replay")
             }
+            CatalogError::Net(e) => write!(f, "netplay: {e}"),
         }
     }
 }
@@ -229,6 +232,12 @@ impl core::error::Error for CatalogError {
 impl From<ReplayError> for CatalogError {
     fn from(e: ReplayError) -> Self {
         CatalogError::Replay(e)
+    }
+}
+
+impl From<tickwise_net::RunError> for CatalogError {
+    fn from(e: tickwise_net::RunError) -> Self {
+        CatalogError::Net(e)
     }
 }
 

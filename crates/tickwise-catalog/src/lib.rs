@@ -127,7 +127,7 @@ pub mod limits;
 mod runner;
 mod sim;
 
-pub use catalog::{Catalog, Recorded, RunComparison, replay_header};
+pub use catalog::{Catalog, PeerIo, Recorded, RunComparison, replay_header};
 pub use error::{CatalogError, InputsError};
 pub use inputs::{InputPlan, MAX_INPUTS_BYTES, parse_inputs};
 pub use limits::{
@@ -138,3 +138,5 @@ pub use runner::{SimProfile, TickRunner};
 /// implements the trait against the same version.
 pub use serde_json;
 pub use sim::{CatalogSim, SimInfo};
+/// The netplay crate the catalog's `netplay` and `peer` run on.
+pub use tickwise_net;

@@ -90,6 +90,10 @@ pub enum Command {
     Run(cmd::run::Args),
     /// Serve the browser pages on 127.0.0.1.
     Serve(cmd::serve::Args),
+    /// Rollback netplay: every player in one process over a simulated network.
+    Netplay(cmd::netplay::Args),
+    /// One player of a real rollback session over UDP.
+    Peer(cmd::peer::Args),
 }
 
 /// The whole tool over `catalog`, with the process's own arguments: what a
@@ -147,6 +151,8 @@ pub fn run(cli: Cli, catalog: &Catalog) -> Result<u8, Failure> {
         Command::Lab(a) => cmd::lab::run(&a),
         Command::Run(a) => cmd::run::run(&a),
         Command::Serve(a) => cmd::serve::run(&a),
+        Command::Netplay(a) => cmd::netplay::run(&a, catalog),
+        Command::Peer(a) => cmd::peer::run(&a, catalog),
     }
 }
 

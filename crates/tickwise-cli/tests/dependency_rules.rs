@@ -2,8 +2,9 @@
 //! depend on, and that their float bans are still in place.
 //!
 //! The kernel may depend on nothing; the sims only on the kernel and a JSON
-//! parser; the catalog (which re-simulates replays) only on the kernel, the
-//! sims and the JSON parser. A rendering, platform, CLI or randomness crate
+//! parser; the netplay core only on the kernel; the catalog (which
+//! re-simulates replays and runs netplay) only on the kernel, the sims, the
+//! netplay core and the JSON parser. A rendering, platform, CLI or randomness crate
 //! showing up in any of them fails this test (and CI with it).
 
 use std::collections::BTreeSet;
@@ -68,7 +69,7 @@ fn sims_depend_only_on_kernel_and_json() {
 
 #[test]
 fn catalog_depends_only_on_kernel_sims_and_json() {
-    let allowed: BTreeSet<String> = ["tickwise", "tickwise-sims", "serde_json"]
+    let allowed: BTreeSet<String> = ["tickwise", "tickwise-sims", "tickwise-net", "serde_json"]
         .map(String::from)
         .into();
     let deps = normal_deps("tickwise-catalog");
@@ -80,8 +81,24 @@ fn catalog_depends_only_on_kernel_sims_and_json() {
 }
 
 #[test]
+fn netplay_depends_only_on_the_kernel() {
+    let allowed: BTreeSet<String> = ["tickwise"].map(String::from).into();
+    let deps = normal_deps("tickwise-net");
+    assert!(
+        deps.is_subset(&allowed),
+        "tickwise-net may not depend on {:?}",
+        deps.difference(&allowed).collect::<Vec<_>>()
+    );
+}
+
+#[test]
 fn float_and_clock_bans_are_in_place() {
-    for krate in ["tickwise", "tickwise-sims", "tickwise-catalog"] {
+    for krate in [
+        "tickwise",
+        "tickwise-sims",
+        "tickwise-catalog",
+        "tickwise-net",
+    ] {
         let dir = root().join("crates").join(krate);
         let clippy = std::fs::read_to_string(dir.join("clippy.toml")).unwrap();
         for banned in [

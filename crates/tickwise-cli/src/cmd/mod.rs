@@ -3,6 +3,8 @@ pub mod budget;
 pub mod compare;
 pub mod horde;
 pub mod lab;
+pub mod netplay;
+pub mod peer;
 pub mod record;
 pub mod run;
 pub mod serve;

@@ -52,7 +52,7 @@ pub(super) struct Params {
 /// hot loops walk memory in sequence); an enemy's identity is its `id`, and
 /// everything observable (digest, snapshots, accessors, respawn order) goes
 /// by id.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(super) struct Enemies {
     /// Position and id, together: the separation loop reads both per candidate.
     pub(super) body: Vec<Body>,
@@ -60,6 +60,25 @@ pub(super) struct Enemies {
     pub(super) hp: Vec<i32>,
     /// Overlapping neighbours in the last separation (saturating).
     pub(super) crowd: Vec<u16>,
+}
+
+impl Clone for Enemies {
+    fn clone(&self) -> Enemies {
+        Enemies {
+            body: self.body.clone(),
+            vel: self.vel.clone(),
+            hp: self.hp.clone(),
+            crowd: self.crowd.clone(),
+        }
+    }
+
+    /// Reuses the buffers (`Vec::clone_from`): no allocation when the sizes match.
+    fn clone_from(&mut self, src: &Enemies) {
+        self.body.clone_from(&src.body);
+        self.vel.clone_from(&src.vel);
+        self.hp.clone_from(&src.hp);
+        self.crowd.clone_from(&src.crowd);
+    }
 }
 
 impl Enemies {
@@ -92,7 +111,10 @@ pub struct Enemy {
 ///
 /// See the [module docs](super) for the rules of one tick. All buffers are
 /// allocated by [`HordeWorld::new`]; [`Sim::step`] never allocates.
-#[derive(Clone, Debug)]
+///
+/// `Clone::clone_from` reuses the world's buffers, so a rollback session
+/// saving a snapshot every tick allocates nothing after the first save.
+#[derive(Debug)]
 pub struct HordeWorld {
     pub(super) p: Params,
     pub(super) kernel: SeparationKernel,
@@ -122,6 +144,67 @@ pub struct HordeWorld {
     back: Enemies,
     /// Separation sums by slot.
     pub(super) acc: Vec<Push>,
+}
+
+impl Clone for HordeWorld {
+    fn clone(&self) -> HordeWorld {
+        HordeWorld {
+            p: self.p,
+            kernel: self.kernel.clone(),
+            band: self.band,
+            want: self.want.clone(),
+            tick: self.tick,
+            rng: self.rng,
+            player_x: self.player_x,
+            player_y: self.player_y,
+            player_hp: self.player_hp,
+            player_downs: self.player_downs,
+            invuln: self.invuln,
+            attack_timer: self.attack_timer,
+            kills: self.kills,
+            waves: self.waves,
+            alive: self.alive,
+            last_pairs: self.last_pairs,
+            last_contacts: self.last_contacts,
+            e: self.e.clone(),
+            slot_of: self.slot_of.clone(),
+            grid: self.grid.clone(),
+            back: self.back.clone(),
+            acc: self.acc.clone(),
+        }
+    }
+
+    /// Copies the state into this world's existing buffers. The scratch
+    /// buffers (grid, back buffer, separation sums) are rebuilt at the start
+    /// of every step, so they are only copied when their sizes differ.
+    fn clone_from(&mut self, src: &HordeWorld) {
+        self.p = src.p;
+        if self.kernel != src.kernel {
+            self.kernel.clone_from(&src.kernel);
+        }
+        self.band = src.band;
+        self.want.clone_from(&src.want);
+        self.tick = src.tick;
+        self.rng = src.rng;
+        self.player_x = src.player_x;
+        self.player_y = src.player_y;
+        self.player_hp = src.player_hp;
+        self.player_downs = src.player_downs;
+        self.invuln = src.invuln;
+        self.attack_timer = src.attack_timer;
+        self.kills = src.kills;
+        self.waves = src.waves;
+        self.alive = src.alive;
+        self.last_pairs = src.last_pairs;
+        self.last_contacts = src.last_contacts;
+        self.e.clone_from(&src.e);
+        self.slot_of.clone_from(&src.slot_of);
+        if self.acc.len() != src.acc.len() || self.back.body.len() != src.back.body.len() {
+            self.grid = src.grid.clone();
+            self.back = src.back.clone();
+            self.acc = src.acc.clone();
+        }
+    }
 }
 
 const fn clamp_i32(v: i64, hi: i32) -> i32 {

@@ -1,0 +1,330 @@
+//! `tickwise netplay`: every player of a rollback session in one process,
+//! over the seeded network simulator; and the flags it shares with `peer`.
+//!
+//! The session logic is `tickwise_net` (through the catalog); this module
+//! only parses flags, writes files and prints.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context as _;
+use serde_json::{Value, json};
+use tickwise::Nanos;
+use tickwise_catalog::Catalog;
+use tickwise_catalog::tickwise_net::{
+    BundleFile, LocalRun, MAX_INPUT_DELAY, MAX_WINDOW, NetworkConfig, PeerReport, RunOptions,
+};
+
+use super::record::read_config;
+use crate::{Failure, hints};
+
+/// Flags shared by `netplay` and `peer`.
+#[derive(Debug, clap::Args)]
+pub struct SessionArgs {
+    /// The sim id: any sim of the catalog.
+    #[arg(long, value_name = "ID", default_value = "island")]
+    pub sim: String,
+    /// The sim's config file (default: its built-in config).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Players (2 to 4).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=4))]
+    pub players: u8,
+    /// Ticks every player simulates and confirms.
+    #[arg(long, value_name = "N", default_value_t = 3_600,
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub ticks: u64,
+    /// Local input delay in ticks.
+    #[arg(long, value_name = "D", default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(..=i64::from(MAX_INPUT_DELAY)))]
+    pub input_delay: u32,
+    /// Prediction window in ticks (0: lockstep).
+    #[arg(long, value_name = "W", default_value_t = 8,
+          value_parser = clap::value_parser!(u32).range(..=i64::from(MAX_WINDOW)))]
+    pub window: u32,
+    /// Exchange the checksum of every K-th confirmed tick.
+    #[arg(long, value_name = "K", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub check_every: u64,
+    /// Checkpoint interval of the written replays.
+    #[arg(long, value_name = "K", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub checkpoint_every: u64,
+    /// Seed of the players' input streams.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Make player 1's sim non-deterministic at tick T (T ≥ 1), to see the
+    /// desync caught.
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u64).range(1..))]
+    pub inject_desync_at: Option<u64>,
+    /// A peer silent for this many ticks is reported as disconnected.
+    #[arg(long, value_name = "TICKS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub disconnect_after: u64,
+    /// Write the replay of the confirmed inputs (and, on a desync, the
+    /// forensic bundle in `DIR/desync/`) here.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// One JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl SessionArgs {
+    /// The run options.
+    #[must_use]
+    pub fn options(&self) -> RunOptions {
+        let mut o = RunOptions::new(self.players, self.ticks);
+        o.input_delay = self.input_delay;
+        o.window = self.window;
+        o.check_every = self.check_every;
+        o.checkpoint_every = self.checkpoint_every;
+        o.input_seed = self.seed;
+        o.inject_desync_at = self.inject_desync_at;
+        o.disconnect_after = self.disconnect_after;
+        o
+    }
+}
+
+/// Arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Session settings.
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// Round-trip time in milliseconds (each direction gets half).
+    #[arg(long, value_name = "R", default_value_t = 100)]
+    pub rtt_ms: u64,
+    /// Extra delay per datagram, uniform in 0..=J ms.
+    #[arg(long, value_name = "J", default_value_t = 0)]
+    pub jitter_ms: u64,
+    /// Loss probability (0 to 1).
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability)]
+    pub loss: f64,
+    /// Duplication probability (0 to 1).
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability)]
+    pub dup: f64,
+    /// Reordering probability (0 to 1).
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability)]
+    pub reorder: f64,
+    /// Link capacity per direction in bytes per second.
+    #[arg(long, value_name = "B")]
+    pub bandwidth: Option<u64>,
+    /// Spectators joining halfway from the host's latest checkpoint.
+    #[arg(long, value_name = "S", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(..=8))]
+    pub spectators: u8,
+}
+
+fn probability(s: &str) -> Result<f64, String> {
+    let p: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if (0.0..=1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("{p} is not a probability from 0 to 1"))
+    }
+}
+
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "a probability in 0..=1 times a million"
+)]
+fn ppm(p: f64) -> u32 {
+    (p * 1_000_000.0).round() as u32
+}
+
+/// Runs the command. Exit 0 when every peer confirmed every tick with the
+/// same checksum and no desync; 1 otherwise.
+///
+/// # Errors
+///
+/// Exit code 2 for an unknown sim, a bad config or settings, unwritable output.
+pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
+    let s = &args.session;
+    let config = read_config(s.config.as_deref())?;
+    let net = NetworkConfig {
+        latency: Nanos::from_micros(args.rtt_ms.saturating_mul(500)),
+        jitter: Nanos::from_millis(args.jitter_ms),
+        loss_ppm: ppm(args.loss),
+        dup_ppm: ppm(args.dup),
+        reorder_ppm: ppm(args.reorder),
+        bandwidth: args.bandwidth,
+        seed: s.seed,
+    };
+    let origin = Instant::now();
+    let mut clock = || u64::try_from(origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let run = catalog
+        .netplay(
+            &s.sim,
+            config.as_deref(),
+            &s.options(),
+            net,
+            args.spectators,
+            &mut clock,
+        )
+        .map_err(hints::catalog)?;
+    let written = write_outputs(s.out.as_deref(), &run.replay, &run.bundle)?;
+    let ok = run.finished && run.checksums_agree && run.desync.is_none();
+    if s.json {
+        println!("{}", report_json(&s.sim, &run, &written));
+    } else {
+        print_report(&s.sim, &run, &written);
+    }
+    Ok(u8::from(!ok))
+}
+
+/// Writes `DIR/session.twr` and, when there is one, the bundle into
+/// `DIR/desync/`. Returns the paths written.
+///
+/// # Errors
+///
+/// Exit code 2 when a file cannot be written.
+pub fn write_outputs(
+    dir: Option<&Path>,
+    replay: &[u8],
+    bundle: &[BundleFile],
+) -> Result<Vec<PathBuf>, Failure> {
+    let Some(dir) = dir else {
+        return Ok(Vec::new());
+    };
+    let mut written = Vec::new();
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join("session.twr");
+    std::fs::write(&path, replay).with_context(|| format!("writing {}", path.display()))?;
+    written.push(path);
+    if !bundle.is_empty() {
+        let d = dir.join("desync");
+        std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+        for f in bundle {
+            let path = d.join(&f.name);
+            std::fs::write(&path, &f.bytes)
+                .with_context(|| format!("writing {}", path.display()))?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+/// One peer as JSON.
+#[must_use]
+pub fn peer_json(p: &PeerReport) -> Value {
+    let s = &p.stats;
+    json!({
+        "player": p.slot,
+        "confirmedTick": p.confirmed_tick,
+        "confirmedChecksum": format!("{:016x}", p.confirmed_checksum),
+        "rollbacks": s.rollbacks,
+        "maxRollback": s.max_rollback,
+        "resimulatedTicks": s.resimulated,
+        "mispredictions": s.mispredictions,
+        "stalls": s.stalls,
+        "syncWaits": s.sync_waits,
+        "frameCostP50Ns": p.frame_p50_ns,
+        "frameCostP99Ns": p.frame_p99_ns,
+        "packetsSent": s.sent,
+        "packetsLost": p.lost,
+        "droppedMalformed": s.drops.undecodable(),
+        "droppedStale": s.drops.stale,
+        "droppedOther": s.drops.unknown_peer + s.drops.wrong_session + s.drops.far_future,
+        "checksCompared": s.checks_compared,
+        "desyncs": s.desyncs,
+        "firstDesync": p.desync.as_ref().map(|d| json!({
+            "tick": d.tick, "peer": d.peer, "fields": d.fields,
+        })),
+        "ended": p.ended.map(|e| e.to_string()),
+    })
+}
+
+fn paths_json(written: &[PathBuf]) -> Vec<String> {
+    written.iter().map(|p| p.display().to_string()).collect()
+}
+
+fn report_json(sim: &str, run: &LocalRun, written: &[PathBuf]) -> Value {
+    json!({
+        "sim": sim,
+        "finished": run.finished,
+        "checksumsAgree": run.checksums_agree,
+        "peers": run.peers.iter().map(peer_json).collect::<Vec<_>>(),
+        "spectators": run.spectators.iter().map(|s| json!({
+            "slot": s.slot, "joinedAt": s.joined_at, "tick": s.tick,
+            "checksum": format!("{:016x}", s.checksum),
+            "error": s.error.as_ref().map(ToString::to_string),
+        })).collect::<Vec<_>>(),
+        "desync": run.desync.as_ref().map(|d| json!({
+            "tick": d.tick, "players": [d.players.0, d.players.1], "fields": d.fields,
+            "snapshotTick": d.snapshot.map(|s| s.0),
+        })),
+        "files": paths_json(written),
+    })
+}
+
+fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf]) {
+    println!("netplay {sim}: {} players", run.peers.len());
+    println!(
+        "{:>6} {:>9} {:>16} {:>9} {:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>7}",
+        "player",
+        "confirmed",
+        "checksum",
+        "rollbacks",
+        "max",
+        "resim",
+        "missed",
+        "stalls",
+        "p50 ns",
+        "p99 ns",
+        "sent",
+        "lost",
+        "bad",
+        "desyncs"
+    );
+    for p in &run.peers {
+        let s = &p.stats;
+        println!(
+            "{:>6} {:>9} {:016x} {:>9} {:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>7}",
+            p.slot,
+            p.confirmed_tick,
+            p.confirmed_checksum,
+            s.rollbacks,
+            s.max_rollback,
+            s.resimulated,
+            s.mispredictions,
+            s.stalls,
+            p.frame_p50_ns,
+            p.frame_p99_ns,
+            s.sent,
+            p.lost,
+            s.drops.undecodable(),
+            s.desyncs
+        );
+    }
+    for s in &run.spectators {
+        println!(
+            "spectator {}: joined at tick {}, reached {}, checksum {:016x}{}",
+            s.slot,
+            s.joined_at,
+            s.tick,
+            s.checksum,
+            s.error
+                .as_ref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default()
+        );
+    }
+    match &run.desync {
+        Some(d) => println!(
+            "DESYNC at confirmed tick {} between players {} and {}; fields differ: {}",
+            d.tick,
+            d.players.0,
+            d.players.1,
+            d.fields.join(", ")
+        ),
+        None if run.finished && run.checksums_agree => {
+            println!("all players confirmed every tick with the same checksum; no desync");
+        }
+        None => println!("the session did not finish with equal checksums"),
+    }
+    for p in written {
+        println!("wrote {}", p.display());
+    }
+}

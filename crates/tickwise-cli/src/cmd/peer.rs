@@ -1,0 +1,121 @@
+//! `tickwise peer`: one player of a real session over UDP.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use serde_json::json;
+use tickwise::{Nanos, Timestamp};
+use tickwise_catalog::{Catalog, PeerIo};
+use tickwise_net::{FIRST_SPECTATOR_SLOT, HostClock, UdpTransport};
+
+use super::netplay::{SessionArgs, peer_json, write_outputs};
+use super::record::read_config;
+use crate::{Failure, hints};
+
+/// Arguments.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Session settings (the same on every peer).
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// Local address to bind.
+    #[arg(long, value_name = "ADDR")]
+    pub bind: SocketAddr,
+    /// The other players' addresses, in slot order (skipping this one).
+    #[arg(long, value_name = "ADDR", required = true)]
+    pub remote: Vec<SocketAddr>,
+    /// This player's slot.
+    #[arg(long, value_name = "K")]
+    pub player: u8,
+    /// Give up after this many seconds.
+    #[arg(long, value_name = "S", default_value_t = 120)]
+    pub timeout_s: u64,
+}
+
+struct RealClock(Instant);
+
+impl HostClock for RealClock {
+    fn now(&mut self) -> Timestamp {
+        Timestamp::from_nanos(u64::try_from(self.0.elapsed().as_nanos()).unwrap_or(u64::MAX))
+    }
+    fn sleep(&mut self, d: Nanos) {
+        std::thread::sleep(Duration::from_nanos(d.as_nanos()));
+    }
+}
+
+/// Runs the command. Exit 0 when this peer confirmed every tick and saw no
+/// desync; 1 otherwise.
+///
+/// # Errors
+///
+/// Exit code 2 for bad settings, an unknown sim, a socket error.
+pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
+    let s = &args.session;
+    if args.player >= s.players || args.player >= FIRST_SPECTATOR_SLOT {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "--player {} is not a slot of a {}-player session (0..{})",
+            args.player,
+            s.players,
+            s.players
+        )));
+    }
+    if args.remote.len() + 1 != usize::from(s.players) {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "a {}-player session needs {} --remote addresses, got {}",
+            s.players,
+            s.players - 1,
+            args.remote.len()
+        )));
+    }
+    let slots = (0..s.players).filter(|&p| p != args.player);
+    let peers = slots.zip(args.remote.iter().copied()).collect();
+    let config = read_config(s.config.as_deref())?;
+    let mut transport =
+        UdpTransport::bind(args.bind, peers).with_context(|| format!("binding {}", args.bind))?;
+    let mut clock = RealClock(Instant::now());
+    let io = PeerIo {
+        transport: &mut transport,
+        clock: &mut clock,
+        local: args.player,
+        linger: Nanos::from_millis(1_500),
+        deadline: Nanos::from_secs(args.timeout_s),
+    };
+    let run = catalog
+        .peer(&s.sim, config.as_deref(), &s.options(), io)
+        .map_err(hints::catalog)?;
+    let written = write_outputs(s.out.as_deref(), &run.replay, &[])?;
+    let ok = run.finished && run.report.desync.is_none();
+    if s.json {
+        let mut v = peer_json(&run.report);
+        v["finished"] = json!(run.finished);
+        v["loopTicks"] = json!(run.loop_ticks);
+        v["files"] = json!(
+            written
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+        );
+        println!("{v}");
+    } else {
+        let r = &run.report;
+        println!(
+            "peer {}: confirmed {} ticks, checksum {:016x}, {} rollbacks (max {}), {} stalls, {} desyncs{}",
+            r.slot,
+            r.confirmed_tick,
+            r.confirmed_checksum,
+            r.stats.rollbacks,
+            r.stats.max_rollback,
+            r.stats.stalls,
+            r.stats.desyncs,
+            r.desync
+                .as_ref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        );
+        for p in &written {
+            println!("wrote {}", p.display());
+        }
+    }
+    Ok(u8::from(!ok))
+}

@@ -1,0 +1,196 @@
+//! `tickwise netplay` and `tickwise peer` through the real binary.
+
+use std::net::UdpSocket;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn tickwise(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tickwise"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tickwise-net-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {o:?}"))
+}
+
+#[test]
+fn netplay_chaos_replay_verifies_with_the_peers_checksum() {
+    let dir = tmp("chaos");
+    let d = dir.to_str().unwrap();
+    let o = tickwise(&[
+        "netplay",
+        "--players",
+        "4",
+        "--ticks",
+        "2000",
+        "--rtt-ms",
+        "300",
+        "--input-delay",
+        "0",
+        "--loss",
+        "0.1",
+        "--dup",
+        "0.05",
+        "--reorder",
+        "0.05",
+        "--seed",
+        "21",
+        "--out",
+        d,
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let v = json(&o);
+    let peers = v["peers"].as_array().unwrap();
+    assert_eq!(peers.len(), 4);
+    let sum = peers[0]["confirmedChecksum"].as_str().unwrap().to_owned();
+    for p in peers {
+        assert_eq!(p["confirmedTick"], 2000);
+        assert_eq!(p["confirmedChecksum"], sum.as_str());
+        assert_eq!(p["desyncs"], 0);
+        assert!(p["rollbacks"].as_u64().unwrap() > 0);
+    }
+    let replay = dir.join("session.twr");
+    let ok = tickwise(&["verify", replay.to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0), "{ok:?}");
+    // The replay's final checksum is the peers' confirmed checksum.
+    let bytes = std::fs::read(&replay).unwrap();
+    let r = tickwise::Replay::<i32>::from_bytes(&bytes, &tickwise::ReplayLimits::DEFAULT).unwrap();
+    assert_eq!(format!("{:016x}", r.final_state().checksum), sum);
+}
+
+#[test]
+fn injected_desync_exits_1_and_the_bundle_opens_in_compare() {
+    let dir = tmp("desync");
+    let d = dir.to_str().unwrap();
+    let o = tickwise(&[
+        "netplay",
+        "--ticks",
+        "1200",
+        "--rtt-ms",
+        "300",
+        "--input-delay",
+        "0",
+        "--loss",
+        "0.1",
+        "--inject-desync-at",
+        "500",
+        "--out",
+        d,
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let v = json(&o);
+    assert_eq!(v["desync"]["tick"], 500);
+    let fields: Vec<&str> = v["desync"]["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f.as_str())
+        .collect();
+    assert!(fields.contains(&"tick"), "{fields:?}");
+    let b = dir.join("desync");
+    let (a, f) = (b.join("peer0.twr"), b.join("peer1.twr"));
+    let c = tickwise(&["compare", a.to_str().unwrap(), f.to_str().unwrap()]);
+    assert_eq!(c.status.code(), Some(0), "{c:?}");
+    assert!(String::from_utf8_lossy(&c.stdout).contains("no divergence in 1200 ticks"));
+    let good = tickwise(&["verify", a.to_str().unwrap()]);
+    assert_eq!(good.status.code(), Some(0), "{good:?}");
+    let bad = tickwise(&["verify", f.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(1), "{bad:?}");
+    assert!(String::from_utf8_lossy(&bad.stdout).contains("tick"));
+    let report = std::fs::read_to_string(b.join("report.txt")).unwrap();
+    assert!(
+        report.contains("first divergent checked confirmed tick: 500"),
+        "{report}"
+    );
+    assert!(report.contains("<- differs"), "{report}");
+}
+
+#[test]
+fn bad_settings_are_usage_errors() {
+    for args in [
+        &["netplay", "--players", "5"][..],
+        &["netplay", "--window", "33"],
+        &["netplay", "--loss", "1.5"],
+        &["netplay", "--sim", "pong"],
+        &["netplay", "--inject-desync-at", "0"],
+    ] {
+        let o = tickwise(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {o:?}");
+    }
+}
+
+fn free_port() -> u16 {
+    UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn two_peer_processes_over_udp_agree_and_the_replay_verifies() {
+    let (pa, pb) = (free_port(), free_port());
+    let (a, b) = (format!("127.0.0.1:{pa}"), format!("127.0.0.1:{pb}"));
+    let dirs = [tmp("udp0"), tmp("udp1")];
+    let spawn = |k: usize, bind: &str, remote: &str| {
+        Command::new(env!("CARGO_BIN_EXE_tickwise"))
+            .args([
+                "peer",
+                "--bind",
+                bind,
+                "--remote",
+                remote,
+                "--player",
+                &k.to_string(),
+                "--ticks",
+                "300",
+                "--input-delay",
+                "1",
+                "--seed",
+                "5",
+                "--timeout-s",
+                "60",
+                "--out",
+                dirs[k].to_str().unwrap(),
+                "--json",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let c0 = spawn(0, &a, &b);
+    let c1 = spawn(1, &b, &a);
+    let (o0, o1) = (
+        c0.wait_with_output().unwrap(),
+        c1.wait_with_output().unwrap(),
+    );
+    assert_eq!(o0.status.code(), Some(0), "{o0:?}");
+    assert_eq!(o1.status.code(), Some(0), "{o1:?}");
+    let (v0, v1) = (json(&o0), json(&o1));
+    assert_eq!(v0["confirmedTick"], 300);
+    assert_eq!(v1["confirmedTick"], 300);
+    assert_eq!(v0["confirmedChecksum"], v1["confirmedChecksum"]);
+    assert!(v0["checksCompared"].as_u64().unwrap() > 100);
+    for d in &dirs {
+        let r = d.join("session.twr");
+        let o = tickwise(&["verify", r.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+    }
+    let c = tickwise(&[
+        "compare",
+        dirs[0].join("session.twr").to_str().unwrap(),
+        dirs[1].join("session.twr").to_str().unwrap(),
+    ]);
+    assert_eq!(c.status.code(), Some(0), "{c:?}");
+}

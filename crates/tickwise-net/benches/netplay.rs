@@ -1,0 +1,111 @@
+//! Rollback costs: save + restore + 8 re-simulated ticks of the horde,
+//! snapshot bytes per enemy, and the session's own cost per tick.
+#![allow(missing_docs)]
+
+use std::alloc::System;
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+use tickwise::{Nanos, Pcg32, Sim, Timestamp};
+use tickwise_net::{NetworkConfig, Session, SessionConfig, SimNetwork, round_robin};
+use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
+use tickwise_sims::island::{IslandConfig, IslandWorld};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+fn horde(n: u64) -> HordeWorld {
+    let cfg = HordeConfig::from_json(include_bytes!("../../../config/horde.json"))
+        .unwrap()
+        .with_enemies(n)
+        .unwrap();
+    let mut w = HordeWorld::new(&cfg);
+    for t in 0..200 {
+        w.step(&scripted_input(t));
+    }
+    w
+}
+
+fn rollback(c: &mut Criterion) {
+    for n in [300u64, 10_000] {
+        let mut world = horde(n);
+        let mut slot = world.clone();
+        // Snapshot bytes per enemy: what one full copy allocates (the
+        // scratch buffers included), and what `clone_from` copies.
+        let region = Region::new(GLOBAL);
+        let copy = world.clone();
+        let bytes = region.change().bytes_allocated;
+        drop(copy);
+        let state = n as usize * (12 + 8 + 4 + 2 + 4);
+        println!(
+            "horde {n}: a first snapshot allocates {bytes} bytes ({} per enemy, scratch included); clone_from copies about {} bytes per enemy of state",
+            bytes / usize::try_from(n).unwrap(),
+            state / usize::try_from(n).unwrap()
+        );
+        c.bench_function(&format!("horde{n}_save_restore"), |b| {
+            b.iter(|| {
+                slot.clone_from(&world);
+                world.clone_from(&slot);
+                black_box(&world);
+            });
+        });
+        c.bench_function(&format!("horde{n}_step"), |b| {
+            let mut t = 200;
+            b.iter(|| {
+                world.step(&scripted_input(t));
+                t += 1;
+            });
+        });
+        c.bench_function(&format!("horde{n}_save_restore_resim8"), |b| {
+            b.iter(|| {
+                slot.clone_from(&world);
+                world.clone_from(&slot);
+                for t in 200..208 {
+                    world.step(&scripted_input(t));
+                }
+                black_box(&world);
+            });
+        });
+    }
+}
+
+fn overhead(c: &mut Criterion) {
+    let cfg = IslandConfig::from_json(include_bytes!("../../../config/island_loop.json")).unwrap();
+    let world = IslandWorld::new(&cfg);
+    let mut net = SimNetwork::new(NetworkConfig {
+        latency: Nanos::from_millis(50),
+        seed: 1,
+        ..NetworkConfig::PERFECT
+    });
+    let mut s: Vec<_> = (0..2)
+        .map(|p| {
+            let mut c = SessionConfig::new(2, p);
+            c.input_delay = 0;
+            Session::new(world.clone(), c, round_robin).unwrap()
+        })
+        .collect();
+    let mut rng = Pcg32::new(1, 0);
+    let mut round = 0u64;
+    c.bench_function("netplay_island_2p_one_round", |b| {
+        b.iter(|| {
+            round += 1;
+            net.advance_to(Timestamp::from_nanos(round * 16_666_667));
+            for (i, x) in s.iter_mut().enumerate() {
+                let _ = x.tick(
+                    &rng.range_i32(-1, 1),
+                    &mut net.port(u8::try_from(i).unwrap()),
+                );
+            }
+        });
+    });
+    let st = s[0].stats();
+    println!(
+        "per round: {} rollbacks and {} re-simulated ticks per 1000 local ticks",
+        st.rollbacks * 1000 / st.local_ticks.max(1),
+        st.resimulated * 1000 / st.local_ticks.max(1)
+    );
+}
+
+criterion_group!(benches, rollback, overhead);
+criterion_main!(benches);

@@ -1,0 +1,89 @@
+//! # tickwise-net
+//!
+//! Rollback and lockstep netplay for any tickwise sim, designed around the
+//! failures users of GGRS-style libraries keep reporting:
+//!
+//! * **Checksums only on confirmed ticks.** A state is checksummed once
+//!   every input before it is known, after any rollback; predicted and
+//!   pre-rollback states are never compared, so a late input can never
+//!   cause a false desync.
+//! * **Forensics survive the report.** On the first mismatch the session
+//!   freezes its kept confirmed snapshots, keeps the per-field hashes of
+//!   the checked ticks, trades field hashes with the peer and names the
+//!   fields; [`run_local`] writes a bundle of two replays and a report
+//!   that `tickwise verify` and `tickwise compare` read.
+//! * **Specified hashing.** Checksums are the kernel's FNV-1a 64 over the
+//!   sim's named fields, never a randomly seeded hasher.
+//! * **Input delay changeable at runtime** ([`Session::set_input_delay`]).
+//! * **No panics, bounded memory.** Every buffer is a ring sized by the
+//!   settings; every datagram is decoded without panicking and dropped
+//!   with a counted reason when it is malformed, oversized, stale, from an
+//!   unknown peer or session, or claims far-future ticks.
+//!
+//! The core ([`Session`], [`Spectator`], the wire format, [`SimNetwork`])
+//! is `no_std` + `alloc` and does no I/O: the game calls
+//! [`Session::tick`] from its fixed loop ([`NetGame`] makes a session a
+//! [`tickwise::Sim`] so a [`tickwise::FixedLoop`] drives it) and hands it
+//! a [`Transport`]. Snapshots are the sim's `Clone` (`clone_from` into
+//! preallocated slots): no extra trait, and every catalog sim is already
+//! `Clone`.
+//!
+//! ```
+//! use tickwise::{Nanos, ReplayHeader, Sim};
+//! use tickwise_net::{NetworkConfig, RunOptions, run_local};
+//! use tickwise_sims::island::{IslandConfig, IslandWorld};
+//!
+//! let cfg = IslandConfig::from_json(include_bytes!("../../../config/island_loop.json"))?;
+//! let header = ReplayHeader { sim_id: "island".into(), sim_version: 1,
+//!     config: include_bytes!("../../../config/island_loop.json").to_vec(),
+//!     seed: u64::from(cfg.seed), ticks: 0, checkpoint_every: 60, input_kind: 0 };
+//! // Two players, 100 ms round trip, 5 % loss, no input delay: rollbacks happen.
+//! let mut opts = RunOptions::new(2, 600);
+//! opts.input_delay = 0;
+//! let net = NetworkConfig { latency: Nanos::from_millis(50), loss_ppm: 50_000, seed: 7,
+//!                           ..NetworkConfig::PERFECT };
+//! let random = |rng: &mut tickwise::Pcg32| rng.range_i32(-1, 1);
+//! let run = run_local(&IslandWorld::new(&cfg), &header, random, &opts, net, 0,
+//!                     Nanos::from_millis(16), &mut || 0)?;
+//! assert!(run.finished && run.checksums_agree && run.desync.is_none());
+//! assert!(run.peers.iter().all(|p| p.confirmed_tick == 600 && p.stats.rollbacks > 0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![deny(clippy::float_arithmetic)]
+
+extern crate alloc;
+
+mod config;
+mod game;
+mod probe;
+mod run;
+mod session;
+mod spectator;
+mod transport;
+#[cfg(feature = "std")]
+mod udp;
+pub mod wire;
+
+pub use config::{
+    ANCHORS, CHECK_HISTORY, ConfigError, FIRST_SPECTATOR_SLOT, INPUT_RING, MAX_INPUT_DELAY,
+    MAX_PLAYERS, MAX_SPECTATORS, MAX_WINDOW, MIN_PLAYERS, SPECTATOR_BUFFER, SessionConfig,
+};
+pub use game::{Injected, NetGame};
+pub use probe::Probe;
+pub use run::{
+    BundleFile, Finding, HostClock, LocalRun, PeerReport, PeerRun, RunError, RunOptions,
+    SpectatorReport, run_local, run_peer,
+};
+pub use session::{
+    Desync, Drops, MergeFn, Session, SessionEnd, SessionError, SessionStats, TickOutcome,
+    round_robin,
+};
+pub use spectator::Spectator;
+pub use transport::{
+    Datagram, LinkStats, MAX_SLOTS, NetworkConfig, Port, RECV_BUFFER, SimNetwork, Transport,
+};
+#[cfg(feature = "std")]
+pub use udp::UdpTransport;

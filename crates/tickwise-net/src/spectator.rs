@@ -1,0 +1,177 @@
+//! Spectators: confirmed inputs only, from a checkpoint, never from tick 0.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use tickwise::replay::ByteReader;
+use tickwise::{ReplayInput, Sim};
+
+use crate::config::{FIRST_SPECTATOR_SLOT, SPECTATOR_BUFFER};
+use crate::session::{Drops, MergeFn};
+use crate::transport::{RECV_BUFFER, Transport};
+use crate::wire::{Body, Buf, Envelope, KIND_SPECTATOR_ACK, WireError, decode, write_envelope};
+
+/// A spectator: holds a confirmed state and steps it with the confirmed
+/// inputs the host (player 0) sends. It never predicts, so it never rolls
+/// back; it starts from the host's latest checkpoint
+/// ([`crate::Session::latest_checkpoint`]) and the host sends the inputs
+/// since. The host buffers [`SPECTATOR_BUFFER`] ticks; a spectator that falls
+/// further behind is dropped by the host with
+/// [`crate::SessionError::SpectatorTooFarBehind`].
+#[derive(Debug)]
+pub struct Spectator<S: Sim> {
+    sim: S,
+    tick: u64,
+    known: u64,
+    slot: u8,
+    session_id: u64,
+    players: u8,
+    merge: MergeFn<S::Input>,
+    buf: Vec<S::Input>,
+    merged: Vec<S::Input>,
+    last_seq: Option<u64>,
+    seq: u64,
+    out: Buf,
+    rbuf: Vec<u8>,
+    drops: Drops,
+}
+
+impl<S: Sim> Spectator<S>
+where
+    S::Input: ReplayInput,
+{
+    /// A spectator in `slot` (4, 5, ...) holding `sim`, the confirmed state
+    /// at `tick`, of a `players`-player session.
+    #[must_use]
+    pub fn new(
+        sim: S,
+        tick: u64,
+        slot: u8,
+        players: u8,
+        session_id: u64,
+        merge: MergeFn<S::Input>,
+    ) -> Spectator<S> {
+        let n = usize::from(players.clamp(2, 4));
+        Spectator {
+            sim,
+            tick,
+            known: tick,
+            slot: slot.max(FIRST_SPECTATOR_SLOT),
+            session_id,
+            players: players.clamp(2, 4),
+            merge,
+            buf: vec![S::Input::default(); SPECTATOR_BUFFER * n],
+            merged: vec![S::Input::default(); n],
+            last_seq: None,
+            seq: 0,
+            out: Buf::new(),
+            rbuf: vec![0; RECV_BUFFER],
+            drops: Drops::default(),
+        }
+    }
+
+    /// The state.
+    #[must_use]
+    pub const fn sim(&self) -> &S {
+        &self.sim
+    }
+
+    /// Ticks simulated (the state's tick).
+    #[must_use]
+    pub const fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Dropped datagrams.
+    #[must_use]
+    pub const fn drops(&self) -> &Drops {
+        &self.drops
+    }
+
+    /// Reads the host's datagrams, runs up to `max_steps` confirmed ticks
+    /// (a spectator that is behind catches up at that rate) and acks.
+    pub fn tick_once(&mut self, transport: &mut dyn Transport, max_steps: u64) -> u64 {
+        let mut rbuf = core::mem::take(&mut self.rbuf);
+        while let Some(d) = transport.recv(&mut rbuf) {
+            let len = d.len.min(rbuf.len());
+            self.handle(d.from, &rbuf[..len], d.len);
+        }
+        self.rbuf = rbuf;
+        let n = usize::from(self.players);
+        let mut ran = 0;
+        while self.tick < self.known && ran < max_steps {
+            let base = (self.tick % SPECTATOR_BUFFER as u64) as usize * n;
+            for p in 0..n {
+                self.merged[p].clone_from(&self.buf[base + p]);
+            }
+            let input = (self.merge)(self.tick, &self.merged);
+            self.sim.step(&input);
+            self.tick += 1;
+            ran += 1;
+        }
+        self.seq += 1;
+        let env = Envelope {
+            session: self.session_id,
+            sender: self.slot,
+            seq: self.seq,
+        };
+        write_envelope(&mut self.out, KIND_SPECTATOR_ACK, &env);
+        self.out.varint(self.known);
+        transport.send(0, self.out.bytes());
+        ran
+    }
+
+    fn handle(&mut self, from: Option<u8>, bytes: &[u8], full_len: usize) {
+        if full_len > bytes.len() {
+            self.drops.oversized += 1;
+            return;
+        }
+        let decoded = decode(bytes, |r: &mut ByteReader<'_>| S::Input::decode(r).is_ok());
+        let (env, body) = match decoded {
+            Ok(x) => x,
+            Err(WireError::Oversized { .. }) => return self.drops.oversized += 1,
+            Err(WireError::Version { .. }) => return self.drops.version += 1,
+            Err(WireError::UnknownKind { .. }) => return self.drops.unknown_kind += 1,
+            Err(WireError::Malformed { .. }) => return self.drops.malformed += 1,
+        };
+        if env.session != self.session_id {
+            self.drops.wrong_session += 1;
+            return;
+        }
+        if from != Some(0) || env.sender != 0 {
+            self.drops.unknown_peer += 1;
+            return;
+        }
+        if self.last_seq.is_some_and(|l| env.seq <= l) {
+            self.drops.stale += 1;
+            return;
+        }
+        let Body::Spectate(m) = body else {
+            self.drops.unknown_peer += 1;
+            return;
+        };
+        if m.players != self.players || m.start > self.known {
+            self.drops.far_future += 1;
+            return;
+        }
+        self.last_seq = Some(env.seq);
+        let n = usize::from(self.players);
+        let mut r = ByteReader::new(m.inputs);
+        for k in 0..u64::from(m.count) {
+            let t = m.start + k;
+            let room = t < self.tick + SPECTATOR_BUFFER as u64;
+            let base = (t % SPECTATOR_BUFFER as u64) as usize * n;
+            for p in 0..n {
+                let Ok(input) = S::Input::decode(&mut r) else {
+                    return;
+                };
+                if t == self.known && room {
+                    self.buf[base + p] = input;
+                }
+            }
+            if t == self.known && room {
+                self.known += 1;
+            }
+        }
+    }
+}

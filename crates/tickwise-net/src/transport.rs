@@ -1,0 +1,303 @@
+//! Transports: how datagrams move between sessions.
+//!
+//! The session core never touches a socket or a clock. It is handed a
+//! [`Transport`] on every tick and asks it to send and receive whole
+//! datagrams addressed by *slot* (players `0..=3`, spectators from 4). Two
+//! transports ship: [`SimNetwork`], a seeded in-memory network with
+//! latency, jitter, loss, duplication, reordering and a bandwidth limit, and
+//! (with the `std` feature) [`crate::UdpTransport`] on real sockets.
+
+use alloc::collections::{BinaryHeap, VecDeque};
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+
+use tickwise::{Nanos, Pcg32, Timestamp};
+
+use crate::wire::MAX_PACKET;
+
+/// The most slots a network connects (4 players and up to 8 spectators).
+pub const MAX_SLOTS: usize = 12;
+/// The receive buffer a session hands to [`Transport::recv`]: larger than
+/// [`MAX_PACKET`] so an oversized datagram is seen (and counted) as such.
+pub const RECV_BUFFER: usize = 1536;
+
+/// One received datagram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Datagram {
+    /// The sender's slot, or `None` when the transport does not know the
+    /// source (an unknown UDP address).
+    pub from: Option<u8>,
+    /// Bytes written into the receive buffer.
+    pub len: usize,
+}
+
+/// Moves datagrams for one session.
+pub trait Transport {
+    /// Sends `bytes` to slot `to`. Delivery is not guaranteed.
+    fn send(&mut self, to: u8, bytes: &[u8]);
+    /// The next received datagram, copied into `buf`, or `None` when there is
+    /// none right now. A datagram longer than `buf` is cut to `buf.len()`
+    /// and reported with its full length.
+    fn recv(&mut self, buf: &mut [u8]) -> Option<Datagram>;
+}
+
+/// The faults of a [`SimNetwork`]. Probabilities are in parts per million
+/// so that no float decides what is delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetworkConfig {
+    /// One-way latency (half the round trip).
+    pub latency: Nanos,
+    /// Extra delay drawn uniformly from `0..=jitter` per datagram.
+    pub jitter: Nanos,
+    /// Chance a datagram is lost, ppm.
+    pub loss_ppm: u32,
+    /// Chance a datagram is delivered twice, ppm.
+    pub dup_ppm: u32,
+    /// Chance a datagram is held back by 1 to 3 extra latencies' worth of
+    /// up to 50 ms, so that later ones overtake it, ppm.
+    pub reorder_ppm: u32,
+    /// Link capacity per direction in bytes per second (`None`: unlimited).
+    /// A datagram waits for the link, so a saturated link adds delay.
+    pub bandwidth: Option<u64>,
+    /// Seed of the fault schedule.
+    pub seed: u64,
+}
+
+impl NetworkConfig {
+    /// A perfect network: no latency, no faults.
+    pub const PERFECT: NetworkConfig = NetworkConfig {
+        latency: Nanos::ZERO,
+        jitter: Nanos::ZERO,
+        loss_ppm: 0,
+        dup_ppm: 0,
+        reorder_ppm: 0,
+        bandwidth: None,
+        seed: 0,
+    };
+}
+
+/// What a [`SimNetwork`] did, per sending slot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Datagrams handed to the network.
+    pub sent: u64,
+    /// Datagrams the network lost.
+    pub lost: u64,
+    /// Extra copies delivered.
+    pub duplicated: u64,
+    /// Datagrams held back to be reordered.
+    pub reordered: u64,
+    /// Datagrams refused because they were larger than [`MAX_PACKET`].
+    pub oversized: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Packet {
+    from: u8,
+    to: u8,
+    len: u16,
+    data: [u8; MAX_PACKET],
+}
+
+#[derive(Clone, Debug)]
+struct InFlight {
+    at: u64,
+    seq: u64,
+    packet: Packet,
+}
+
+impl PartialEq for InFlight {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+impl Eq for InFlight {}
+impl PartialOrd for InFlight {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for InFlight {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        (self.at, self.seq).cmp(&(other.at, other.seq))
+    }
+}
+
+/// A seeded in-memory network between up to [`MAX_SLOTS`] slots.
+///
+/// Everything is decided by one [`Pcg32`] stream drawn in send order, and
+/// delivery order is `(arrival time, send order)`, so the same sends give
+/// the same deliveries on every machine. Time is moved by
+/// [`SimNetwork::advance_to`]; a datagram is delivered once the network's
+/// time reaches its arrival time.
+#[derive(Clone, Debug)]
+pub struct SimNetwork {
+    cfg: NetworkConfig,
+    rng: Pcg32,
+    now: u64,
+    seq: u64,
+    in_flight: BinaryHeap<Reverse<InFlight>>,
+    inbox: Vec<VecDeque<Packet>>,
+    link_free: [[u64; MAX_SLOTS]; MAX_SLOTS],
+    stats: [LinkStats; MAX_SLOTS],
+    down: [bool; MAX_SLOTS],
+}
+
+impl SimNetwork {
+    /// A network with `cfg`'s faults, at time 0.
+    #[must_use]
+    pub fn new(cfg: NetworkConfig) -> SimNetwork {
+        SimNetwork {
+            cfg,
+            rng: Pcg32::new(cfg.seed, 0x6e65_7470_6c61_7900),
+            now: 0,
+            seq: 0,
+            in_flight: BinaryHeap::new(),
+            inbox: (0..MAX_SLOTS).map(|_| VecDeque::new()).collect(),
+            link_free: [[0; MAX_SLOTS]; MAX_SLOTS],
+            stats: [LinkStats::default(); MAX_SLOTS],
+            down: [false; MAX_SLOTS],
+        }
+    }
+
+    /// The network's time.
+    #[must_use]
+    pub const fn now(&self) -> Timestamp {
+        Timestamp::from_nanos(self.now)
+    }
+
+    /// Moves time to `now` (never backwards) and delivers what has arrived.
+    pub fn advance_to(&mut self, now: Timestamp) {
+        self.now = self.now.max(now.as_nanos());
+        while let Some(Reverse(top)) = self.in_flight.peek() {
+            if top.at > self.now {
+                break;
+            }
+            if let Some(Reverse(f)) = self.in_flight.pop()
+                && let Some(q) = self.inbox.get_mut(usize::from(f.packet.to))
+            {
+                q.push_back(f.packet);
+            }
+        }
+    }
+
+    /// Cuts slot `slot` off (`true`): what it sends is lost and nothing is
+    /// delivered to it, as for a peer that went silent.
+    pub fn set_down(&mut self, slot: u8, down: bool) {
+        if let Some(d) = self.down.get_mut(usize::from(slot)) {
+            *d = down;
+        }
+    }
+
+    /// Per-slot send statistics.
+    #[must_use]
+    pub fn stats(&self, slot: u8) -> LinkStats {
+        self.stats
+            .get(usize::from(slot))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Datagrams in flight or waiting in inboxes.
+    #[must_use]
+    pub fn pending(&self) -> usize {
+        self.in_flight.len() + self.inbox.iter().map(VecDeque::len).sum::<usize>()
+    }
+
+    /// The transport of slot `slot`.
+    pub const fn port(&mut self, slot: u8) -> Port<'_> {
+        Port { net: self, slot }
+    }
+
+    fn chance(&mut self, ppm: u32) -> bool {
+        ppm > 0 && self.rng.below(1_000_000) < ppm
+    }
+
+    fn delay(&mut self, from: usize, to: usize, len: usize) -> u64 {
+        let mut at = self.now;
+        if let Some(bw) = self.cfg.bandwidth.filter(|&b| b > 0) {
+            let start = self.link_free[from][to].max(self.now);
+            let busy = (len as u64).saturating_mul(1_000_000_000) / bw;
+            self.link_free[from][to] = start.saturating_add(busy);
+            at = self.link_free[from][to];
+        }
+        at = at.saturating_add(self.cfg.latency.as_nanos());
+        let j = self.cfg.jitter.as_nanos();
+        if j > 0 {
+            let r = self.rng.next_u64() % j.saturating_add(1);
+            at = at.saturating_add(r);
+        }
+        at
+    }
+
+    fn submit(&mut self, from: u8, to: u8, bytes: &[u8]) {
+        let (f, t) = (usize::from(from), usize::from(to));
+        if f >= MAX_SLOTS || t >= MAX_SLOTS {
+            return;
+        }
+        self.stats[f].sent += 1;
+        if bytes.len() > MAX_PACKET {
+            self.stats[f].oversized += 1;
+            return;
+        }
+        if self.down[f] || self.down[t] || self.chance(self.cfg.loss_ppm) {
+            self.stats[f].lost += 1;
+            return;
+        }
+        let mut packet = Packet {
+            from,
+            to,
+            len: u16::try_from(bytes.len()).unwrap_or(0),
+            data: [0; MAX_PACKET],
+        };
+        packet.data[..bytes.len()].copy_from_slice(bytes);
+        let copies = if self.chance(self.cfg.dup_ppm) {
+            self.stats[f].duplicated += 1;
+            2
+        } else {
+            1
+        };
+        for _ in 0..copies {
+            let mut at = self.delay(f, t, bytes.len());
+            if self.chance(self.cfg.reorder_ppm) {
+                self.stats[f].reordered += 1;
+                let hold = self.cfg.latency.as_nanos().clamp(1_000_000, 50_000_000);
+                at = at.saturating_add(hold * u64::from(1 + self.rng.below(3)));
+            }
+            self.seq += 1;
+            self.in_flight.push(Reverse(InFlight {
+                at,
+                seq: self.seq,
+                packet: packet.clone(),
+            }));
+        }
+    }
+}
+
+/// One slot's view of a [`SimNetwork`].
+#[derive(Debug)]
+pub struct Port<'a> {
+    net: &'a mut SimNetwork,
+    slot: u8,
+}
+
+impl Transport for Port<'_> {
+    fn send(&mut self, to: u8, bytes: &[u8]) {
+        self.net.submit(self.slot, to, bytes);
+    }
+
+    fn recv(&mut self, buf: &mut [u8]) -> Option<Datagram> {
+        let p = self
+            .net
+            .inbox
+            .get_mut(usize::from(self.slot))?
+            .pop_front()?;
+        let len = usize::from(p.len);
+        let n = len.min(buf.len());
+        buf[..n].copy_from_slice(&p.data[..n]);
+        Some(Datagram {
+            from: Some(p.from),
+            len,
+        })
+    }
+}

@@ -1,0 +1,461 @@
+//! The wire format: one versioned, compact message per UDP datagram.
+//!
+//! Layout (every multi-byte fixed field little-endian; `varint` is unsigned
+//! LEB128 as in the replay format, at most 10 bytes, canonical):
+//!
+//! ```text
+//! offset size  field
+//! 0      2     magic "TN"
+//! 2      1     wire version (1)
+//! 3      1     kind: 1 inputs, 2 field hashes, 3 spectator inputs, 4 spectator ack
+//! 4      8     session id (u64 LE)
+//! 12     1     sender slot (players 0..=3, spectators 4..)
+//! 13     var   sequence number (varint, strictly increasing per sender)
+//! ..     body  per kind, see [`Body`]
+//! ```
+//!
+//! `docs/netplay.md` lists the body of every kind byte by byte and what the
+//! session does with each kind of bad packet. Decoding never panics and
+//! never allocates: inputs stay as encoded bytes inside the datagram until
+//! the session decodes them one by one with [`tickwise::ReplayInput`].
+
+use tickwise::replay::ByteReader;
+
+/// The first two bytes of every message.
+pub const WIRE_MAGIC: [u8; 2] = *b"TN";
+/// The wire version this build speaks.
+pub const WIRE_VERSION: u8 = 1;
+/// The largest datagram sent or accepted (the safe UDP payload GGRS also uses).
+pub const MAX_PACKET: usize = 508;
+/// The most ticks of input one message carries.
+pub const MAX_INPUTS_PER_PACKET: usize = 64;
+/// The most checksums one message carries.
+pub const MAX_CHECKS_PER_PACKET: usize = 8;
+/// The most field hashes one message carries.
+pub const MAX_FIELDS_PER_PACKET: usize = 56;
+
+/// Message kinds.
+pub(crate) const KIND_INPUTS: u8 = 1;
+pub(crate) const KIND_FIELDS: u8 = 2;
+pub(crate) const KIND_SPECTATE: u8 = 3;
+pub(crate) const KIND_SPECTATOR_ACK: u8 = 4;
+
+/// Why a datagram was dropped before it reached the session's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WireError {
+    /// Longer than [`MAX_PACKET`].
+    Oversized {
+        /// Its length.
+        len: usize,
+    },
+    /// Not our magic, cut short, a bad varint or count, or trailing bytes.
+    Malformed {
+        /// The part that could not be read.
+        what: &'static str,
+    },
+    /// Another wire version.
+    Version {
+        /// The version byte found.
+        found: u8,
+    },
+    /// A kind byte this version does not define.
+    UnknownKind {
+        /// The kind byte.
+        kind: u8,
+    },
+}
+
+impl core::fmt::Display for WireError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            WireError::Oversized { len } => {
+                write!(
+                    f,
+                    "datagram of {len} bytes is over the {MAX_PACKET}-byte limit"
+                )
+            }
+            WireError::Malformed { what } => write!(f, "malformed datagram: bad {what}"),
+            WireError::Version { found } => write!(
+                f,
+                "wire version {found} is not supported (this build speaks version {WIRE_VERSION})"
+            ),
+            WireError::UnknownKind { kind } => write!(f, "unknown message kind {kind}"),
+        }
+    }
+}
+
+impl core::error::Error for WireError {}
+
+/// The fixed part of every message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Envelope {
+    /// The session id both sides were configured with.
+    pub session: u64,
+    /// The sender's slot.
+    pub sender: u8,
+    /// The sender's sequence number.
+    pub seq: u64,
+}
+
+/// A decoded message body. Input bytes are borrowed from the datagram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Body<'a> {
+    /// A player's inputs, acks, time-sync data and confirmed checksums.
+    Inputs(InputsMsg<'a>),
+    /// Per-field hashes of one confirmed tick, sent after a checksum mismatch.
+    Fields(FieldsMsg<'a>),
+    /// Confirmed inputs of all players, host to spectator.
+    Spectate(SpectateMsg<'a>),
+    /// A spectator's ack.
+    SpectatorAck {
+        /// The spectator has every tick below this one.
+        ack: u64,
+    },
+}
+
+/// Body of kind 1.
+///
+/// ```text
+/// ack      varint  the sender holds the receiver's inputs for ticks < ack
+/// ping     varint  the sender's local tick counter when sent
+/// pong     varint  the latest ping the sender received from the receiver
+/// sim_tick varint  the sender's next tick to simulate
+/// checks_upto varint  the sender holds the receiver's checksums up to this tick
+/// start    varint  first tick of the inputs below
+/// count    u8      0..=64 inputs, each in the sim's replay input encoding
+/// inputs   ...
+/// nchecks  u8      0..=8
+/// checks   nchecks × (tick varint, checksum u64 LE)
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputsMsg<'a> {
+    /// See the layout.
+    pub ack: u64,
+    /// See the layout.
+    pub ping: u64,
+    /// See the layout.
+    pub pong: u64,
+    /// See the layout.
+    pub sim_tick: u64,
+    /// See the layout.
+    pub checks_upto: u64,
+    /// See the layout.
+    pub start: u64,
+    /// See the layout.
+    pub count: u8,
+    /// The encoded inputs (decoded lazily by the session).
+    pub inputs: &'a [u8],
+    /// The checksums: `nchecks × 16`-byte records, already validated.
+    pub checks: Checks<'a>,
+}
+
+/// Body of kind 2: `tick varint, n u8 (≤ 56), n × hash u64 LE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldsMsg<'a> {
+    /// The confirmed tick the hashes describe.
+    pub tick: u64,
+    /// `n × 8` bytes of hashes.
+    pub hashes: &'a [u8],
+}
+
+impl FieldsMsg<'_> {
+    /// The hashes.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.hashes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+    }
+}
+
+/// Body of kind 3: `start varint, count u8 (≤ 64), players u8 (2..=4),
+/// count × players inputs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpectateMsg<'a> {
+    /// First tick.
+    pub start: u64,
+    /// Ticks carried.
+    pub count: u8,
+    /// Players per tick.
+    pub players: u8,
+    /// The encoded inputs, tick-major.
+    pub inputs: &'a [u8],
+}
+
+/// Validated checksum records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checks<'a> {
+    raw: &'a [u8],
+    n: u8,
+}
+
+impl<'a> Checks<'a> {
+    /// The `(tick, checksum)` pairs.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + 'a {
+        let mut r = ByteReader::new(self.raw);
+        (0..self.n).map_while(move |_| {
+            let t = r.varint("tick").ok()?;
+            let c = r.u64_le("checksum").ok()?;
+            Some((t, c))
+        })
+    }
+}
+
+fn put_varint_buf(out: &mut Buf, mut v: u64) {
+    loop {
+        #[allow(clippy::cast_possible_truncation, reason = "seven bits at a time")]
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// A fixed-size datagram buffer: writing past [`MAX_PACKET`] sets an
+/// overflow flag instead of allocating or panicking.
+#[derive(Clone, Debug)]
+pub struct Buf {
+    data: [u8; MAX_PACKET],
+    len: usize,
+    overflow: bool,
+}
+
+impl Default for Buf {
+    fn default() -> Buf {
+        Buf::new()
+    }
+}
+
+impl Buf {
+    /// An empty buffer.
+    #[must_use]
+    pub const fn new() -> Buf {
+        Buf {
+            data: [0; MAX_PACKET],
+            len: 0,
+            overflow: false,
+        }
+    }
+    /// Empties it.
+    pub const fn clear(&mut self) {
+        self.len = 0;
+        self.overflow = false;
+    }
+    /// Appends one byte.
+    pub fn push(&mut self, b: u8) {
+        match self.data.get_mut(self.len) {
+            Some(slot) => {
+                *slot = b;
+                self.len += 1;
+            }
+            None => self.overflow = true,
+        }
+    }
+    /// Appends bytes.
+    pub fn extend(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.push(b);
+        }
+    }
+    /// Appends a varint.
+    pub fn varint(&mut self, v: u64) {
+        put_varint_buf(self, v);
+    }
+    /// The bytes written.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        self.data.get(..self.len).unwrap_or(&[])
+    }
+    /// Bytes written.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+    /// Nothing written.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Cuts back to `len` bytes (to undo a partial write).
+    pub const fn truncate(&mut self, len: usize) {
+        if len < self.len {
+            self.len = len;
+        }
+        self.overflow = false;
+    }
+    /// Overwrites the byte at `at` (a count written before its items).
+    pub fn set(&mut self, at: usize, b: u8) {
+        if at < self.len
+            && let Some(slot) = self.data.get_mut(at)
+        {
+            *slot = b;
+        }
+    }
+    /// Whether a write did not fit.
+    #[must_use]
+    pub const fn overflowed(&self) -> bool {
+        self.overflow
+    }
+}
+
+/// Writes the envelope of a message of `kind`.
+pub(crate) fn write_envelope(out: &mut Buf, kind: u8, env: &Envelope) {
+    out.clear();
+    out.extend(&WIRE_MAGIC);
+    out.push(WIRE_VERSION);
+    out.push(kind);
+    out.extend(&env.session.to_le_bytes());
+    out.push(env.sender);
+    out.varint(env.seq);
+}
+
+fn malformed(what: &'static str) -> impl Fn(tickwise::ReplayError) -> WireError {
+    move |_| WireError::Malformed { what }
+}
+
+/// Decodes a datagram. Every count is checked against this version's limits
+/// and the whole datagram must be consumed; `input_len` tells how long one
+/// encoded input is (the session's input decoder), so the input section is
+/// validated here too.
+///
+/// # Errors
+///
+/// A [`WireError`]; never panics on any bytes.
+pub fn decode<'a>(
+    bytes: &'a [u8],
+    mut input_len: impl FnMut(&mut ByteReader<'a>) -> bool,
+) -> Result<(Envelope, Body<'a>), WireError> {
+    if bytes.len() > MAX_PACKET {
+        return Err(WireError::Oversized { len: bytes.len() });
+    }
+    let mut r = ByteReader::new(bytes);
+    let magic = r.array::<2>("magic").map_err(malformed("magic"))?;
+    if magic != WIRE_MAGIC {
+        return Err(WireError::Malformed { what: "magic" });
+    }
+    let version = r.u8("version").map_err(malformed("version"))?;
+    if version != WIRE_VERSION {
+        return Err(WireError::Version { found: version });
+    }
+    let kind = r.u8("kind").map_err(malformed("kind"))?;
+    let session = r.u64_le("session").map_err(malformed("session id"))?;
+    let sender = r.u8("sender").map_err(malformed("sender"))?;
+    let seq = r.varint("seq").map_err(malformed("sequence number"))?;
+    let env = Envelope {
+        session,
+        sender,
+        seq,
+    };
+    let body = match kind {
+        KIND_INPUTS => {
+            let mut v = [0u64; 6];
+            for (slot, what) in v.iter_mut().zip([
+                "ack",
+                "ping",
+                "pong",
+                "sim tick",
+                "checks ack",
+                "input start",
+            ]) {
+                *slot = r.varint(what).map_err(malformed(what))?;
+            }
+            let count = r.u8("count").map_err(malformed("input count"))?;
+            if usize::from(count) > MAX_INPUTS_PER_PACKET {
+                return Err(WireError::Malformed {
+                    what: "input count",
+                });
+            }
+            let inputs = take_inputs(&mut r, bytes, usize::from(count), &mut input_len)?;
+            let n = r.u8("nchecks").map_err(malformed("check count"))?;
+            if usize::from(n) > MAX_CHECKS_PER_PACKET {
+                return Err(WireError::Malformed {
+                    what: "check count",
+                });
+            }
+            let start = pos(&r);
+            for _ in 0..n {
+                r.varint("tick").map_err(malformed("check tick"))?;
+                r.u64_le("checksum").map_err(malformed("checksum"))?;
+            }
+            let raw = bytes.get(start..pos(&r)).unwrap_or(&[]);
+            Body::Inputs(InputsMsg {
+                ack: v[0],
+                ping: v[1],
+                pong: v[2],
+                sim_tick: v[3],
+                checks_upto: v[4],
+                start: v[5],
+                count,
+                inputs,
+                checks: Checks { raw, n },
+            })
+        }
+        KIND_FIELDS => {
+            let tick = r.varint("tick").map_err(malformed("tick"))?;
+            let n = r.u8("n").map_err(malformed("field count"))?;
+            if usize::from(n) > MAX_FIELDS_PER_PACKET {
+                return Err(WireError::Malformed {
+                    what: "field count",
+                });
+            }
+            let hashes = r
+                .take(usize::from(n) * 8, "hashes")
+                .map_err(malformed("field hashes"))?;
+            Body::Fields(FieldsMsg { tick, hashes })
+        }
+        KIND_SPECTATE => {
+            let start = r.varint("start").map_err(malformed("input start"))?;
+            let count = r.u8("count").map_err(malformed("input count"))?;
+            let players = r.u8("players").map_err(malformed("player count"))?;
+            if usize::from(count) > MAX_INPUTS_PER_PACKET || !(2..=4).contains(&players) {
+                return Err(WireError::Malformed {
+                    what: "input or player count",
+                });
+            }
+            let inputs = take_inputs(
+                &mut r,
+                bytes,
+                usize::from(count) * usize::from(players),
+                &mut input_len,
+            )?;
+            Body::Spectate(SpectateMsg {
+                start,
+                count,
+                players,
+                inputs,
+            })
+        }
+        KIND_SPECTATOR_ACK => Body::SpectatorAck {
+            ack: r.varint("ack").map_err(malformed("ack"))?,
+        },
+        kind => return Err(WireError::UnknownKind { kind }),
+    };
+    if r.remaining() != 0 {
+        return Err(WireError::Malformed {
+            what: "trailing bytes",
+        });
+    }
+    Ok((env, body))
+}
+
+/// The reader's position from the start of the datagram.
+fn pos(r: &ByteReader<'_>) -> usize {
+    usize::try_from(r.offset()).unwrap_or(usize::MAX)
+}
+
+fn take_inputs<'a>(
+    r: &mut ByteReader<'a>,
+    bytes: &'a [u8],
+    n: usize,
+    input_len: &mut impl FnMut(&mut ByteReader<'a>) -> bool,
+) -> Result<&'a [u8], WireError> {
+    let start = pos(r);
+    for _ in 0..n {
+        if !input_len(r) {
+            return Err(WireError::Malformed { what: "input" });
+        }
+    }
+    Ok(bytes.get(start..pos(r)).unwrap_or(&[]))
+}
