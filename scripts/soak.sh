@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak (crates/tickwise-sims/examples/soak.rs): the island and the horde
+# The soak (crates/tickwise-lab/src/bin/soak.rs): the island and the horde
 # through FixedLoop with random frame schedules, pauses and resumes, compared
 # with a straight run at checkpoints; exact time accounting and counter checks.
 #
@@ -24,7 +24,7 @@ case "${1:-}" in
   *) echo "usage: $0 [--quick | -- SOAK_ARGS...]" >&2; exit 2 ;;
 esac
 
-cargo build --release --locked -p tickwise-sims --example soak
+cargo build --release --locked -p tickwise-lab --bin soak
 started=$SECONDS
-./target/release/examples/soak "${args[@]}"
+./target/release/soak "${args[@]}"
 echo "soak took $((SECONDS - started)) s"

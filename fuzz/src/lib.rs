@@ -19,11 +19,11 @@
 
 use std::fmt::Write as _;
 
+use tickwise::replay::is_valid_name;
 use tickwise::{
     CatchUpPolicy, FixedLoop, Fnv1a64, Nanos, Replay, ReplayLimits, Sim, StepLength, TickInput,
     TickInputs, Timestamp, read_header,
 };
-use tickwise::replay::is_valid_name;
 use tickwise_cli::script::{self, Command};
 use tickwise_sims::horde::{HordeConfig, HordeWorld, demo_input};
 use tickwise_sims::island::{IslandConfig, IslandWorld, LifecycleConfig, MAX_STEP_MS};
@@ -124,15 +124,27 @@ pub fn replay_header(data: &[u8]) {
             Ok(h) => {
                 assert!(h.ticks <= LIMITS.max_ticks, "ticks above the limit");
                 assert!(h.checkpoint_every >= 1, "checkpoint interval 0");
-                assert!(h.config.len() <= LIMITS.max_config_bytes, "config too large");
-                assert!(is_valid_name(h.sim_id.as_bytes()), "invalid sim id accepted");
+                assert!(
+                    h.config.len() <= LIMITS.max_config_bytes,
+                    "config too large"
+                );
+                assert!(
+                    is_valid_name(h.sim_id.as_bytes()),
+                    "invalid sim id accepted"
+                );
                 let loose = read_header(&bytes, &ReplayLimits::DEFAULT);
-                assert!(loose.as_ref() == Ok(&h), "looser limits read another header");
+                assert!(
+                    loose.as_ref() == Ok(&h),
+                    "looser limits read another header"
+                );
                 if let Some(r) = &full_i32 {
                     assert!(r.header() == &h, "full reader (i32) read another header");
                 }
                 if let Some(r) = &full_tick {
-                    assert!(r.header() == &h, "full reader (TickInput) read another header");
+                    assert!(
+                        r.header() == &h,
+                        "full reader (TickInput) read another header"
+                    );
                 }
             }
             Err(e) => {
@@ -172,7 +184,11 @@ pub fn script_parser(data: &[u8]) {
             Ok(parsed) => {
                 let mut last = 0;
                 for l in &parsed {
-                    assert!(l.line > last && l.line <= lines, "line number {} out of order", l.line);
+                    assert!(
+                        l.line > last && l.line <= lines,
+                        "line number {} out of order",
+                        l.line
+                    );
                     last = l.line;
                 }
                 let rendered: String = parsed.iter().map(|l| render(&l.command) + "\n").collect();
@@ -180,9 +196,17 @@ pub fn script_parser(data: &[u8]) {
                     Ok(again) => again,
                     Err(e) => panic!("canonical rendering refused: {e}\n{rendered}"),
                 };
-                assert!(again.len() == parsed.len(), "rendering changed the command count");
+                assert!(
+                    again.len() == parsed.len(),
+                    "rendering changed the command count"
+                );
                 for (a, b) in parsed.iter().zip(&again) {
-                    assert!(a.command == b.command, "{:?} rendered as {:?}", a.command, b.command);
+                    assert!(
+                        a.command == b.command,
+                        "{:?} rendered as {:?}",
+                        a.command,
+                        b.command
+                    );
                 }
             }
             Err(e) => {
@@ -208,11 +232,17 @@ pub fn island_loop_config(data: &[u8]) {
             return;
         }
     };
-    assert!((1..=MAX_STEP_MS).contains(&cfg.step_ms), "stepMs out of range");
+    assert!(
+        (1..=MAX_STEP_MS).contains(&cfg.step_ms),
+        "stepMs out of range"
+    );
     assert!(cfg.friction_den >= 1 && (0..=cfg.friction_den).contains(&cfg.friction_num));
     assert!(cfg.max_steps_per_frame >= 1);
     let clock = cfg.clock_config();
-    assert!(Ok(clock.step()) == StepLength::from_millis(cfg.step_ms), "step mismatch");
+    assert!(
+        Ok(clock.step()) == StepLength::from_millis(cfg.step_ms),
+        "step mismatch"
+    );
     assert!(clock.max_steps_per_frame().get() == cfg.max_steps_per_frame);
     let run = || {
         let inputs = vec![1, -1, i32::MAX, i32::MIN, 0, 7];
@@ -229,7 +259,10 @@ pub fn island_loop_config(data: &[u8]) {
         lp.advance(64);
         lp.sim().digest()
     };
-    assert!(run() == run(), "same config, same frames, different digests");
+    assert!(
+        run() == run(),
+        "same config, same frames, different digests"
+    );
 }
 
 /// The island lifecycle config (`config/island_lifecycle.json`): an accepted
@@ -244,10 +277,16 @@ pub fn island_lifecycle_config(data: &[u8]) {
             return;
         }
     };
-    assert!((1..=MAX_STEP_MS).contains(&lc.step_ms), "stepMs out of range");
+    assert!(
+        (1..=MAX_STEP_MS).contains(&lc.step_ms),
+        "stepMs out of range"
+    );
     let base = IslandConfig::from_json(include_bytes!("../../config/island_loop.json"))
         .unwrap_or_else(|e| panic!("checked-in island config: {e}"));
-    let cfg = IslandConfig { step_ms: lc.step_ms, ..base };
+    let cfg = IslandConfig {
+        step_ms: lc.step_ms,
+        ..base
+    };
     let step = Nanos::from_millis(lc.step_ms);
     for away_ms in [0, lc.step_ms - 1, 31, 32, 33, 5_000] {
         let mut lp = FixedLoop::new(
@@ -256,13 +295,17 @@ pub fn island_lifecycle_config(data: &[u8]) {
             cfg.clock_config(),
             lc.policy,
         );
-        lp.background(Timestamp::ZERO).unwrap_or_else(|e| panic!("background: {e}"));
+        lp.background(Timestamp::ZERO)
+            .unwrap_or_else(|e| panic!("background: {e}"));
         let r = lp
             .resume(Timestamp::from_millis(away_ms))
             .unwrap_or_else(|e| panic!("resume: {e}"));
         assert!(r.elapsed == Nanos::from_millis(away_ms), "elapsed");
         assert!(r.wanted_steps == away_ms / lc.step_ms, "wanted steps");
-        assert!(r.catch_up_steps <= r.wanted_steps, "caught up more than owed");
+        assert!(
+            r.catch_up_steps <= r.wanted_steps,
+            "caught up more than owed"
+        );
         match lc.policy {
             CatchUpPolicy::Freeze => assert!(r.catch_up_steps == 0, "freeze ran steps"),
             CatchUpPolicy::Full => assert!(r.catch_up_steps == r.wanted_steps, "full skipped"),
@@ -274,7 +317,10 @@ pub fn island_lifecycle_config(data: &[u8]) {
         let total = ran + r.carried.as_nanos() + r.dropped.as_nanos();
         assert!(total == r.elapsed.as_nanos(), "time not conserved: {r:?}");
         assert!(r.carried < step, "carried a whole step");
-        assert!(lp.tick().get() == r.catch_up_steps, "reported steps not run");
+        assert!(
+            lp.tick().get() == r.catch_up_steps,
+            "reported steps not run"
+        );
     }
 }
 
@@ -290,8 +336,16 @@ pub fn horde_config(data: &[u8]) {
         }
     };
     assert!((1..=1000).contains(&cfg.tick_hz()), "tickHz out of range");
-    assert!(cfg.grid_cell_px() >= 2 * cfg.enemy_radius_px(), "grid cell below two radii");
-    let _ = (cfg.clock_config(), cfg.catch_up_policy(), cfg.settle_ticks(), cfg.summary());
+    assert!(
+        cfg.grid_cell_px() >= 2 * cfg.enemy_radius_px(),
+        "grid cell below two radii"
+    );
+    let _ = (
+        cfg.clock_config(),
+        cfg.catch_up_policy(),
+        cfg.settle_ticks(),
+        cfg.summary(),
+    );
     let small = cfg
         .with_enemies(u64::from(cfg.enemies().min(24)))
         .unwrap_or_else(|e| panic!("with_enemies: {e}"));
@@ -305,7 +359,10 @@ pub fn horde_config(data: &[u8]) {
         }
         w.digest()
     };
-    assert!(run() == run(), "same config, same inputs, different digests");
+    assert!(
+        run() == run(),
+        "same config, same inputs, different digests"
+    );
 }
 
 /// The inputs-file reader (`record --inputs FILE`): a list of inputs or an

@@ -33,7 +33,11 @@ fn run_all(kind: &str) -> usize {
         for path in files(&repo().join("fuzz").join(kind).join(target)) {
             let data = std::fs::read(&path).expect("readable input");
             let outcome = std::panic::catch_unwind(|| fuzz_checks::run(target, &data));
-            assert!(outcome.is_ok(), "{target}: {} fails its check", path.display());
+            assert!(
+                outcome.is_ok(),
+                "{target}: {} fails its check",
+                path.display()
+            );
             n += 1;
         }
     }
@@ -44,7 +48,11 @@ fn run_all(kind: &str) -> usize {
 fn every_seed_passes_its_targets_checks() {
     for target in fuzz_checks::TARGETS {
         // replay_header shares replay_reader's seeds (see fuzz/README.md).
-        let dir = if target == "replay_header" { "replay_reader" } else { target };
+        let dir = if target == "replay_header" {
+            "replay_reader"
+        } else {
+            target
+        };
         let seeds = files(&repo().join("fuzz/seeds").join(dir));
         assert!(!seeds.is_empty(), "no seeds for fuzz target {target}");
     }

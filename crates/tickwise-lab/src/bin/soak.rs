@@ -2,7 +2,7 @@
 //! with random frame schedules, checked against a straight run.
 //!
 //! ```text
-//! cargo run --release -p tickwise-sims --example soak -- [--island-ticks N] [--horde-ticks N]
+//! cargo run --release -p tickwise-lab --bin soak -- [--island-ticks N] [--horde-ticks N]
 //!     [--enemies N] [--seed N] [--island-check-every K] [--horde-check-every K]
 //! ```
 //!
@@ -40,8 +40,9 @@
 //! clock steps, the host clock against the soak's own 128-bit sum).
 //! Exit status: 0 pass, 1 divergence or counter failure, 2 bad arguments.
 //!
-//! This is a tool, not sim code: it reads the wall clock to report
-//! throughput (the sims crate bans that in its own code).
+//! It lives in the lab crate, not with the sims, because it reads the wall
+//! clock to report throughput (the sims crate bans clocks), and because the
+//! CLI's release build already compiles everything it needs.
 
 use std::marker::PhantomData;
 use std::process::ExitCode;
@@ -55,8 +56,8 @@ use tickwise::{
 use tickwise_sims::horde::{HordeConfig, HordeWorld};
 use tickwise_sims::island::{IslandConfig, IslandWorld};
 
-const ISLAND_CONFIG: &[u8] = include_bytes!("../../../config/island_loop.json");
-const HORDE_CONFIG: &[u8] = include_bytes!("../../../config/horde.json");
+const ISLAND_CONFIG: &[u8] = include_bytes!("../../../../config/island_loop.json");
+const HORDE_CONFIG: &[u8] = include_bytes!("../../../../config/horde.json");
 
 /// A sim the soak can drive: it names each tick's input.
 trait Soaked: Sim<Input: Send> + Send + 'static {
@@ -190,12 +191,7 @@ struct StraightStats {
     busy: Duration,
 }
 
-fn straight<S: Soaked>(
-    mut sim: S,
-    seed: u64,
-    rx: &Receiver<Msg>,
-) -> Result<StraightStats, String> {
-    #[allow(clippy::disallowed_methods, reason = "throughput report, not sim code")]
+fn straight<S: Soaked>(mut sim: S, seed: u64, rx: &Receiver<Msg>) -> Result<StraightStats, String> {
     let started = Instant::now();
     let (mut t, mut checkpoints, mut drops) = (0u64, 0u64, 0u64);
     for msg in rx {
@@ -316,7 +312,6 @@ fn soak<S: Soaked>(
     let mut st = LoopStats::default();
     let mut next_check = plan.check_every;
 
-    #[allow(clippy::disallowed_methods, reason = "throughput report, not sim code")]
     let started = Instant::now();
     // Optionally start the host clock far out (a frame the clamp cuts down),
     // so the run also covers host timestamps near the top of their range.
@@ -334,17 +329,32 @@ fn soak<S: Soaked>(
             // About one step, give or take 2 ms of jitter.
             400..750 => {
                 let j = 2_000_000.min(step_ns - 1);
-                feed(&mut lp, &mut st, between(&mut rng, step_ns - j, step_ns + j));
+                feed(
+                    &mut lp,
+                    &mut st,
+                    between(&mut rng, step_ns - j, step_ns + j),
+                );
             }
             // Several steps, up to the cap.
             750..940 => {
                 let k = 2 + rng.next_u64() % cap.max(1);
-                feed(&mut lp, &mut st, between(&mut rng, (k - 1) * step_ns, k * step_ns));
+                feed(
+                    &mut lp,
+                    &mut st,
+                    between(&mut rng, (k - 1) * step_ns, k * step_ns),
+                );
             }
             // A hitch: past the clamp and the cap, so time is thrown away.
             940..975 => {
-                let hi = max_frame.as_nanos().saturating_mul(4).max(cap * step_ns * 4);
-                feed(&mut lp, &mut st, between(&mut rng, cap * step_ns + step_ns, hi));
+                let hi = max_frame
+                    .as_nanos()
+                    .saturating_mul(4)
+                    .max(cap * step_ns * 4);
+                feed(
+                    &mut lp,
+                    &mut st,
+                    between(&mut rng, cap * step_ns + step_ns, hi),
+                );
             }
             // Pause (or background), a few frames while away, resume later;
             // the Full policy catches every step up.
@@ -362,7 +372,11 @@ fn soak<S: Soaked>(
                 for _ in 0..rng.next_u32() % 4 {
                     feed(&mut lp, &mut st, between(&mut rng, 0, 100_000_000));
                 }
-                let away_max = if background { 5_000_000_000 } else { 1_000_000_000 };
+                let away_max = if background {
+                    5_000_000_000
+                } else {
+                    1_000_000_000
+                };
                 let away = between(&mut rng, 0, away_max);
                 st.host_ns += u128::from(away.as_nanos());
                 let r = lp
@@ -425,7 +439,10 @@ fn soak<S: Soaked>(
         ));
     }
     if digest_loop != s.digest {
-        problems.push(format!("final digests differ: {digest_loop} vs {}", s.digest));
+        problems.push(format!(
+            "final digests differ: {digest_loop} vs {}",
+            s.digest
+        ));
     }
     if s.drops != st.drop_events {
         problems.push(format!(
@@ -490,7 +507,10 @@ fn run(args: &[String]) -> Result<Vec<String>, (u8, String)> {
     ];
     for (i, a) in args.iter().enumerate() {
         if i % 2 == 0 && !FLAGS.contains(&a.as_str()) {
-            return Err((2, format!("unknown argument {a:?} (flags: {})", FLAGS.join(", "))));
+            return Err((
+                2,
+                format!("unknown argument {a:?} (flags: {})", FLAGS.join(", ")),
+            ));
         }
     }
     let usage = |e: String| (2u8, e);
@@ -498,8 +518,12 @@ fn run(args: &[String]) -> Result<Vec<String>, (u8, String)> {
     let horde_ticks = arg_value(args, "--horde-ticks", 100_000_000).map_err(usage)?;
     let enemies = arg_value(args, "--enemies", 300).map_err(usage)?;
     let seed = arg_value(args, "--seed", 13).map_err(usage)?;
-    let island_every = arg_value(args, "--island-check-every", 1_000_000).map_err(usage)?.max(1);
-    let horde_every = arg_value(args, "--horde-check-every", 10_000).map_err(usage)?.max(1);
+    let island_every = arg_value(args, "--island-check-every", 1_000_000)
+        .map_err(usage)?
+        .max(1);
+    let horde_every = arg_value(args, "--horde-check-every", 10_000)
+        .map_err(usage)?
+        .max(1);
 
     let mut out = Vec::new();
     let fail = |e: String| (1u8, e);
