@@ -5,6 +5,8 @@
 #
 #   bash scripts/test-all.sh            # everything
 #   TICKWISE_SKIP_BROWSER=1 bash scripts/test-all.sh   # no wasm/browser part
+#   TICKWISE_SKIP_CROSS=1   ...   # no aarch64 build under qemu-user
+#   TICKWISE_SKIP_FUZZ=1    ...   # no short fuzz run
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -46,6 +48,19 @@ bash examples/duel/ci.sh
 step "Python reference parity"
 python3 -m unittest discover -s parity
 python3 parity/run_parity.py --tickwise target/release/tickwise
+
+if [ -z "${TICKWISE_SKIP_CROSS:-}" ]; then
+  step "aarch64 build under qemu-user: parity, horde, cross-verified replays (installs once)"
+  bash .ci/cross-aarch64.sh
+fi
+
+step "soak, short (full size: bash scripts/soak.sh)"
+bash scripts/soak.sh --quick
+
+if [ -z "${TICKWISE_SKIP_FUZZ:-}" ]; then
+  step "fuzzing: every target for 15 s (installs cargo-fuzz once)"
+  bash fuzz/run.sh 15
+fi
 
 if [ -z "${TICKWISE_SKIP_BROWSER:-}" ]; then
   step "wasm build and headless-Chromium tests"
