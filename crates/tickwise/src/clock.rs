@@ -292,7 +292,8 @@ impl Clock {
             _ => (dt, Nanos::ZERO),
         };
         self.clamped_total += u128::from(clamped.as_nanos());
-        // dt < 2^64 and den < 2^64, so the product fits in i128.
+        // dt < 2^64 and den <= MAX_STEP_DENOMINATOR < 2^32 (checked when the
+        // step was built), so the product is below 2^96 and fits in i128.
         let dt_scaled = step.scale(dt) as i128;
 
         match self.config.jitter_tolerance {

@@ -104,4 +104,7 @@ pub use scene::{
 };
 pub use sim::Sim;
 pub use speed::{MAX_SPEED_RATIO, MAX_SPEED_TERM, Speed};
-pub use time::{NANOS_PER_MILLI, NANOS_PER_SEC, Nanos, StepLength, Tick, TimeError, Timestamp};
+pub use time::{
+    MAX_STEP_DENOMINATOR, NANOS_PER_MILLI, NANOS_PER_SEC, Nanos, StepLength, Tick, TimeError,
+    Timestamp,
+};

@@ -396,6 +396,12 @@ pub enum TimeError {
     Negative,
     /// A value too large to represent.
     TooLarge,
+    /// A step whose reduced denominator is above [`MAX_STEP_DENOMINATOR`]
+    /// (a step length with finer than `1/2^32` ns resolution).
+    DenominatorTooLarge {
+        /// The reduced denominator.
+        denominator: u64,
+    },
     /// A speed outside `1 ≤ P, Q ≤ 1000`, `P/Q ≤ 16` ([`crate::Speed::new`]).
     SpeedOutOfRange {
         /// The numerator given.
@@ -413,6 +419,10 @@ impl fmt::Display for TimeError {
             TimeError::NotFinite => f.write_str("time value is NaN or infinite"),
             TimeError::Negative => f.write_str("time value is negative"),
             TimeError::TooLarge => f.write_str("time value is too large"),
+            TimeError::DenominatorTooLarge { denominator } => write!(
+                f,
+                "step denominator {denominator} (reduced) is above the limit of {MAX_STEP_DENOMINATOR}"
+            ),
             TimeError::SpeedOutOfRange {
                 numerator,
                 denominator,
@@ -439,6 +449,16 @@ pub struct StepLength {
     den: u64,
 }
 
+/// The largest reduced denominator a [`StepLength`] may have: 2^32 − 1.
+///
+/// The clock keeps its accumulator in units of `1/den` ns in an `i128`. With
+/// `den < 2^32`, a frame of up to `u64::MAX` ns is below 2^96 units and the
+/// sum with a carried remainder cannot overflow, so no time is ever lost to
+/// the accumulator's range. Every real rate is far inside this: 60 Hz has
+/// `den = 3`, 30000 ticks per 1001 s has `den = 30`, and any whole-hertz rate
+/// up to 4.29 GHz fits.
+pub const MAX_STEP_DENOMINATOR: u64 = u32::MAX as u64;
+
 const fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         let t = a % b;
@@ -454,7 +474,8 @@ impl StepLength {
     /// # Errors
     ///
     /// [`TimeError::ZeroStep`] when `num` is zero, [`TimeError::ZeroDenominator`]
-    /// when `den` is zero.
+    /// when `den` is zero, [`TimeError::DenominatorTooLarge`] when the reduced
+    /// denominator is above [`MAX_STEP_DENOMINATOR`].
     pub const fn from_nanos_ratio(num: u64, den: u64) -> Result<StepLength, TimeError> {
         if den == 0 {
             return Err(TimeError::ZeroDenominator);
@@ -463,6 +484,11 @@ impl StepLength {
             return Err(TimeError::ZeroStep);
         }
         let g = gcd(num, den);
+        if den / g > MAX_STEP_DENOMINATOR {
+            return Err(TimeError::DenominatorTooLarge {
+                denominator: den / g,
+            });
+        }
         Ok(StepLength {
             num: num / g,
             den: den / g,
@@ -591,6 +617,32 @@ mod tests {
             StepLength::from_rate(30_000, 1_001).unwrap(),
             StepLength::from_nanos_ratio(1_001_000_000_000, 30_000).unwrap()
         );
+    }
+
+    #[test]
+    fn step_denominators_stay_where_the_accumulator_cannot_overflow() {
+        // 2^32 - 1 is accepted; one more (reduced) is refused.
+        let top = StepLength::from_nanos_ratio(1, MAX_STEP_DENOMINATOR).unwrap();
+        assert_eq!(top.denominator(), u64::from(u32::MAX));
+        assert_eq!(
+            StepLength::from_nanos_ratio(1, MAX_STEP_DENOMINATOR + 1),
+            Err(TimeError::DenominatorTooLarge {
+                denominator: 1 << 32
+            })
+        );
+        // Reduction comes first: 2^40 / 2^40 ns is a 1 ns step.
+        let one = StepLength::from_nanos_ratio(1 << 40, 1 << 40).unwrap();
+        assert_eq!((one.numerator(), one.denominator()), (1, 1));
+        // The case that used to lose time silently: the finest step and the
+        // longest frame still conserve every nanosecond.
+        let mut clock = crate::Clock::new(crate::ClockConfig::new(top));
+        let r = clock.advance(Nanos::MAX);
+        assert!(r.steps > 0, "{r:?}");
+        assert!(
+            r.dropped > Nanos::ZERO,
+            "the step cap drops what it cannot run"
+        );
+        assert_eq!(clock.accumulator(), Nanos::ZERO);
     }
 
     #[test]
