@@ -1,4 +1,4 @@
-// The island prototype page: seed 002's controls over the tickwise kernel in
+// The island prototype page: the resume rules' prototype controls over the tickwise kernel in
 // WebAssembly. All simulation, lifecycle and scene logic is Rust (the `Island`
 // class); this file draws, wires buttons, and exposes the test API.
 //
@@ -99,7 +99,7 @@ export async function boot() {
     draw();
   }
 
-  // Every API call draws, like seed 002's page.
+  // Every API call draws, like the prototype page it reproduces.
   const drawn = (f) => (...args) => {
     const out = f(...args);
     draw();

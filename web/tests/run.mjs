@@ -123,7 +123,7 @@ async function shot(page, name) {
   return path.relative(ROOT, file);
 }
 
-// Seed 002's browser timeline, as page API calls and as a `tickwise script`.
+// The resume rules' browser timeline (docs/background.md), as page API calls and as a `tickwise script`.
 const TIMELINE = [
   ['stepFrames', 100, 16],
   ['pauseNow'],
@@ -149,7 +149,7 @@ function runTimeline(page) {
   }, TIMELINE);
 }
 
-/** Every number of seed 002's timeline (SPEC.md "Browser timeline"). */
+/** Every number of the resume rules' browser timeline (docs/background.md). */
 function assertSeedTimeline(rows) {
   const [frames, pause1, r5, pause2, r1h, push, pop1, pop2, pop3, pop4] = rows;
   assert.equal(frames.result, 100, '100 frames of 16 ms -> tick 100');
@@ -232,7 +232,7 @@ after(async () => {
 });
 
 describe('island page (module build over http)', () => {
-  test('seed 002 timeline: every number, painted canvas, readouts, no page errors', async () => {
+  test('resume rules timeline: every number, painted canvas, readouts, no page errors', async () => {
     const { page, problems } = await open(`${ORIGIN}/island-module.html`);
     const fresh = await page.evaluate(() => window.__tickwise.state());
     assert.equal(fresh.tick, 0);

@@ -42,7 +42,7 @@ use crate::web_loop::WebLoop;
 
 /// `config/horde.json`, compiled in.
 pub const HORDE_JSON: &[u8] = include_bytes!("../../../config/horde.json");
-/// The most enemies the page accepts (`?enemies=`): seed 004's scale.
+/// The most enemies the page accepts (`?enemies=`): the scale of the tick-rate budget article's game (hundreds of enemies) and far beyond.
 pub const MAX_PAGE_ENEMIES: u64 = 100_000;
 /// A checkpoint every 30 ticks (one second at 30 Hz) in the recorded replay.
 pub const CHECKPOINT_EVERY: u64 = 30;

@@ -1,4 +1,4 @@
-//! The island prototype page's model: seed 002's controls over our kernel.
+//! The island prototype page's model: the resume rules' prototype controls (docs/background.md) over our kernel.
 //!
 //! [`IslandPage`] is a [`WebLoop`] over the island world with the same
 //! embedded configs as `tickwise script` (`config/island_loop.json` and
