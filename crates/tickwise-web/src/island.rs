@@ -20,7 +20,9 @@
 use serde_json::Value;
 use tickwise::{SceneStack, TickInputs};
 use tickwise_sims::ConfigError;
-use tickwise_sims::island::{IslandConfig, IslandWorld, LifecycleConfig, island_loop, scripted_inputs};
+use tickwise_sims::island::{
+    IslandConfig, IslandWorld, LifecycleConfig, island_loop, scripted_inputs,
+};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::bindings::num;
