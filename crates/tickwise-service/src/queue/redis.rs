@@ -116,6 +116,37 @@ fn backend(e: &redis::RedisError) -> QueueError {
     }
 }
 
+/// Errors worth one more try: the connection dropped (Redis restarted),
+/// was refused for a moment, timed out, or Redis is still loading its data.
+fn transient(e: &redis::RedisError) -> bool {
+    e.is_io_error()
+        || e.is_connection_dropped()
+        || e.is_connection_refusal()
+        || e.is_timeout()
+        || e.to_string().contains("LOADING")
+}
+
+/// Runs `f` on a clone of `con`, retrying transient failures up to three
+/// times (100, 200, 300 ms apart). Every caller is idempotent: a submit
+/// retried after an unknown outcome finds its own job as a duplicate.
+async fn retry<T, F, Fut>(con: &ConnectionManager, mut f: F) -> Result<T, QueueError>
+where
+    F: FnMut(ConnectionManager) -> Fut,
+    Fut: std::future::Future<Output = redis::RedisResult<T>>,
+{
+    let mut attempt = 0u64;
+    loop {
+        match f(con.clone()).await {
+            Ok(v) => return Ok(v),
+            Err(e) if attempt < 3 && transient(&e) => {
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(100 * attempt)).await;
+            }
+            Err(e) => return Err(backend(&e)),
+        }
+    }
+}
+
 async fn connect(url: &str, response_timeout: Duration) -> Result<ConnectionManager, QueueError> {
     let client = Client::open(url).map_err(|e| backend(&e))?;
     let config = ConnectionManagerConfig::new()
@@ -287,21 +318,27 @@ impl Queue for RedisQueue {
         bytes: Bytes,
         meta: JobMeta,
     ) -> Result<Submitted, QueueError> {
-        let mut con = self.con.clone();
         let ids = id.to_string();
         let meta_json = serde_json::to_string(&meta).unwrap_or_else(|_| "{}".into());
-        let reply: Value = self
-            .submit
-            .key(self.keys.result(&ids))
-            .key(self.keys.job(&ids))
-            .key(&self.keys.stream)
-            .arg(self.capacity)
-            .arg(&ids)
-            .arg(meta_json)
-            .arg(bytes.as_ref())
-            .invoke_async(&mut con)
-            .await
-            .map_err(|e| backend(&e))?;
+        let (result_key, job_key) = (self.keys.result(&ids), self.keys.job(&ids));
+        let (script, keys, capacity) = (&*self.submit, &*self.keys, self.capacity);
+        let reply: Value = retry(&self.con, |mut con| {
+            let (result_key, job_key, ids, meta_json) = (&result_key, &job_key, &ids, &meta_json);
+            let bytes = &bytes;
+            async move {
+                script
+                    .key(result_key)
+                    .key(job_key)
+                    .key(&keys.stream)
+                    .arg(capacity)
+                    .arg(ids)
+                    .arg(meta_json)
+                    .arg(bytes.as_ref())
+                    .invoke_async(&mut con)
+                    .await
+            }
+        })
+        .await?;
         let parts: Vec<String> = items(&reply).iter().filter_map(text).collect();
         match parts.first().map(String::as_str) {
             Some("queued") => Ok(Submitted::Queued),
@@ -325,25 +362,30 @@ impl Queue for RedisQueue {
     }
 
     async fn store_verdict(&self, record: JobRecord) -> Result<JobRecord, QueueError> {
-        let mut con = self.con.clone();
         let json = record.to_json();
-        let stored: i64 = self
-            .finish
-            .key(self.keys.result(&record.id))
-            .key(self.keys.job(&record.id))
-            .key(&self.keys.stream)
-            .key(&self.keys.stats)
-            .arg(json)
-            .arg("")
-            .arg(&self.keys.group)
-            .arg(outcome_field(record.status))
-            .arg(0)
-            .arg(0)
-            .arg("front_verdicts")
-            .arg(0)
-            .invoke_async(&mut con)
-            .await
-            .map_err(|e| backend(&e))?;
+        let (result_key, job_key) = (self.keys.result(&record.id), self.keys.job(&record.id));
+        let (script, keys, field) = (&*self.finish, &*self.keys, outcome_field(record.status));
+        let stored: i64 = retry(&self.con, |mut con| {
+            let (result_key, job_key, json) = (&result_key, &job_key, &json);
+            async move {
+                script
+                    .key(result_key)
+                    .key(job_key)
+                    .key(&keys.stream)
+                    .key(&keys.stats)
+                    .arg(json)
+                    .arg("")
+                    .arg(&keys.group)
+                    .arg(field)
+                    .arg(0)
+                    .arg(0)
+                    .arg("front_verdicts")
+                    .arg(0)
+                    .invoke_async(&mut con)
+                    .await
+            }
+        })
+        .await?;
         if stored == 1 {
             return Ok(record);
         }
@@ -354,15 +396,20 @@ impl Queue for RedisQueue {
     }
 
     async fn status(&self, id: JobId) -> Result<Option<JobRecord>, QueueError> {
-        let mut con = self.con.clone();
         let ids = id.to_string();
-        let reply: Value = self
-            .status
-            .key(self.keys.result(&ids))
-            .key(self.keys.job(&ids))
-            .invoke_async(&mut con)
-            .await
-            .map_err(|e| backend(&e))?;
+        let (result_key, job_key) = (self.keys.result(&ids), self.keys.job(&ids));
+        let script = &*self.status;
+        let reply: Value = retry(&self.con, |mut con| {
+            let (result_key, job_key) = (&result_key, &job_key);
+            async move {
+                script
+                    .key(result_key)
+                    .key(job_key)
+                    .invoke_async(&mut con)
+                    .await
+            }
+        })
+        .await?;
         let parts: Vec<String> = items(&reply).iter().filter_map(text).collect();
         match parts.first().map(String::as_str) {
             Some("done") => Ok(Some(parse_record(parts.get(1).map_or("", String::as_str))?)),
@@ -376,18 +423,21 @@ impl Queue for RedisQueue {
     }
 
     async fn stats(&self) -> Result<QueueStats, QueueError> {
-        let mut con = self.con.clone();
-        let (len, pending, stats): (u64, Value, Vec<(String, i64)>) = redis::pipe()
-            .cmd("XLEN")
-            .arg(&self.keys.stream)
-            .cmd("XPENDING")
-            .arg(&self.keys.stream)
-            .arg(&self.keys.group)
-            .cmd("HGETALL")
-            .arg(&self.keys.stats)
-            .query_async(&mut con)
-            .await
-            .map_err(|e| backend(&e))?;
+        let keys = &*self.keys;
+        let (len, pending, stats): (u64, Value, Vec<(String, i64)>) =
+            retry(&self.con, |mut con| async move {
+                redis::pipe()
+                    .cmd("XLEN")
+                    .arg(&keys.stream)
+                    .cmd("XPENDING")
+                    .arg(&keys.stream)
+                    .arg(&keys.group)
+                    .cmd("HGETALL")
+                    .arg(&keys.stats)
+                    .query_async(&mut con)
+                    .await
+            })
+            .await?;
         let running = items(&pending)
             .first()
             .and_then(|v| match v {

@@ -287,7 +287,8 @@ impl Redis {
             .expect("start redis-server");
         self.child = Some(child);
         let end = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+        // Listening, then done loading its append-only file.
+        while self.cli(&["PING"]).trim() != "PONG" {
             assert!(Instant::now() < end, "redis-server did not start");
             std::thread::sleep(Duration::from_millis(20));
         }
