@@ -257,6 +257,63 @@ pub fn app(root: PathBuf, limits: &ConnLimits) -> Router {
 mod tests {
     use super::*;
 
+    /// A fresh canonical folder with an index, a wasm file and a subfolder.
+    fn site() -> PathBuf {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "tickwise-pages-test-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("pkg")).unwrap();
+        std::fs::write(dir.join("index.html"), "<h1>hi</h1>").unwrap();
+        std::fs::write(dir.join("pkg/a b.wasm"), b"\0asm").unwrap();
+        std::fs::write(dir.join("pkg/index.html"), "pkg").unwrap();
+        std::fs::canonicalize(&dir).unwrap()
+    }
+
+    #[test]
+    fn resolves_files_folders_and_escapes() {
+        let root = site();
+        assert_eq!(resolve(&root, "/").unwrap(), root.join("index.html"));
+        let wasm = resolve(&root, "/pkg/a%20b.wasm?v=1").unwrap();
+        assert_eq!(content_type(&wasm), "application/wasm");
+        assert_eq!(resolve(&root, "/pkg").unwrap(), root.join("pkg/index.html"));
+        assert_eq!(resolve(&root, "/nope.js"), Err(Refusal::NotFound));
+    }
+
+    #[test]
+    fn never_leaves_the_folder() {
+        let root = site();
+        for target in [
+            "/../etc/passwd",
+            "/pkg/../../x",
+            "/%2e%2e/x",
+            "/pkg/%2E%2E/%2e%2e/x",
+            "/.hidden",
+            "/a%5cb",
+            "/a%00b",
+        ] {
+            assert_eq!(resolve(&root, target), Err(Refusal::Forbidden), "{target}");
+        }
+        assert_eq!(resolve(&root, "/%zz"), Err(Refusal::BadTarget));
+        assert_eq!(resolve(&root, "/%ff"), Err(Refusal::BadTarget)); // not UTF-8
+        assert_eq!(resolve(&root, "relative"), Err(Refusal::BadTarget));
+        let long = format!("/{}", "a".repeat(3000));
+        assert_eq!(resolve(&root, &long), Err(Refusal::TooLong));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_out_of_the_folder_are_refused() {
+        let root = site();
+        let outside = site();
+        std::os::unix::fs::symlink(outside.join("index.html"), root.join("link.html")).unwrap();
+        assert_eq!(resolve(&root, "/link.html"), Err(Refusal::Forbidden));
+    }
+
     #[test]
     fn hosts() {
         for ok in [
