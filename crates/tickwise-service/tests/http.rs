@@ -234,11 +234,11 @@ fn oversized_uploads_are_refused_before_the_body_is_read() {
         let _ = s.write_all(chunk.as_bytes());
         sent += 1;
         let mut buf = [0u8; 512];
-        if let Ok(n) = s.read(&mut buf) {
-            if n > 0 {
-                answered = Some((parse_response(&buf[..n]).0, sent));
-                break;
-            }
+        if let Ok(n) = s.read(&mut buf)
+            && n > 0
+        {
+            answered = Some((parse_response(&buf[..n]).0, sent));
+            break;
         }
         std::thread::sleep(Duration::from_millis(5));
     }

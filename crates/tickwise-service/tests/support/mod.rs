@@ -209,12 +209,12 @@ pub fn wait_verdict(addr: SocketAddr, id: &str, timeout: Duration) -> Option<Str
     let end = Instant::now() + timeout;
     while Instant::now() < end {
         let (code, body) = http(addr, "GET", &format!("/v1/replays/{id}"), b"");
-        if code == 200 {
-            if let Some(s) = field(&body, "status") {
-                if s != "queued" && s != "running" {
-                    return Some(body);
-                }
-            }
+        if code == 200
+            && let Some(s) = field(&body, "status")
+            && s != "queued"
+            && s != "running"
+        {
+            return Some(body);
         }
         std::thread::sleep(Duration::from_millis(20));
     }
