@@ -12,11 +12,11 @@
 //!   every core) and [`RedisQueue`](queue::RedisQueue) +
 //!   [`RedisWorker`](queue::RedisWorker) (Redis Streams consumer groups,
 //!   at-least-once delivery, idempotent verdicts, dead letters).
-//! * [`verifier`]: bytes in, verdict record out, with the catalog's
+//! * [`mod@verifier`]: bytes in, verdict record out, with the catalog's
 //!   verify API; generic over the [`Catalog`], so a game's own binary
 //!   verifies its own sims.
-//! * [`pages`]: the static page server behind `tickwise serve`.
-//! * [`loadtest`]: the load generator behind `tickwise loadtest`.
+//! * [`mod@pages`]: the static page server behind `tickwise serve`.
+//! * [`mod@loadtest`]: the load generator behind `tickwise loadtest`.
 //!
 //! The CPU-bound re-simulation never runs on the async executor's threads:
 //! the memory engine has its own threads, the Redis worker uses tokio's
