@@ -126,7 +126,7 @@ done
 
 phase "replays: recorded on each side, verified by the other"
 n=0
-for spec in "island seed 3000" "island random:7 3000" "horde seed 600" "horde random:5 300"; do
+for spec in "island scripted 3000" "island random:7 3000" "horde scripted 600" "horde random:5 300"; do
   read -r sim inputs ticks <<<"$spec"
   n=$((n + 1))
   "$NATIVE" record --sim "$sim" --inputs "$inputs" --ticks "$ticks" --checkpoint-every 50 \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test tickwise has, in the order CI runs them. Safe to run on a fresh
 # Debian machine: the first run installs Chromium, the wasm toolchain and
-# playwright-core (cached in ~/.cache/tickwise-tools); later runs skip that.
+# playwright-core (cached in ~/.cache/tickwise-tools) and redis-server (apt);
+# later runs skip that.
 #
 #   bash scripts/test-all.sh            # everything
 #   TICKWISE_SKIP_BROWSER=1 bash scripts/test-all.sh   # no wasm/browser part
@@ -18,6 +19,9 @@ if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 
   step "setup: rustfmt and clippy"
   rustup component add rustfmt clippy
 fi
+
+step "setup: redis-server for the verification service's tests (cached after the first run)"
+bash .ci/setup-redis.sh
 
 if [ -z "${TICKWISE_SKIP_BROWSER:-}" ]; then
   step "setup: Chromium, wasm toolchain, playwright-core (cached after the first run)"

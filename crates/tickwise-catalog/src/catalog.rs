@@ -8,6 +8,7 @@
 
 use alloc::boxed::Box;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
@@ -26,8 +27,12 @@ use crate::sim::{CatalogSim, SimInfo};
 ///
 /// Build one with [`Catalog::builtin`] (the island and the horde) or
 /// [`Catalog::empty`], then add sims with [`Catalog::with`].
+///
+/// Cloning is cheap (the entries are shared), so a long-running service can
+/// keep its own copy.
+#[derive(Clone)]
 pub struct Catalog {
-    sims: Vec<Box<dyn ErasedSim>>,
+    sims: Vec<Arc<dyn ErasedSim>>,
 }
 
 impl core::fmt::Debug for Catalog {
@@ -91,7 +96,7 @@ impl Catalog {
     /// so a game can ship its own build of a built-in id.
     #[must_use]
     pub fn with<S: CatalogSim>(mut self) -> Catalog {
-        let entry: Box<dyn ErasedSim> = Box::new(Entry::<S>(PhantomData));
+        let entry: Arc<dyn ErasedSim> = Arc::new(Entry::<S>(PhantomData));
         match self.sims.iter_mut().find(|e| e.info().id == S::ID) {
             Some(slot) => *slot = entry,
             None => self.sims.push(entry),

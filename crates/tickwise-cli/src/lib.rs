@@ -12,7 +12,7 @@
 //! ```
 //!
 //! Every command that takes a sim (`record`, `verify`, `compare`,
-//! `sync-test`, `budget`) looks it up in the [`Catalog`] passed in, by the
+//! `sync-test`, `budget`, `verifyd`, `worker`) looks it up in the [`Catalog`] passed in, by the
 //! id a replay stores or `--sim ID` names. The `tickwise` binary itself is
 //! `main_with(Catalog::builtin())`. Tests and fuzz targets reach the same
 //! code through [`main_with_args`] and the parsers in [`cmd`] and [`script`].
@@ -94,6 +94,12 @@ pub enum Command {
     Netplay(cmd::netplay::Args),
     /// One player of a real rollback session over UDP.
     Peer(cmd::peer::Args),
+    /// The replay verification service: HTTP API, embedded queue or Redis Streams.
+    Verifyd(cmd::verifyd::Args),
+    /// Verify jobs from the Redis queue of `verifyd --queue redis://…`.
+    Worker(cmd::worker::Args),
+    /// Upload replays to a running verifyd on this machine; print throughput and latency.
+    Loadtest(cmd::loadtest::Args),
 }
 
 /// The whole tool over `catalog`, with the process's own arguments: what a
@@ -153,6 +159,9 @@ pub fn run(cli: Cli, catalog: &Catalog) -> Result<u8, Failure> {
         Command::Serve(a) => cmd::serve::run(&a),
         Command::Netplay(a) => cmd::netplay::run(&a, catalog),
         Command::Peer(a) => cmd::peer::run(&a, catalog),
+        Command::Verifyd(a) => cmd::verifyd::run(&a, catalog),
+        Command::Worker(a) => cmd::worker::run(&a, catalog),
+        Command::Loadtest(a) => cmd::loadtest::run(&a, catalog),
     }
 }
 

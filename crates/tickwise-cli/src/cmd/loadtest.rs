@@ -1,0 +1,191 @@
+//! `tickwise loadtest`: uploads replays to a running `verifyd` on this
+//! machine and prints verified replays/s, ticks/s and verdict latency.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use rayon::prelude::*;
+use tickwise_catalog::{Catalog, InputPlan};
+use tickwise_service::loadtest::{LoadConfig, LoadReport};
+
+use crate::{Failure, hints};
+
+/// The most replays one run uploads.
+pub const MAX_REPLAYS: usize = 100_000;
+/// The largest replay file read from `--replays`.
+pub const MAX_REPLAY_FILE: u64 = 64 * 1024 * 1024;
+
+/// Arguments of `tickwise loadtest`.
+#[derive(Debug, clap::Args)]
+#[command(group = clap::ArgGroup::new("source").required(true).args(["replays", "generate"]))]
+pub struct Args {
+    /// The service, on this machine: `http://127.0.0.1:PORT`.
+    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8087")]
+    pub url: String,
+    /// Upload every `*.twr` in this folder once.
+    #[arg(long, value_name = "DIR")]
+    pub replays: Option<PathBuf>,
+    /// Generate N replays (random inputs, distinct seeds) and upload them.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub generate: Option<u64>,
+    /// Sim of the generated replays (`mixed` alternates every catalog sim).
+    #[arg(long, value_name = "ID", default_value = "mixed")]
+    pub sim: String,
+    /// Ticks per generated replay (default: 10 minutes at the sim's rate).
+    #[arg(long, value_name = "T")]
+    pub ticks: Option<u64>,
+    /// Uploads in flight at once.
+    #[arg(long, value_name = "C", default_value_t = 4)]
+    pub concurrency: usize,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "S", default_value_t = 60)]
+    pub seconds: u64,
+    /// Uploads per second, spread evenly (default: as fast as it goes).
+    #[arg(long, value_name = "R")]
+    pub rate: Option<u32>,
+    /// Send `Tickwise-Session-Ms` with this value (the wall-clock check).
+    #[arg(long, value_name = "MS")]
+    pub session_ms: Option<u64>,
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn read_dir(dir: &Path) -> anyhow::Result<Vec<bytes::Bytes>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "twr"))
+        .collect();
+    files.sort();
+    anyhow::ensure!(!files.is_empty(), "no *.twr files in {}", dir.display());
+    anyhow::ensure!(
+        files.len() <= MAX_REPLAYS,
+        "{} holds {} replays, more than the {MAX_REPLAYS} one run uploads",
+        dir.display(),
+        files.len()
+    );
+    files
+        .iter()
+        .map(|p| {
+            let mut bytes = Vec::new();
+            std::fs::File::open(p)
+                .and_then(|f| f.take(MAX_REPLAY_FILE + 1).read_to_end(&mut bytes))
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            anyhow::ensure!(
+                bytes.len() as u64 <= MAX_REPLAY_FILE,
+                "{} is larger than {MAX_REPLAY_FILE} bytes",
+                p.display()
+            );
+            Ok(bytes::Bytes::from(bytes))
+        })
+        .collect()
+}
+
+fn generate(args: &Args, n: u64, catalog: &Catalog) -> Result<Vec<bytes::Bytes>, Failure> {
+    let sims: Vec<&'static str> = if args.sim == "mixed" {
+        catalog.ids().collect()
+    } else {
+        vec![catalog.get(&args.sim).map_err(hints::catalog)?.id]
+    };
+    let mut jobs = Vec::new();
+    for i in 0..n {
+        let id = sims[usize::try_from(i).unwrap_or(0) % sims.len()];
+        let profile = catalog.profile(id, None).map_err(hints::catalog)?;
+        let ticks = args.ticks.unwrap_or_else(|| {
+            // Ten minutes of sim time: 600 s / step, rounded down.
+            let step = profile.clock.step();
+            600_000_000_000u128
+                .saturating_mul(u128::from(step.denominator()))
+                .checked_div(u128::from(step.numerator()))
+                .and_then(|t| u64::try_from(t).ok())
+                .unwrap_or(36_000)
+        });
+        jobs.push((id, ticks, i));
+    }
+    jobs.par_iter()
+        .map(|&(id, ticks, seed)| {
+            catalog
+                .record(id, None, &InputPlan::Random(seed + 1), ticks, 60)
+                .map(|r| bytes::Bytes::from(r.bytes))
+                .map_err(hints::catalog)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()
+        .map_err(Failure::usage)
+}
+
+fn print(report: &LoadReport, json: bool) {
+    if json {
+        let v = serde_json::json!({
+            "uploaded": report.uploaded,
+            "ok": report.verdicts[0],
+            "diverged": report.verdicts[1],
+            "invalid": report.verdicts[2],
+            "errors": report.errors,
+            "throttled": report.throttled,
+            "seconds": report.elapsed.as_secs_f64(),
+            "replaysPerSec": report.replays_per_sec(),
+            "ticksPerSec": report.ticks_per_sec(),
+            "p50Ms": report.latency_ms(0.5),
+            "p99Ms": report.latency_ms(0.99),
+            "errorSamples": report.error_samples,
+        });
+        println!("{v}");
+        return;
+    }
+    println!(
+        "uploaded {} replays: {} ok, {} diverged, {} invalid, {} errors, {} throttled (429)",
+        report.uploaded,
+        report.verdicts[0],
+        report.verdicts[1],
+        report.verdicts[2],
+        report.errors,
+        report.throttled
+    );
+    println!(
+        "{:.1} verified replays/s, {:.0} ticks/s over {:.2} s; verdict latency p50 {:.1} ms, p99 {:.1} ms",
+        report.replays_per_sec(),
+        report.ticks_per_sec(),
+        report.elapsed.as_secs_f64(),
+        report.latency_ms(0.5),
+        report.latency_ms(0.99)
+    );
+    for e in &report.error_samples {
+        println!("error: {e}");
+    }
+}
+
+/// Runs the load test.
+///
+/// # Errors
+///
+/// Exit code 2 for a URL off this machine or bad settings; exit code 1
+/// when some upload got no verdict.
+pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
+    // Refuse a non-loopback URL before generating anything.
+    tickwise_service::loadtest::loopback_base(&args.url).map_err(Failure::usage)?;
+    let replays = match (&args.replays, args.generate) {
+        (Some(dir), _) => read_dir(dir).map_err(Failure::usage)?,
+        (None, Some(n)) => generate(args, n, catalog)?,
+        (None, None) => {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "give --replays DIR or --generate N"
+            )));
+        }
+    };
+    let config = LoadConfig {
+        url: args.url.clone(),
+        concurrency: args.concurrency,
+        duration: Duration::from_secs(args.seconds),
+        rate: args.rate,
+        session_ms: args.session_ms,
+    };
+    let report = tickwise_service::block_on(tickwise_service::loadtest::run(config, replays))
+        .context("loadtest")?
+        .map_err(Failure::usage)?;
+    print(&report, args.json);
+    Ok(u8::from(report.errors > 0))
+}

@@ -1,0 +1,128 @@
+//! `tickwise verifyd`: the replay verification service (HTTP API over an
+//! embedded queue, or over Redis Streams with `tickwise worker`s).
+//!
+//! Flags only: the service itself is `tickwise_service::verifyd`.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use tickwise_catalog::Catalog;
+use tickwise_service::{
+    ApiLimits, ConnLimits, MemoryConfig, QueueChoice, RedisConfig, VerifydConfig,
+};
+
+use super::verify::LimitArgs;
+use crate::Failure;
+
+/// Arguments of `tickwise verifyd`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Address to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8087")]
+    pub bind: SocketAddr,
+    /// `memory` (embedded, the default) or `redis://HOST:PORT` (run
+    /// `tickwise worker --redis URL` processes to verify).
+    #[arg(long, value_name = "QUEUE", default_value = "memory")]
+    pub queue: String,
+    /// Verification threads of the embedded queue (default: one per core).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Jobs waiting or running before uploads are answered 429.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    pub capacity: u64,
+    /// Verdicts kept in memory by the embedded queue (oldest forgotten).
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub max_results: usize,
+    /// Key prefix in Redis.
+    #[arg(long, value_name = "PREFIX", default_value = "tickwise")]
+    pub redis_prefix: String,
+    /// Largest upload accepted (413 above it, checked while receiving).
+    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
+    pub max_upload_bytes: usize,
+    /// Open connections at most (more wait to be accepted).
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub max_connections: usize,
+    /// Deadline for a request head, in ms (also the keep-alive idle limit).
+    #[arg(long, value_name = "MS", default_value_t = 5_000)]
+    pub header_timeout_ms: u64,
+    /// Deadline for an upload body, in ms.
+    #[arg(long, value_name = "MS", default_value_t = 20_000)]
+    pub body_timeout_ms: u64,
+    /// Longest `?wait=` honoured, in seconds.
+    #[arg(long, value_name = "S", default_value_t = 30)]
+    pub max_wait: u64,
+    /// Replay reader and work limits.
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Runs the service until Ctrl-C or SIGTERM.
+///
+/// # Errors
+///
+/// Exit code 2 for a bad `--queue`, an address in use, or Redis
+/// unreachable.
+pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
+    let queue = if args.queue == "memory" {
+        let mut m = MemoryConfig {
+            capacity: usize::try_from(args.capacity).unwrap_or(usize::MAX),
+            max_results: args.max_results,
+            ..MemoryConfig::default()
+        };
+        if let Some(j) = args.jobs {
+            m.jobs = usize::from(j);
+        }
+        QueueChoice::Memory(m)
+    } else if args.queue.starts_with("redis://") {
+        QueueChoice::Redis(RedisConfig {
+            url: args.queue.clone(),
+            prefix: args.redis_prefix.clone(),
+            capacity: args.capacity,
+        })
+    } else {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "--queue must be `memory` or a redis://HOST:PORT URL, not {:?}",
+            args.queue
+        )));
+    };
+    let engine = match &queue {
+        QueueChoice::Memory(m) => format!("memory queue, {} verification threads", m.jobs),
+        QueueChoice::Redis(r) => format!("redis queue at {}", r.url),
+    };
+    let request_deadline = Duration::from_millis(args.body_timeout_ms)
+        + Duration::from_secs(args.max_wait)
+        + Duration::from_secs(10);
+    let config = VerifydConfig {
+        bind: args.bind,
+        queue,
+        api: ApiLimits {
+            max_upload_bytes: args.max_upload_bytes,
+            body_deadline: Duration::from_millis(args.body_timeout_ms),
+            max_wait: Duration::from_secs(args.max_wait),
+        },
+        conn: ConnLimits {
+            max_connections: args.max_connections.max(1),
+            header_deadline: Duration::from_millis(args.header_timeout_ms.max(1)),
+            request_deadline,
+            ..ConnLimits::default()
+        },
+        replay: args.limits.limits(),
+    };
+    let catalog = Arc::new(catalog.clone());
+    let ready = |addr: SocketAddr| {
+        println!("tickwise verifyd listening on http://{addr}/ ({engine})");
+        let _ = std::io::stdout().flush();
+    };
+    tickwise_service::block_on(tickwise_service::verifyd(
+        catalog,
+        config,
+        ready,
+        tickwise_service::shutdown_signal(),
+    ))
+    .context("verifyd")?
+    .context("verifyd")?;
+    Ok(0)
+}

@@ -1,0 +1,339 @@
+//! Jobs, their ids, and the record a client reads back.
+
+use std::fmt;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+
+/// A job's id: the SHA-256 of the uploaded bytes, as 64 lowercase hex
+/// digits.
+///
+/// Why a cryptographic hash: the id is also the idempotency key (the same
+/// bytes uploaded twice are one job with one verdict). With a weak hash an
+/// attacker could craft a forged replay whose id collides with a valid
+/// one's and be answered with the valid one's verdict.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JobId([u8; 32]);
+
+impl JobId {
+    /// The id of `bytes`.
+    #[must_use]
+    pub fn of(bytes: &[u8]) -> JobId {
+        let digest = Sha256::digest(bytes);
+        let mut out = [0u8; 32];
+        out.copy_from_slice(&digest);
+        JobId(out)
+    }
+
+    /// Parses 64 lowercase hex digits; `None` for anything else.
+    #[must_use]
+    pub fn parse(s: &str) -> Option<JobId> {
+        let b = s.as_bytes();
+        if b.len() != 64 {
+            return None;
+        }
+        let mut out = [0u8; 32];
+        for (i, pair) in b.chunks_exact(2).enumerate() {
+            let hi = hex_digit(pair[0])?;
+            let lo = hex_digit(pair[1])?;
+            out[i] = hi << 4 | lo;
+        }
+        Some(JobId(out))
+    }
+}
+
+const fn hex_digit(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    }
+}
+
+impl fmt::Display for JobId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for b in self.0 {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for JobId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "JobId({self})")
+    }
+}
+
+/// What travels with an upload besides its bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobMeta {
+    /// When the upload was accepted, in milliseconds since the Unix epoch
+    /// (for the verdict latency).
+    pub submitted_ms: u64,
+    /// The session's real duration as the client stated it, in
+    /// milliseconds (the optional wall-clock plausibility check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_ms: Option<u64>,
+}
+
+impl JobMeta {
+    /// Metadata for an upload accepted now.
+    #[must_use]
+    pub fn now(session_ms: Option<u64>) -> JobMeta {
+        JobMeta {
+            submitted_ms: unix_ms(),
+            session_ms,
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch (0 if the clock is before it).
+#[must_use]
+pub fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Where a job is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobStatus {
+    /// Waiting for a worker.
+    Queued,
+    /// A worker is re-simulating it.
+    Running,
+    /// Re-simulation reached every checkpoint and the final state.
+    Ok,
+    /// Re-simulation disagreed with the replay (a forgery, or a
+    /// non-deterministic recorder).
+    Diverged,
+    /// The upload could not be verified at all: malformed, unknown sim or
+    /// version, over a limit, or dead-lettered after repeated failures.
+    Invalid,
+}
+
+impl JobStatus {
+    /// Whether this is a verdict (no further change will happen).
+    #[must_use]
+    pub const fn is_final(self) -> bool {
+        matches!(
+            self,
+            JobStatus::Ok | JobStatus::Diverged | JobStatus::Invalid
+        )
+    }
+
+    /// The lowercase name used in JSON and metrics.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Queued => "queued",
+            JobStatus::Running => "running",
+            JobStatus::Ok => "ok",
+            JobStatus::Diverged => "diverged",
+            JobStatus::Invalid => "invalid",
+        }
+    }
+}
+
+/// The wall-clock plausibility of a verified replay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WallClock {
+    /// The session's real duration the client stated.
+    pub session_ms: u64,
+    /// The replay's simulated duration: ticks × the sim's step.
+    pub simulated_ms: u64,
+    /// `"plausible"`, `"too-fast"` (more ticks than the real time could
+    /// run) or `"too-slow"` (the real time was far longer than the ticks
+    /// need: a slowed-down run).
+    pub verdict: Plausibility,
+}
+
+/// See [`WallClock::verdict`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Plausibility {
+    /// Simulated and real time agree within the tolerance.
+    Plausible,
+    /// The replay holds more ticks than the stated real time could run.
+    TooFast,
+    /// The stated real time is far longer than the replay's ticks take.
+    TooSlow,
+}
+
+/// The tolerance of the plausibility check: 5 % of the longer duration
+/// plus 2 s (start-up, network, a frame or two of clock slack).
+pub const PLAUSIBILITY_SLACK_MS: u64 = 2_000;
+
+impl WallClock {
+    /// Compares a stated real duration with a simulated one.
+    #[must_use]
+    pub fn judge(session_ms: u64, simulated_ms: u64) -> WallClock {
+        let slack = session_ms.max(simulated_ms) / 20 + PLAUSIBILITY_SLACK_MS;
+        let verdict = if simulated_ms > session_ms.saturating_add(slack) {
+            Plausibility::TooFast
+        } else if session_ms > simulated_ms.saturating_add(slack) {
+            Plausibility::TooSlow
+        } else {
+            Plausibility::Plausible
+        };
+        WallClock {
+            session_ms,
+            simulated_ms,
+            verdict,
+        }
+    }
+}
+
+/// What `GET /v1/replays/{id}` answers: a job's status and, once verified,
+/// its verdict. Absent fields are omitted from the JSON.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[must_use]
+pub struct JobRecord {
+    /// The job id (hex SHA-256 of the upload).
+    pub id: String,
+    /// Where the job is, or its verdict.
+    pub status: JobStatus,
+    /// The sim id the replay names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sim: Option<String>,
+    /// Ticks the replay declares.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticks: Option<u64>,
+    /// Ticks actually re-simulated (fewer when it diverged early).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticks_run: Option<u64>,
+    /// The re-simulated final digest (`ok`, or a final-state divergence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// The final digest the replay claims (when verification reached it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_digest: Option<String>,
+    /// The first checkpoint tick whose state differs (`diverged`); the
+    /// states first differed after `lastMatchTick` and by this tick.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_divergent_tick: Option<u64>,
+    /// The last tick whose stored state matched (`diverged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_match_tick: Option<u64>,
+    /// The state fields that differ (`diverged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields: Option<Vec<String>>,
+    /// Why the upload is `invalid` or `diverged`, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Deliveries so far (1 unless a worker died or failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
+    /// Wall time the re-simulation took, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified_ms: Option<u64>,
+    /// From the upload being accepted to the verdict being stored, in
+    /// milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
+    /// The wall-clock plausibility check, when the client sent the
+    /// session's duration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_clock: Option<WallClock>,
+}
+
+impl JobRecord {
+    /// A record with only the id and the status.
+    pub const fn bare(id: String, status: JobStatus) -> JobRecord {
+        JobRecord {
+            id,
+            status,
+            sim: None,
+            ticks: None,
+            ticks_run: None,
+            digest: None,
+            claimed_digest: None,
+            first_divergent_tick: None,
+            last_match_tick: None,
+            fields: None,
+            error: None,
+            attempts: None,
+            verified_ms: None,
+            latency_ms: None,
+            wall_clock: None,
+        }
+    }
+
+    /// An `invalid` verdict with its reason.
+    pub fn invalid(id: JobId, error: String) -> JobRecord {
+        let mut r = JobRecord::bare(id.to_string(), JobStatus::Invalid);
+        r.error = Some(error);
+        r
+    }
+
+    /// The record as JSON text.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        // A struct of strings, integers and enums always serialises.
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
+
+    /// Parses a record stored as JSON.
+    ///
+    /// # Errors
+    ///
+    /// The JSON error for text that is not a record.
+    pub fn from_json(text: &[u8]) -> Result<JobRecord, serde_json::Error> {
+        serde_json::from_slice(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_sha256_in_hex_and_parse_back() {
+        // SHA-256("abc") from FIPS 180-2, appendix B.1.
+        let id = JobId::of(b"abc");
+        let hex = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        assert_eq!(id.to_string(), hex);
+        assert_eq!(JobId::parse(hex), Some(id));
+        assert_eq!(JobId::parse(&hex.to_uppercase()), None);
+        assert_eq!(JobId::parse(&hex[1..]), None);
+        assert_eq!(JobId::parse("zz"), None);
+    }
+
+    #[test]
+    fn plausibility_bounds() {
+        // 10 minutes simulated: slack = 600 000 / 20 + 2 000 = 32 000 ms.
+        let sim = 600_000;
+        assert_eq!(
+            WallClock::judge(600_000, sim).verdict,
+            Plausibility::Plausible
+        );
+        assert_eq!(
+            WallClock::judge(632_000, sim).verdict,
+            Plausibility::Plausible
+        );
+        // 632 001 ms real: slack is 31 600 + 2 000 = 33 600, still fine;
+        // 640 000 ms: slack 34 000, 640 000 > 634 000 → too slow.
+        assert_eq!(
+            WallClock::judge(640_000, sim).verdict,
+            Plausibility::TooSlow
+        );
+        // 5 minutes of real time cannot hold 10 simulated minutes.
+        assert_eq!(
+            WallClock::judge(300_000, sim).verdict,
+            Plausibility::TooFast
+        );
+    }
+
+    #[test]
+    fn records_omit_absent_fields() {
+        let r = JobRecord::bare("x".into(), JobStatus::Queued);
+        assert_eq!(r.to_json(), r#"{"id":"x","status":"queued"}"#);
+        assert_eq!(JobRecord::from_json(r.to_json().as_bytes()).unwrap(), r);
+    }
+}

@@ -1,0 +1,439 @@
+//! `tickwise loadtest`: uploads replays to a running `verifyd`, waits for
+//! every verdict, and reports throughput and verdict latency.
+//!
+//! Bounded by construction: only loopback URLs are accepted, each replay
+//! is uploaded once (ids are content hashes, so re-uploads would only hit
+//! the cache), and the run stops after its time budget even if verdicts
+//! are still missing (they count as errors).
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use hyper::{Method, Request, StatusCode, Uri};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use tokio::sync::Mutex;
+
+use crate::job::{JobRecord, JobStatus};
+
+/// The longest run accepted.
+pub const MAX_SECONDS: u64 = 3_600;
+/// The most concurrent clients.
+pub const MAX_CONCURRENCY: usize = 1_024;
+
+/// What to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadConfig {
+    /// The service's base URL, e.g. `http://127.0.0.1:8087`.
+    pub url: String,
+    /// Uploads in flight at once.
+    pub concurrency: usize,
+    /// The run stops after this long.
+    pub duration: Duration,
+    /// Uploads per second (spread evenly); `None` = as fast as verdicts come.
+    pub rate: Option<u32>,
+    /// The session duration header to send, if any.
+    pub session_ms: Option<u64>,
+}
+
+/// Why a load test could not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The URL is not `http://` on a loopback address.
+    NotLoopback {
+        /// The URL given.
+        url: String,
+    },
+    /// The URL does not parse.
+    BadUrl {
+        /// The URL given.
+        url: String,
+    },
+    /// Nothing to upload.
+    NoReplays,
+    /// Concurrency, duration or rate out of range.
+    OutOfRange {
+        /// Which setting.
+        what: &'static str,
+        /// Its limit.
+        limit: u64,
+    },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::NotLoopback { url } => write!(
+                f,
+                "{url} is not on this machine: load tests only target http://127.0.0.1, localhost or [::1]"
+            ),
+            LoadError::BadUrl { url } => {
+                write!(f, "{url:?} is not a URL like http://127.0.0.1:8087")
+            }
+            LoadError::NoReplays => f.write_str("no replays to upload"),
+            LoadError::OutOfRange { what, limit } => {
+                write!(f, "{what} must be between 1 and {limit}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// What a load test measured.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use]
+pub struct LoadReport {
+    /// Replays uploaded (accepted by the service).
+    pub uploaded: u64,
+    /// Verdicts received, by status: ok, diverged, invalid.
+    pub verdicts: [u64; 3],
+    /// Uploads or polls that failed, or verdicts missing at the end.
+    pub errors: u64,
+    /// `429` answers (retried after `Retry-After`).
+    pub throttled: u64,
+    /// Ticks the verdicts re-simulated.
+    pub ticks: u64,
+    /// From the first upload to the last verdict.
+    pub elapsed: Duration,
+    /// Verdict latencies (upload sent → verdict received), sorted, in
+    /// milliseconds.
+    pub latencies_ms: Vec<f64>,
+    /// The first few error messages.
+    pub error_samples: Vec<String>,
+}
+
+impl LoadReport {
+    /// Verdicts received.
+    #[must_use]
+    pub fn verdict_count(&self) -> u64 {
+        self.verdicts.iter().sum()
+    }
+
+    /// Verdicts per second.
+    #[must_use]
+    pub fn replays_per_sec(&self) -> f64 {
+        per_sec(self.verdict_count(), self.elapsed)
+    }
+
+    /// Verified ticks per second.
+    #[must_use]
+    pub fn ticks_per_sec(&self) -> f64 {
+        per_sec(self.ticks, self.elapsed)
+    }
+
+    /// The `q`-quantile of verdict latency in ms (nearest rank), 0 if none.
+    #[must_use]
+    pub fn latency_ms(&self, q: f64) -> f64 {
+        if self.latencies_ms.is_empty() {
+            return 0.0;
+        }
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            clippy::cast_precision_loss,
+            reason = "a rank within the vector"
+        )]
+        let rank = ((q * self.latencies_ms.len() as f64).ceil() as usize)
+            .clamp(1, self.latencies_ms.len());
+        self.latencies_ms[rank - 1]
+    }
+}
+
+#[allow(clippy::cast_precision_loss, reason = "a rate for display")]
+fn per_sec(n: u64, d: Duration) -> f64 {
+    let s = d.as_secs_f64();
+    if s > 0.0 { n as f64 / s } else { 0.0 }
+}
+
+/// Checks that `url` is plain HTTP on a loopback address and returns it
+/// without a trailing slash.
+///
+/// # Errors
+///
+/// [`LoadError::BadUrl`], [`LoadError::NotLoopback`].
+pub fn loopback_base(url: &str) -> Result<String, LoadError> {
+    let uri: Uri = url
+        .parse()
+        .map_err(|_| LoadError::BadUrl { url: url.into() })?;
+    if uri.scheme_str() != Some("http") {
+        return Err(LoadError::NotLoopback { url: url.into() });
+    }
+    let host = uri
+        .host()
+        .ok_or_else(|| LoadError::BadUrl { url: url.into() })?;
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host == "[::1]"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if !loopback {
+        return Err(LoadError::NotLoopback { url: url.into() });
+    }
+    Ok(url.trim_end_matches('/').to_string())
+}
+
+type HttpClient = Client<HttpConnector, Full<Bytes>>;
+
+struct Shared {
+    client: HttpClient,
+    base: String,
+    replays: Vec<Bytes>,
+    next: AtomicUsize,
+    start: Instant,
+    deadline: Instant,
+    config: LoadConfig,
+    report: Mutex<LoadReport>,
+}
+
+enum Answer {
+    Verdict(Box<JobRecord>),
+    Pending(String),
+    Throttled(Duration),
+}
+
+async fn call(
+    s: &Shared,
+    method: Method,
+    path: &str,
+    body: Bytes,
+) -> Result<(StatusCode, Option<Duration>, Bytes), String> {
+    let mut req = Request::builder()
+        .method(method)
+        .uri(format!("{}{path}", s.base))
+        .header("content-type", "application/octet-stream");
+    if let Some(ms) = s.config.session_ms {
+        req = req.header(crate::http::SESSION_HEADER, ms);
+    }
+    let req = req.body(Full::new(body)).map_err(|e| e.to_string())?;
+    let remaining = s.deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
+    let resp = tokio::time::timeout(remaining, s.client.request(req))
+        .await
+        .map_err(|_| String::from("timed out"))?
+        .map_err(|e| e.to_string())?;
+    let status = resp.status();
+    let retry = resp
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(Duration::from_secs);
+    let body = resp
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?
+        .to_bytes();
+    Ok((status, retry, body))
+}
+
+fn answer(status: StatusCode, retry: Option<Duration>, body: &[u8]) -> Result<Answer, String> {
+    match status {
+        StatusCode::OK | StatusCode::ACCEPTED => {
+            let r = JobRecord::from_json(body)
+                .map_err(|e| format!("bad JSON from the service: {e}"))?;
+            if r.status.is_final() {
+                Ok(Answer::Verdict(Box::new(r)))
+            } else {
+                Ok(Answer::Pending(r.id))
+            }
+        }
+        StatusCode::TOO_MANY_REQUESTS => Ok(Answer::Throttled(
+            retry.unwrap_or(Duration::from_millis(200)),
+        )),
+        other => Err(format!("{other}: {}", String::from_utf8_lossy(body))),
+    }
+}
+
+async fn one(s: &Shared, replay: Bytes) -> Result<(JobRecord, Duration), String> {
+    let sent = Instant::now();
+    let wait = s
+        .deadline
+        .saturating_duration_since(sent)
+        .as_secs()
+        .clamp(1, 30);
+    let mut id = loop {
+        if Instant::now() >= s.deadline {
+            return Err("time budget ran out before the upload was accepted".into());
+        }
+        let (status, retry, body) = call(
+            s,
+            Method::POST,
+            &format!("/v1/replays?wait={wait}"),
+            replay.clone(),
+        )
+        .await?;
+        match answer(status, retry, &body)? {
+            Answer::Verdict(r) => return Ok((*r, sent.elapsed())),
+            Answer::Pending(id) => break id,
+            Answer::Throttled(d) => {
+                s.report.lock().await.throttled += 1;
+                tokio::time::sleep(d.min(Duration::from_secs(2))).await;
+            }
+        }
+    };
+    loop {
+        if Instant::now() >= s.deadline {
+            return Err(format!("no verdict for {id} within the time budget"));
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        let (status, retry, body) =
+            call(s, Method::GET, &format!("/v1/replays/{id}"), Bytes::new()).await?;
+        match answer(status, retry, &body)? {
+            Answer::Verdict(r) => return Ok((*r, sent.elapsed())),
+            Answer::Pending(i) => id = i,
+            Answer::Throttled(d) => tokio::time::sleep(d).await,
+        }
+    }
+}
+
+async fn client_task(s: Arc<Shared>) {
+    loop {
+        let i = s.next.fetch_add(1, Ordering::Relaxed);
+        let Some(replay) = s.replays.get(i).cloned() else {
+            return;
+        };
+        if let Some(rate) = s.config.rate {
+            let due = s.start + Duration::from_secs_f64(i as f64 / f64::from(rate.max(1)));
+            tokio::time::sleep_until(due.into()).await;
+        }
+        if Instant::now() >= s.deadline {
+            return;
+        }
+        let result = one(&s, replay).await;
+        let mut report = s.report.lock().await;
+        report.uploaded += 1;
+        match result {
+            Ok((record, latency)) => {
+                let k = match record.status {
+                    JobStatus::Ok => 0,
+                    JobStatus::Diverged => 1,
+                    _ => 2,
+                };
+                report.verdicts[k] += 1;
+                report.ticks += record.ticks_run.unwrap_or(0);
+                report.latencies_ms.push(latency.as_secs_f64() * 1e3);
+                report.elapsed = s.start.elapsed();
+            }
+            Err(e) => {
+                report.errors += 1;
+                if report.error_samples.len() < 5 {
+                    report.error_samples.push(e);
+                }
+            }
+        }
+    }
+}
+
+/// Uploads every replay once with `config.concurrency` clients and waits
+/// for the verdicts, within `config.duration`.
+///
+/// # Errors
+///
+/// A [`LoadError`] for a bad configuration; failures during the run are
+/// counted in the report.
+pub async fn run(config: LoadConfig, replays: Vec<Bytes>) -> Result<LoadReport, LoadError> {
+    let base = loopback_base(&config.url)?;
+    if replays.is_empty() {
+        return Err(LoadError::NoReplays);
+    }
+    if config.concurrency == 0 || config.concurrency > MAX_CONCURRENCY {
+        return Err(LoadError::OutOfRange {
+            what: "concurrency",
+            limit: MAX_CONCURRENCY as u64,
+        });
+    }
+    if config.duration.is_zero() || config.duration > Duration::from_secs(MAX_SECONDS) {
+        return Err(LoadError::OutOfRange {
+            what: "seconds",
+            limit: MAX_SECONDS,
+        });
+    }
+    if config.rate == Some(0) {
+        return Err(LoadError::OutOfRange {
+            what: "rate",
+            limit: u64::from(u32::MAX),
+        });
+    }
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    let client = Client::builder(TokioExecutor::new())
+        .pool_max_idle_per_host(config.concurrency)
+        .build(connector);
+    let start = Instant::now();
+    let shared = Arc::new(Shared {
+        client,
+        base,
+        replays,
+        next: AtomicUsize::new(0),
+        start,
+        deadline: start + config.duration,
+        config: config.clone(),
+        report: Mutex::new(LoadReport::default()),
+    });
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..config.concurrency {
+        tasks.spawn(client_task(Arc::clone(&shared)));
+    }
+    while tasks.join_next().await.is_some() {}
+    let mut report = shared.report.lock().await.clone();
+    let unsent = shared
+        .replays
+        .len()
+        .saturating_sub(usize::try_from(report.uploaded).unwrap_or(usize::MAX));
+    if unsent > 0 && report.error_samples.len() < 5 {
+        report.error_samples.push(format!(
+            "{unsent} replays not uploaded within the time budget"
+        ));
+    }
+    report.latencies_ms.sort_by(f64::total_cmp);
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_http() {
+        assert_eq!(
+            loopback_base("http://127.0.0.1:8087/").unwrap(),
+            "http://127.0.0.1:8087"
+        );
+        assert!(loopback_base("http://localhost:1").is_ok());
+        assert!(loopback_base("http://127.3.4.5:1").is_ok());
+        assert!(loopback_base("http://[::1]:1").is_ok());
+        for bad in [
+            "http://10.0.0.1:80",
+            "http://example.com",
+            "https://127.0.0.1:1",
+            "http://192.168.1.1",
+        ] {
+            assert!(
+                matches!(loopback_base(bad), Err(LoadError::NotLoopback { .. })),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            loopback_base("not a url"),
+            Err(LoadError::BadUrl { .. })
+        ));
+    }
+
+    #[test]
+    fn nearest_rank_quantiles() {
+        let r = LoadReport {
+            latencies_ms: (1..=100).map(f64::from).collect(),
+            ..LoadReport::default()
+        };
+        assert!((r.latency_ms(0.5) - 50.0).abs() < 1e-9);
+        assert!((r.latency_ms(0.99) - 99.0).abs() < 1e-9);
+        assert!((r.latency_ms(1.0) - 100.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,165 @@
+//! One queue interface, two engines: [`MemoryQueue`] (embedded, the
+//! default) and [`RedisQueue`] (Redis Streams, workers anywhere).
+//!
+//! The HTTP front end only submits jobs and reads records; who runs them is
+//! the engine's business (the memory engine's own threads, or
+//! `tickwise worker` processes for Redis).
+
+use std::fmt;
+use std::future::Future;
+use std::time::Duration;
+
+use crate::job::{JobId, JobMeta, JobRecord};
+
+pub mod memory;
+pub mod redis;
+
+pub use memory::{MemoryConfig, MemoryQueue};
+pub use redis::{RedisConfig, RedisQueue, RedisWorker, WorkerConfig};
+
+/// A job is delivered at most this many times; a job that has not
+/// finished by then goes to the dead-letter list with its last error.
+pub const MAX_DELIVERIES: u32 = 5;
+
+/// Upper bounds (in milliseconds) of the verdict-latency histogram.
+pub const LATENCY_BUCKETS_MS: [u64; 14] = [
+    5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 300_000,
+];
+
+/// What a submission did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum Submitted {
+    /// A new job was queued.
+    Queued,
+    /// The same bytes were already queued or running: nothing new.
+    Duplicate(JobRecord),
+    /// The same bytes already have a verdict.
+    Done(JobRecord),
+}
+
+/// Why a queue operation failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum QueueError {
+    /// The queue holds its maximum of jobs; try again later.
+    Full {
+        /// Jobs waiting or running.
+        depth: u64,
+        /// The limit.
+        capacity: u64,
+        /// A suggested wait before retrying.
+        retry_after: Duration,
+    },
+    /// The queue's backend could not be reached or answered wrongly.
+    Backend {
+        /// What happened.
+        message: String,
+    },
+    /// The queue is shutting down.
+    Closed,
+}
+
+impl fmt::Display for QueueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueueError::Full {
+                depth, capacity, ..
+            } => write!(f, "queue is full ({depth} jobs, capacity {capacity})"),
+            QueueError::Backend { message } => write!(f, "queue backend error: {message}"),
+            QueueError::Closed => f.write_str("queue is shutting down"),
+        }
+    }
+}
+
+impl std::error::Error for QueueError {}
+
+/// Counters a queue exposes for `/metrics` (for Redis: over every
+/// process that shares the stream).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueueStats {
+    /// Jobs waiting for a worker.
+    pub queued: u64,
+    /// Jobs delivered and not yet acknowledged.
+    pub running: u64,
+    /// The most jobs waiting or running before uploads get `429`.
+    pub capacity: u64,
+    /// Verdicts stored: `ok`, `diverged`, `invalid` (by a worker).
+    pub outcomes: [u64; 3],
+    /// Ticks re-simulated by the verdicts above.
+    pub ticks: u64,
+    /// Nanoseconds spent re-simulating.
+    pub verify_nanos: u64,
+    /// Deliveries beyond the first (a worker died or failed).
+    pub redeliveries: u64,
+    /// Jobs moved to the dead-letter list.
+    pub dead_letters: u64,
+    /// Duplicate verdicts refused by the idempotent write.
+    pub duplicate_verdicts: u64,
+    /// Verdict latencies: counts per bucket of [`LATENCY_BUCKETS_MS`]
+    /// (not cumulative), then the count above the last bucket.
+    pub latency_counts: [u64; LATENCY_BUCKETS_MS.len() + 1],
+    /// Sum of verdict latencies in milliseconds.
+    pub latency_sum_ms: u64,
+}
+
+impl QueueStats {
+    /// The bucket index of a latency.
+    #[must_use]
+    pub fn bucket(latency_ms: u64) -> usize {
+        LATENCY_BUCKETS_MS
+            .iter()
+            .position(|&b| latency_ms <= b)
+            .unwrap_or(LATENCY_BUCKETS_MS.len())
+    }
+}
+
+/// The queue as the HTTP front end sees it.
+pub trait Queue: Send + Sync + 'static {
+    /// Queues `bytes` as job `id` unless the same bytes are queued,
+    /// running or verified already.
+    ///
+    /// # Errors
+    ///
+    /// [`QueueError::Full`] when at capacity, [`QueueError::Backend`].
+    fn submit(
+        &self,
+        id: JobId,
+        bytes: bytes::Bytes,
+        meta: JobMeta,
+    ) -> impl Future<Output = Result<Submitted, QueueError>> + Send;
+
+    /// Stores a verdict reached without a worker (an upload refused by the
+    /// cheap checks); a verdict already stored is kept.
+    ///
+    /// # Errors
+    ///
+    /// [`QueueError::Backend`].
+    fn store_verdict(
+        &self,
+        record: JobRecord,
+    ) -> impl Future<Output = Result<JobRecord, QueueError>> + Send;
+
+    /// The job's record, `None` for an unknown id.
+    ///
+    /// # Errors
+    ///
+    /// [`QueueError::Backend`].
+    fn status(
+        &self,
+        id: JobId,
+    ) -> impl Future<Output = Result<Option<JobRecord>, QueueError>> + Send;
+
+    /// Counters for `/metrics`.
+    ///
+    /// # Errors
+    ///
+    /// [`QueueError::Backend`].
+    fn stats(&self) -> impl Future<Output = Result<QueueStats, QueueError>> + Send;
+
+    /// How often a waiting request (`?wait=`) re-reads the status.
+    fn poll_interval(&self) -> Duration;
+
+    /// A short name for logs and `/healthz` (`memory`, `redis`).
+    fn engine(&self) -> &'static str;
+}

@@ -1,0 +1,165 @@
+//! Turning uploaded bytes into a verdict, with the catalog's verify API.
+//!
+//! This is the only module that names the kernel's verdict type, so its
+//! rename (`Verdict` → `ReplayVerdict`) touches one line.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::Instant;
+
+use tickwise::ReplayLimits;
+use tickwise::ReplayVerdict;
+use tickwise_catalog::{Catalog, CatalogError};
+
+use crate::job::{JobId, JobMeta, JobRecord, JobStatus, WallClock, unix_ms};
+
+/// Re-simulates uploads with a catalog under fixed limits. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Verifier {
+    catalog: Arc<Catalog>,
+    limits: ReplayLimits,
+}
+
+/// A verification that could not produce a verdict (the sim's code
+/// panicked). The job is retried, then dead-lettered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyFailure {
+    /// What happened, in words.
+    pub message: String,
+}
+
+impl Verifier {
+    /// A verifier over `catalog` with reader and work limits `limits`.
+    #[must_use]
+    pub fn new(catalog: Arc<Catalog>, limits: ReplayLimits) -> Verifier {
+        Verifier { catalog, limits }
+    }
+
+    /// The limits.
+    #[must_use]
+    pub const fn limits(&self) -> &ReplayLimits {
+        &self.limits
+    }
+
+    /// The catalog.
+    #[must_use]
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The cheap checks made before an upload is queued: the envelope and
+    /// header parse, the sim and version are known, the config is valid and
+    /// the work fits the limit. `Err` carries the reason for an `invalid`
+    /// verdict that needs no worker.
+    ///
+    /// # Errors
+    ///
+    /// The catalog's error, as text.
+    pub fn precheck(&self, bytes: &[u8]) -> Result<(), String> {
+        let (info, header) = self
+            .catalog
+            .identify(bytes, &self.limits)
+            .map_err(|e| e.to_string())?;
+        let profile = self
+            .catalog
+            .profile(info.id, Some(&header.config))
+            .map_err(|e| e.to_string())?;
+        if header.ticks.saturating_mul(profile.work_per_tick) > self.limits.max_work {
+            return Err(CatalogError::TooMuchWork {
+                ticks: header.ticks,
+                per_tick: profile.work_per_tick,
+                limit: self.limits.max_work,
+            }
+            .to_string());
+        }
+        Ok(())
+    }
+
+    /// Re-simulates `bytes` and builds the verdict record. A panic in the
+    /// sim's code is caught and returned as a failure (never a verdict).
+    ///
+    /// # Errors
+    ///
+    /// [`VerifyFailure`] when the sim's code panicked.
+    pub fn verify(
+        &self,
+        id: JobId,
+        bytes: &[u8],
+        meta: &JobMeta,
+        attempts: u32,
+    ) -> Result<JobRecord, VerifyFailure> {
+        let started = Instant::now();
+        let result = catch_unwind(AssertUnwindSafe(|| self.verify_inner(id, bytes, meta)));
+        let mut record = result.map_err(|panic| VerifyFailure {
+            message: format!("the sim's code panicked: {}", panic_text(&*panic)),
+        })?;
+        record.attempts = Some(attempts);
+        record.verified_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
+        record.latency_ms = Some(unix_ms().saturating_sub(meta.submitted_ms));
+        Ok(record)
+    }
+
+    fn verify_inner(&self, id: JobId, bytes: &[u8], meta: &JobMeta) -> JobRecord {
+        let (info, header) = match self.catalog.identify(bytes, &self.limits) {
+            Ok(x) => x,
+            Err(e) => return JobRecord::invalid(id, e.to_string()),
+        };
+        let mut r = JobRecord::bare(id.to_string(), JobStatus::Invalid);
+        r.sim = Some(info.id.to_string());
+        r.ticks = Some(header.ticks);
+        let report = match self.catalog.verify(bytes, &self.limits) {
+            Ok(report) => report,
+            Err(e) => {
+                r.error = Some(e.to_string());
+                return r;
+            }
+        };
+        r.ticks_run = Some(report.ticks_run);
+        match report.verdict {
+            ReplayVerdict::Match { digest } => {
+                r.status = JobStatus::Ok;
+                r.claimed_digest = Some(digest.clone());
+                r.digest = Some(digest);
+            }
+            ReplayVerdict::Diverged(d) => {
+                r.status = JobStatus::Diverged;
+                r.error = Some(d.to_string());
+                r.first_divergent_tick = Some(d.tick);
+                r.last_match_tick = Some(d.last_good_tick);
+                if let Some((claimed, found)) = &d.digests {
+                    r.claimed_digest = Some(claimed.clone());
+                    r.digest = Some(found.clone());
+                }
+                r.fields = Some(d.fields);
+            }
+            ReplayVerdict::FieldNamesDiffer { recorded, sim } => {
+                r.status = JobStatus::Diverged;
+                r.first_divergent_tick = Some(0);
+                r.last_match_tick = Some(0);
+                r.error = Some(format!(
+                    "the replay records fields [{}] but this build's sim has [{}]",
+                    recorded.join(", "),
+                    sim.join(", ")
+                ));
+            }
+        }
+        if let Some(session_ms) = meta.session_ms
+            && let Ok(profile) = self.catalog.profile(info.id, Some(&header.config))
+        {
+            let simulated_ms =
+                profile.clock.step().steps_to_nanos(header.ticks).as_nanos() / 1_000_000;
+            r.wall_clock = Some(WallClock::judge(session_ms, simulated_ms));
+        }
+        r
+    }
+}
+
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        String::from("(no message)")
+    }
+}

@@ -1,0 +1,392 @@
+//! The HTTP front end with the embedded queue, in process: the API, its
+//! verdicts for every kind of upload, and hostile clients (slow heads and
+//! bodies, oversized uploads, a full queue).
+
+mod support;
+
+use std::io::{Read as _, Write as _};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use support::*;
+use tickwise::ReplayLimits;
+use tickwise_catalog::Catalog;
+use tickwise_service::{ApiLimits, ConnLimits, JobId, MemoryConfig, QueueChoice, VerifydConfig};
+
+/// A running in-process `verifyd`; stops when dropped.
+struct Server {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn start(catalog: Catalog, memory: MemoryConfig, api: ApiLimits, conn: ConnLimits) -> Server {
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+    let config = VerifydConfig {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        queue: QueueChoice::Memory(memory),
+        api,
+        conn,
+        replay: ReplayLimits::DEFAULT,
+    };
+    let thread = std::thread::spawn(move || {
+        tickwise_service::block_on(tickwise_service::verifyd(
+            Arc::new(catalog),
+            config,
+            move |a| addr_tx.send(a).unwrap(),
+            async move {
+                let _ = rx.await;
+            },
+        ))
+        .unwrap()
+        .unwrap();
+    });
+    let addr = addr_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    Server {
+        addr,
+        stop: Some(tx),
+        thread: Some(thread),
+    }
+}
+
+fn default_server() -> Server {
+    start(
+        Catalog::builtin(),
+        MemoryConfig {
+            jobs: 2,
+            ..MemoryConfig::default()
+        },
+        ApiLimits::default(),
+        ConnLimits::default(),
+    )
+}
+
+#[test]
+fn every_kind_of_upload_gets_its_verdict_and_uploads_are_idempotent() {
+    let server = default_server();
+    let uploads = corpus(60, 600, 30);
+    let mut ids = Vec::new();
+    for u in &uploads {
+        let (code, body) = http(server.addr, "POST", "/v1/replays", &u.bytes);
+        assert!(code == 202 || code == 200, "{} -> {code} {body}", u.kind);
+        let id = field(&body, "id").unwrap();
+        assert_eq!(
+            id,
+            JobId::of(&u.bytes).to_string(),
+            "the id is the SHA-256 of the bytes"
+        );
+        ids.push(id);
+    }
+    for (u, id) in uploads.iter().zip(&ids) {
+        let body = wait_verdict(server.addr, id, Duration::from_secs(60)).expect("a verdict");
+        assert_eq!(
+            field(&body, "status").unwrap(),
+            u.expect.as_str(),
+            "{}: {body}",
+            u.kind
+        );
+        match u.expect {
+            Expect::Ok => {
+                assert_eq!(
+                    field(&body, "digest"),
+                    field(&body, "claimedDigest"),
+                    "{body}"
+                );
+                assert!(field(&body, "sim").is_some());
+            }
+            Expect::Diverged => assert!(field(&body, "firstDivergentTick").is_some(), "{body}"),
+            Expect::Invalid => assert!(field(&body, "error").is_some(), "{body}"),
+        }
+        // The same bytes again: the stored verdict, not a new job.
+        let (code, again) = http(server.addr, "POST", "/v1/replays", &u.bytes);
+        assert_eq!(code, 200, "{again}");
+        assert_eq!(again, body);
+    }
+    let (_, m) = http(server.addr, "GET", "/metrics", b"");
+    let total: u64 = ["ok", "diverged", "invalid"]
+        .iter()
+        .map(|o| metric(&m, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
+        .sum();
+    assert_eq!(total, 60, "one verdict per distinct upload:\n{m}");
+}
+
+fn metric(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+}
+
+#[test]
+fn wait_answers_with_the_verdict_and_unknown_ids_are_404() {
+    let server = default_server();
+    let u = &corpus(1, 3000, 30)[0];
+    let (code, body) = http(server.addr, "POST", "/v1/replays?wait=20", &u.bytes);
+    assert_eq!(
+        (code, field(&body, "status").as_deref()),
+        (200, Some("ok")),
+        "{body}"
+    );
+    assert_eq!(field(&body, "ticks").as_deref(), Some("3000"));
+    let unknown = JobId::of(b"never uploaded").to_string();
+    assert_eq!(
+        http(server.addr, "GET", &format!("/v1/replays/{unknown}"), b"").0,
+        404
+    );
+    assert_eq!(http(server.addr, "GET", "/v1/replays/nothex", b"").0, 404);
+    assert_eq!(
+        http(server.addr, "POST", "/v1/replays?wait=soon", &u.bytes).0,
+        400
+    );
+    assert_eq!(http(server.addr, "GET", "/nowhere", b"").0, 404);
+    let (code, health) = http(server.addr, "GET", "/healthz", b"");
+    assert_eq!(
+        (code, field(&health, "queue").as_deref()),
+        (200, Some("memory"))
+    );
+}
+
+#[test]
+fn wall_clock_header_flags_implausible_sessions() {
+    let server = default_server();
+    // 3600 island ticks at 16 ms = 57.6 s simulated.
+    let bytes = corpus(1, 3600, 30)[0].bytes.clone();
+    let ask = |session: u64, bytes: &[u8]| {
+        let h = format!("Tickwise-Session-Ms: {session}");
+        let (code, body) = http_with(server.addr, "POST", "/v1/replays?wait=20", &[&h], bytes);
+        assert_eq!(code, 200, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        v["wallClock"]["verdict"].as_str().unwrap().to_string()
+    };
+    assert_eq!(ask(58_000, &bytes), "plausible");
+    // Same replay content would share the id (first header wins), so each
+    // case uses a replay of its own.
+    let other = corpus(2, 3600, 30)[1].bytes.clone();
+    assert_eq!(ask(20_000, &other), "too-fast");
+    let third = Catalog::builtin()
+        .record(
+            "island",
+            None,
+            &tickwise_catalog::InputPlan::Random(77),
+            3600,
+            60,
+        )
+        .unwrap()
+        .bytes;
+    assert_eq!(ask(600_000, &third), "too-slow");
+    let (code, _) = http_with(
+        server.addr,
+        "POST",
+        "/v1/replays",
+        &["Tickwise-Session-Ms: soon"],
+        &bytes,
+    );
+    assert_eq!(code, 400);
+}
+
+#[test]
+fn oversized_uploads_are_refused_before_the_body_is_read() {
+    let server = start(
+        Catalog::builtin(),
+        MemoryConfig::default(),
+        ApiLimits {
+            max_upload_bytes: 64 * 1024,
+            ..ApiLimits::default()
+        },
+        ConnLimits::default(),
+    );
+    // A declared 100 MB body: the answer comes after 1 KB of it was sent.
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(
+        b"POST /v1/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000000\r\n\r\n",
+    )
+    .unwrap();
+    s.write_all(&[0u8; 1024]).unwrap();
+    let mut buf = [0u8; 512];
+    let n = s.read(&mut buf).unwrap();
+    assert_eq!(parse_response(&buf[..n]).0, 413);
+
+    // Chunked, no length: refused once past the limit, while still sending.
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(
+        b"POST /v1/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+    )
+    .unwrap();
+    let chunk = format!("{:x}\r\n{}\r\n", 16 * 1024, "x".repeat(16 * 1024));
+    let mut sent = 0;
+    let mut answered = None;
+    s.set_nonblocking(true).unwrap();
+    while sent < 100 {
+        let _ = s.write_all(chunk.as_bytes());
+        sent += 1;
+        let mut buf = [0u8; 512];
+        if let Ok(n) = s.read(&mut buf)
+            && n > 0
+        {
+            answered = Some((parse_response(&buf[..n]).0, sent));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let (code, chunks) = answered.expect("an answer before 1.6 MB were sent");
+    assert_eq!(code, 413);
+    assert!(chunks < 100, "refused after {chunks} chunks of 16 KiB");
+}
+
+#[test]
+fn slow_clients_cannot_hold_the_service() {
+    let conn = ConnLimits {
+        max_connections: 6,
+        header_deadline: Duration::from_millis(800),
+        request_deadline: Duration::from_secs(10),
+        connection_lifetime: Duration::from_secs(30),
+    };
+    let api = ApiLimits {
+        body_deadline: Duration::from_millis(800),
+        ..ApiLimits::default()
+    };
+    let server = start(Catalog::builtin(), MemoryConfig::default(), api, conn);
+    let addr = server.addr;
+    // Twice the connection cap, half trickling a head, half a body, one
+    // byte every 100 ms.
+    let trickle = |body: bool| {
+        std::thread::spawn(move || {
+            let mut s = TcpStream::connect(addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+            let start = Instant::now();
+            let mut prefix: Vec<u8> = if body {
+                b"POST /v1/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n"
+                    .to_vec()
+            } else {
+                Vec::new()
+            };
+            let _ = s.write_all(&prefix);
+            prefix.clear();
+            let mut reply = Vec::new();
+            loop {
+                if s.write_all(if body { b"x" } else { b"G" }).is_err() {
+                    break;
+                }
+                let mut buf = [0u8; 256];
+                match s.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => reply.extend_from_slice(&buf[..n]),
+                    Err(_) => {}
+                }
+                if start.elapsed() > Duration::from_secs(8) {
+                    return (start.elapsed(), None);
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            (start.elapsed(), Some(parse_response(&reply).0))
+        })
+    };
+    let slow: Vec<_> = (0..12).map(|i| trickle(i % 2 == 1)).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    // A normal request still gets through, within about one deadline.
+    let t = Instant::now();
+    let (code, _) = http(addr, "GET", "/healthz", b"");
+    assert_eq!(code, 200);
+    assert!(
+        t.elapsed() < Duration::from_secs(4),
+        "healthz took {:?}",
+        t.elapsed()
+    );
+    for h in slow {
+        let (held, status) = h.join().unwrap();
+        assert!(
+            status.is_some(),
+            "a slow client held its connection for {held:?}"
+        );
+        assert!(held < Duration::from_secs(5), "held {held:?}");
+    }
+}
+
+#[test]
+fn a_full_queue_answers_429_with_retry_after() {
+    let server = start(
+        moody_catalog(),
+        MemoryConfig {
+            jobs: 1,
+            capacity: 2,
+            max_results: 100,
+        },
+        ApiLimits::default(),
+        ConnLimits::default(),
+    );
+    // Three slow jobs (300 ms each) for a queue of two.
+    let jobs: Vec<Vec<u8>> = (0..3).map(|i| moody(&[300, i])).collect();
+    assert_eq!(http(server.addr, "POST", "/v1/replays", &jobs[0]).0, 202);
+    assert_eq!(http(server.addr, "POST", "/v1/replays", &jobs[1]).0, 202);
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    let head = format!(
+        "POST /v1/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        jobs[2].len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(&jobs[2]).unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    assert!(raw.starts_with("HTTP/1.1 429 "), "{raw}");
+    assert!(
+        raw.to_ascii_lowercase().contains("\r\nretry-after: 1\r\n"),
+        "{raw}"
+    );
+    // Once the queue drains, the same upload is accepted.
+    let id = JobId::of(&jobs[0]).to_string();
+    wait_verdict(server.addr, &id, Duration::from_secs(10)).unwrap();
+    let (code, body) = http(server.addr, "POST", "/v1/replays?wait=10", &jobs[2]);
+    assert_eq!(
+        (code, field(&body, "status").as_deref()),
+        (200, Some("ok")),
+        "{body}"
+    );
+}
+
+#[test]
+fn a_panicking_sim_is_retried_then_dead_lettered_and_the_service_lives_on() {
+    let server = start(
+        moody_catalog(),
+        MemoryConfig {
+            jobs: 1,
+            ..MemoryConfig::default()
+        },
+        ApiLimits::default(),
+        ConnLimits::default(),
+    );
+    let poison = moody(&[0, -99, 0]);
+    let (code, body) = http(server.addr, "POST", "/v1/replays?wait=20", &poison);
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(field(&body, "status").as_deref(), Some("invalid"));
+    assert_eq!(field(&body, "attempts").as_deref(), Some("5"));
+    assert!(
+        field(&body, "error")
+            .unwrap()
+            .contains("dead-lettered after 5 deliveries"),
+        "{body}"
+    );
+    let (_, m) = http(server.addr, "GET", "/metrics", b"");
+    assert_eq!(metric(&m, "tickwise_dead_letters_total"), 1);
+    assert_eq!(metric(&m, "tickwise_redeliveries_total"), 4);
+    let fine = moody(&[0, 0, 1]);
+    let (code, body) = http(server.addr, "POST", "/v1/replays?wait=20", &fine);
+    assert_eq!(
+        (code, field(&body, "status").as_deref()),
+        (200, Some("ok")),
+        "{body}"
+    );
+}

@@ -1,0 +1,227 @@
+//! The Redis Streams engine against a real `redis-server` (started
+//! privately on a free port): the same functional checks as the memory
+//! queue, claim refresh for long jobs, dead letters, idempotent verdicts.
+
+mod support;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use support::*;
+use tickwise::ReplayLimits;
+use tickwise_catalog::Catalog;
+use tickwise_service::{
+    ApiLimits, ConnLimits, JobId, QueueChoice, RedisConfig, VerifydConfig, WorkerConfig,
+};
+
+/// Something running on its own thread and runtime until dropped.
+struct Running {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn verifyd(catalog: Catalog, redis: &Redis, prefix: &str) -> (SocketAddr, Running) {
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+    let config = VerifydConfig {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        queue: QueueChoice::Redis(RedisConfig {
+            url: redis.url(),
+            prefix: prefix.into(),
+            capacity: 10_000,
+        }),
+        api: ApiLimits::default(),
+        conn: ConnLimits::default(),
+        replay: ReplayLimits::DEFAULT,
+    };
+    let thread = std::thread::spawn(move || {
+        tickwise_service::block_on(tickwise_service::verifyd(
+            Arc::new(catalog),
+            config,
+            move |a| addr_tx.send(a).unwrap(),
+            async move {
+                let _ = rx.await;
+            },
+        ))
+        .unwrap()
+        .unwrap();
+    });
+    let addr = addr_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    (
+        addr,
+        Running {
+            stop: Some(tx),
+            thread: Some(thread),
+        },
+    )
+}
+
+fn worker(
+    catalog: Catalog,
+    redis: &Redis,
+    prefix: &str,
+    jobs: usize,
+    claim_idle_ms: u64,
+) -> Running {
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let redis_config = RedisConfig {
+        url: redis.url(),
+        prefix: prefix.into(),
+        capacity: 0,
+    };
+    let config = WorkerConfig {
+        jobs,
+        claim_idle: Duration::from_millis(claim_idle_ms),
+        block: Duration::from_millis(200),
+        name: format!("test-{}", free_port()),
+    };
+    let thread = std::thread::spawn(move || {
+        tickwise_service::block_on(tickwise_service::worker(
+            Arc::new(catalog),
+            redis_config,
+            config,
+            ReplayLimits::DEFAULT,
+            async move {
+                let _ = rx.await;
+            },
+        ))
+        .unwrap()
+        .unwrap();
+    });
+    Running {
+        stop: Some(tx),
+        thread: Some(thread),
+    }
+}
+
+fn metric(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+}
+
+#[test]
+fn every_kind_of_upload_gets_its_verdict_through_redis() {
+    let redis = Redis::start();
+    let (a, _front_a) = verifyd(Catalog::builtin(), &redis, "t1");
+    let (b, _front_b) = verifyd(Catalog::builtin(), &redis, "t1");
+    let _w = worker(Catalog::builtin(), &redis, "t1", 2, 2_000);
+    let uploads = corpus(40, 600, 30);
+    let mut ids = Vec::new();
+    for (i, u) in uploads.iter().enumerate() {
+        let front = if i % 2 == 0 { a } else { b };
+        let (code, body) = http(front, "POST", "/v1/replays", &u.bytes);
+        assert!(code == 202 || code == 200, "{} -> {code} {body}", u.kind);
+        ids.push(field(&body, "id").unwrap());
+    }
+    for (i, (u, id)) in uploads.iter().zip(&ids).enumerate() {
+        // Asked at the other front end: results live in Redis.
+        let front = if i % 2 == 0 { b } else { a };
+        let body = wait_verdict(front, id, Duration::from_secs(60)).expect("a verdict");
+        assert_eq!(
+            field(&body, "status").unwrap(),
+            u.expect.as_str(),
+            "{}: {body}",
+            u.kind
+        );
+        let (code, again) = http(front, "POST", "/v1/replays", &u.bytes);
+        assert_eq!((code, again), (200, body));
+    }
+    let (_, m) = http(a, "GET", "/metrics", b"");
+    let total: u64 = ["ok", "diverged", "invalid"]
+        .iter()
+        .map(|o| metric(&m, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
+        .sum();
+    assert_eq!(total, 40, "{m}");
+    assert_eq!(metric(&m, "tickwise_queue_depth{queue=\"redis\"}"), 0);
+}
+
+#[test]
+fn a_long_job_refreshes_its_claim_and_runs_once() {
+    let redis = Redis::start();
+    let (addr, _front) = verifyd(moody_catalog(), &redis, "t2");
+    // Two workers with a 300 ms claim timeout; the job takes 2 s.
+    let _w1 = worker(moody_catalog(), &redis, "t2", 1, 300);
+    let _w2 = worker(moody_catalog(), &redis, "t2", 1, 300);
+    let job = moody(&[400, 400, 400, 400, 400]);
+    let (code, body) = http(addr, "POST", "/v1/replays?wait=30", &job);
+    assert_eq!(
+        (code, field(&body, "status").as_deref()),
+        (200, Some("ok")),
+        "{body}"
+    );
+    assert_eq!(field(&body, "attempts").as_deref(), Some("1"), "{body}");
+    let (_, m) = http(addr, "GET", "/metrics", b"");
+    assert_eq!(metric(&m, "tickwise_redeliveries_total"), 0, "{m}");
+    assert_eq!(metric(&m, "tickwise_duplicate_verdicts_total"), 0, "{m}");
+}
+
+#[test]
+fn a_poison_job_is_dead_lettered_after_five_deliveries() {
+    let redis = Redis::start();
+    let (addr, _front) = verifyd(moody_catalog(), &redis, "t3");
+    let _w = worker(moody_catalog(), &redis, "t3", 1, 200);
+    let poison = moody(&[0, -99]);
+    let id = JobId::of(&poison).to_string();
+    let (code, _) = http(addr, "POST", "/v1/replays", &poison);
+    assert_eq!(code, 202);
+    let body = wait_verdict(addr, &id, Duration::from_secs(30)).expect("a verdict");
+    assert_eq!(field(&body, "status").as_deref(), Some("invalid"), "{body}");
+    assert!(
+        field(&body, "error")
+            .unwrap()
+            .contains("dead-lettered after 5 deliveries"),
+        "{body}"
+    );
+    assert!(
+        field(&body, "error")
+            .unwrap()
+            .contains("moody sim refuses input -99"),
+        "{body}"
+    );
+    let dead = redis.cli(&["XRANGE", "t3:dead", "-", "+"]);
+    assert!(dead.contains(&id), "{dead}");
+    assert_eq!(redis.cli(&["XLEN", "t3:jobs"]).trim(), "0");
+    let (_, m) = http(addr, "GET", "/metrics", b"");
+    assert_eq!(metric(&m, "tickwise_dead_letters_total"), 1, "{m}");
+    assert_eq!(metric(&m, "tickwise_redeliveries_total"), 4, "{m}");
+}
+
+#[test]
+fn a_second_verdict_never_replaces_the_first() {
+    let redis = Redis::start();
+    let (addr, _front) = verifyd(Catalog::builtin(), &redis, "t4");
+    let u = &corpus(1, 600, 30)[0];
+    let id = JobId::of(&u.bytes).to_string();
+    // A verdict already stored (as a duplicate delivery would find it).
+    let planted = format!(r#"{{"id":"{id}","status":"diverged","error":"planted"}}"#);
+    redis.cli(&["SET", &format!("t4:result:{id}"), &planted]);
+    let _w = worker(Catalog::builtin(), &redis, "t4", 1, 1_000);
+    let (code, body) = http(addr, "POST", "/v1/replays?wait=5", &u.bytes);
+    assert_eq!(
+        (code, field(&body, "status").as_deref()),
+        (200, Some("diverged")),
+        "{body}"
+    );
+    // Even a job queued behind the stored verdict does not overwrite it.
+    redis.cli(&[
+        "XADD", "t4:jobs", "*", "id", &id, "meta", "{}", "bytes", "x",
+    ]);
+    std::thread::sleep(Duration::from_millis(800));
+    let (_, body) = http(addr, "GET", &format!("/v1/replays/{id}"), b"");
+    assert_eq!(field(&body, "error").as_deref(), Some("planted"), "{body}");
+    let (_, m) = http(addr, "GET", "/metrics", b"");
+    assert_eq!(metric(&m, "tickwise_duplicate_verdicts_total"), 1, "{m}");
+}

@@ -1,0 +1,416 @@
+//! Shared by the service tests (and the CLI's end-to-end tests, which
+//! include this file by path): a corpus of uploads whose verdicts are known
+//! by construction, a private Redis, and small HTTP helpers.
+#![allow(dead_code, unreachable_pub)]
+
+use std::io::{Read as _, Write as _};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tickwise::{Replay, ReplayLimits, TickInput};
+use tickwise_catalog::{Catalog, InputPlan};
+
+/// The verdict an upload must get, known from how it was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    Ok,
+    Diverged,
+    Invalid,
+}
+
+impl Expect {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Expect::Ok => "ok",
+            Expect::Diverged => "diverged",
+            Expect::Invalid => "invalid",
+        }
+    }
+}
+
+/// One upload: bytes, expected verdict, and what it is.
+#[derive(Clone, Debug)]
+pub struct Upload {
+    pub bytes: Vec<u8>,
+    pub expect: Expect,
+    pub kind: &'static str,
+}
+
+fn island(seed: u64, ticks: u64) -> Vec<u8> {
+    Catalog::builtin()
+        .record("island", None, &InputPlan::Random(seed), ticks, 60)
+        .expect("record island")
+        .bytes
+}
+
+fn horde(seed: u64, ticks: u64) -> Vec<u8> {
+    Catalog::builtin()
+        .record("horde", None, &InputPlan::Random(seed), ticks, 30)
+        .expect("record horde")
+        .bytes
+}
+
+/// An island replay with one input changed and the file re-sealed: only
+/// re-simulation can tell.
+fn forged_island(seed: u64, ticks: u64) -> Vec<u8> {
+    let r = Replay::<i32>::from_bytes(&island(seed, ticks), &ReplayLimits::DEFAULT).unwrap();
+    let mut inputs: Vec<i32> = r.inputs().copied().collect();
+    let mut parts = r.into_parts();
+    let k = inputs.len() / 2;
+    inputs[k] = if inputs[k] == 1 { -1 } else { 1 };
+    parts.set_inputs(inputs);
+    Replay::from_parts(parts).unwrap().to_bytes()
+}
+
+/// A horde replay claiming another final state (a doctored score).
+fn forged_horde(seed: u64, ticks: u64) -> Vec<u8> {
+    let r = Replay::<TickInput>::from_bytes(&horde(seed, ticks), &ReplayLimits::DEFAULT).unwrap();
+    let mut parts = r.into_parts();
+    parts.final_checksum ^= 1;
+    Replay::from_parts(parts).unwrap().to_bytes()
+}
+
+fn relabelled(bytes: &[u8], sim: Option<&str>, version: Option<u32>) -> Vec<u8> {
+    let r = Replay::<i32>::from_bytes(bytes, &ReplayLimits::DEFAULT).unwrap();
+    let mut parts = r.into_parts();
+    if let Some(s) = sim {
+        parts.header.sim_id = s.into();
+    }
+    if let Some(v) = version {
+        parts.header.sim_version = v;
+    }
+    Replay::from_parts(parts).unwrap().to_bytes()
+}
+
+/// `n` distinct uploads cycling through ten kinds: valid island and horde
+/// replays, forged ones of each, bit flips, truncations, garbage, another
+/// sim version, an unknown sim, and an empty body.
+pub fn corpus(n: usize, island_ticks: u64, horde_ticks: u64) -> Vec<Upload> {
+    (0..n)
+        .map(|i| {
+            let seed = i as u64 + 1;
+            let (bytes, expect, kind) = match i % 10 {
+                0 | 1 => (island(seed, island_ticks), Expect::Ok, "island"),
+                2 => (horde(seed, horde_ticks), Expect::Ok, "horde"),
+                3 => (
+                    forged_island(seed, island_ticks),
+                    Expect::Diverged,
+                    "forged island",
+                ),
+                4 => (
+                    forged_horde(seed, horde_ticks),
+                    Expect::Diverged,
+                    "forged horde",
+                ),
+                5 => {
+                    let mut b = island(seed, island_ticks);
+                    let k = b.len() / 2;
+                    b[k] ^= 0x10;
+                    (b, Expect::Invalid, "bit flip")
+                }
+                6 => {
+                    let mut b = island(seed, island_ticks);
+                    b.truncate(b.len() * 2 / 3);
+                    (b, Expect::Invalid, "truncated")
+                }
+                7 => (
+                    relabelled(&island(seed, island_ticks), None, Some(99)),
+                    Expect::Invalid,
+                    "wrong version",
+                ),
+                8 => (
+                    relabelled(&island(seed, island_ticks), Some("pong"), None),
+                    Expect::Invalid,
+                    "unknown sim",
+                ),
+                _ => (
+                    format!("not a replay {i}").into_bytes(),
+                    Expect::Invalid,
+                    "garbage",
+                ),
+            };
+            Upload {
+                bytes,
+                expect,
+                kind,
+            }
+        })
+        .collect()
+}
+
+/// A port nobody listens on right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A minimal HTTP/1.1 exchange on a fresh connection: status and body.
+pub fn http(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u16, String) {
+    http_with(addr, method, path, &[], body)
+}
+
+/// As [`http`], with extra header lines.
+pub fn http_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[&str],
+    body: &[u8],
+) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for h in headers {
+        head.push_str(h);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    let _ = s.write_all(body);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    parse_response(&out)
+}
+
+/// Status code and body of a raw response (0 if there is none).
+pub fn parse_response(raw: &[u8]) -> (u16, String) {
+    let text = String::from_utf8_lossy(raw).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// A JSON field of a body, as text (strings unquoted).
+pub fn field(body: &str, key: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    match v.get(key)? {
+        serde_json::Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// Polls `GET /v1/replays/{id}` until the status is final or `timeout`.
+pub fn wait_verdict(addr: SocketAddr, id: &str, timeout: Duration) -> Option<String> {
+    let end = Instant::now() + timeout;
+    while Instant::now() < end {
+        let (code, body) = http(addr, "GET", &format!("/v1/replays/{id}"), b"");
+        if code == 200
+            && let Some(s) = field(&body, "status")
+            && s != "queued"
+            && s != "running"
+        {
+            return Some(body);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+/// A private `redis-server` on a free port in a temp dir, append-only
+/// file on; stopped (and its dir removed) on drop.
+pub struct Redis {
+    pub port: u16,
+    pub dir: PathBuf,
+    child: Option<Child>,
+}
+
+/// `redis-server`, or a panic saying how to install it.
+pub fn redis_server() -> PathBuf {
+    for dir in ["/usr/bin", "/usr/local/bin", "/usr/sbin"] {
+        let p = Path::new(dir).join("redis-server");
+        if p.is_file() {
+            return p;
+        }
+    }
+    panic!(
+        "redis-server is not installed: run `bash .ci/setup-redis.sh` (apt-get install redis-server)"
+    );
+}
+
+impl Redis {
+    pub fn start() -> Redis {
+        let dir = std::env::temp_dir().join(format!(
+            "tickwise-redis-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut r = Redis {
+            port: free_port(),
+            dir,
+            child: None,
+        };
+        r.launch();
+        r
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    fn launch(&mut self) {
+        let child = Command::new(redis_server())
+            .args([
+                "--port",
+                &self.port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                self.dir.to_str().unwrap(),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--save",
+                "",
+                "--daemonize",
+                "no",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start redis-server");
+        self.child = Some(child);
+        let end = Instant::now() + Duration::from_secs(10);
+        // Listening, then done loading its append-only file.
+        while self.cli(&["PING"]).trim() != "PONG" {
+            assert!(Instant::now() < end, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Stops Redis politely (SIGTERM: it flushes the append-only file) and
+    /// starts it again on the same port and directory.
+    pub fn restart(&mut self) {
+        self.stop();
+        self.launch();
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = Command::new("kill").arg(c.id().to_string()).status();
+            let _ = c.wait();
+        }
+    }
+
+    /// A command through `redis-cli`, its output.
+    pub fn cli(&self, args: &[&str]) -> String {
+        let out = Command::new("redis-cli")
+            .args(["-p", &self.port.to_string()])
+            .args(args)
+            .output()
+            .expect("redis-cli");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A test-only sim whose step obeys its input except while recording on
+/// this thread: input `n > 0` sleeps `n` ms, input `-99` panics. So the
+/// recorded replays are valid, and verifying them makes slow or poison
+/// jobs.
+#[derive(Clone, Debug)]
+pub struct Moody {
+    pub ticks: u64,
+}
+
+thread_local! {
+    static RECORDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+impl tickwise::Sim for Moody {
+    type Input = i32;
+    fn step(&mut self, input: &i32) {
+        if !RECORDING.with(std::cell::Cell::get) {
+            if *input == -99 {
+                panic!("moody sim refuses input -99");
+            }
+            if *input > 0 {
+                std::thread::sleep(Duration::from_millis(*input as u64));
+            }
+        }
+        self.ticks += 1;
+    }
+    fn visit_state(&self, s: &mut dyn tickwise::StateVisitor) {
+        s.field("ticks");
+        s.value(self.ticks);
+    }
+}
+
+impl tickwise_catalog::CatalogSim for Moody {
+    const ID: &'static str = "moody";
+    const VERSION: u32 = 1;
+    const DEFAULT_CONFIG: &'static [u8] = b"{}";
+    type Config = ();
+    type ConfigError = &'static str;
+    fn parse_config(_: &[u8]) -> Result<(), &'static str> {
+        Ok(())
+    }
+    fn build(_: &()) -> Moody {
+        Moody { ticks: 0 }
+    }
+    fn seed(_: &()) -> u64 {
+        0
+    }
+    fn clock_config(_: &()) -> tickwise::ClockConfig {
+        tickwise::ClockConfig::new(tickwise::StepLength::from_hz(60).unwrap())
+    }
+    fn work_per_tick(_: &()) -> u64 {
+        1
+    }
+    fn scripted_input(_: u64) -> i32 {
+        0
+    }
+    fn random_input(_: &mut tickwise::Pcg32) -> i32 {
+        0
+    }
+    fn json_input(v: &tickwise_catalog::serde_json::Value) -> Result<i32, String> {
+        v.as_i64()
+            .and_then(|x| i32::try_from(x).ok())
+            .ok_or_else(|| "an integer".into())
+    }
+}
+
+/// The built-in sims plus [`Moody`].
+pub fn moody_catalog() -> Catalog {
+    Catalog::builtin().with::<Moody>()
+}
+
+/// A moody replay of the given inputs (one per tick).
+pub fn moody(inputs: &[i32]) -> Vec<u8> {
+    let json = serde_json::to_vec(inputs).unwrap();
+    RECORDING.with(|r| r.set(true));
+    let bytes = moody_catalog()
+        .record(
+            "moody",
+            None,
+            &InputPlan::Json(json),
+            inputs.len() as u64,
+            1,
+        )
+        .unwrap()
+        .bytes;
+    RECORDING.with(|r| r.set(false));
+    bytes
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Measures the verification service against `tickwise verify` on the same
+# replay files, in one run, and prints the figures side by side:
+#   * replays/s and ticks/s for 10-minute island (60 Hz, 36 000 ticks) and
+#     horde-300 (30 Hz, 18 000 ticks) replays: `tickwise verify --jobs 2`
+#     vs `verifyd` (memory queue) fed by `tickwise loadtest`;
+#   * p50/p99 verdict latency at half the saturating rate;
+#   * throughput with 1 and 2 Redis workers;
+#   * time for a SIGKILLed worker's job to be finished by another (default
+#     5 s claim timeout).
+# Everything runs on 127.0.0.1 with a private redis-server in a temp dir.
+#
+#   bash scripts/bench-service.sh            # ~3 minutes on 2 cores
+#   ISLAND=4000 HORDE=40 bash scripts/bench-service.sh
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash .ci/setup-redis.sh >/dev/null
+cargo build --release --quiet -p tickwise-cli
+exec python3 scripts/bench_service.py "$@"

@@ -1,0 +1,223 @@
+"""The measurements of scripts/bench-service.sh (see there)."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+BIN = os.path.abspath("target/release/tickwise")
+ISLAND = int(os.environ.get("ISLAND", "2000"))
+HORDE = int(os.environ.get("HORDE", "20"))
+JOBS = os.environ.get("JOBS", "2")
+CONC = os.environ.get("CONCURRENCY", "8")
+ROUNDS = int(os.environ.get("ROUNDS", "3"))
+
+
+def med(xs, k):
+    v = sorted(x[k] for x in xs)
+    return v[len(v) // 2]
+
+
+def best(xs, k):
+    return max(x[k] for x in xs)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def record(args):
+    sim, ticks, seed, path = args
+    subprocess.run([BIN, "record", "--sim", sim, "--ticks", str(ticks),
+                    "--inputs", f"random:{seed}", "--out", path],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def make(dirpath, sim, ticks, n, base):
+    os.makedirs(dirpath, exist_ok=True)
+    jobs = [(sim, ticks, base + i, os.path.join(dirpath, f"{sim}-{i:05}.twr")) for i in range(n)]
+    with ThreadPoolExecutor(2) as ex:
+        list(ex.map(record, jobs))
+
+
+def cli_verify(d):
+    out = subprocess.run([BIN, "verify", "--quiet", "--jobs", JOBS, d],
+                         check=True, capture_output=True, text=True).stdout
+    m = re.search(r"verified (\d+) files, (\d+) ticks in ([\d.]+) s", out)
+    files, ticks, secs = int(m[1]), int(m[2]), float(m[3])
+    return {"replays_s": files / secs, "ticks_s": ticks / secs, "secs": secs}
+
+
+class Proc:
+    def __init__(self, args):
+        self.p = subprocess.Popen([BIN] + args, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+        self.line = self.p.stdout.readline()
+
+    def url(self):
+        return "http://" + re.search(r"http://([\d.:]+)/", self.line)[1]
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.p.poll() is None:
+            self.p.send_signal(sig)
+            try:
+                self.p.wait(10)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+
+
+def loadtest(url, d=None, generate=None, rate=None, seconds=120, conc=CONC, extra=()):
+    args = [BIN, "loadtest", "--url", url, "--concurrency", str(conc),
+            "--seconds", str(seconds), "--json", *extra]
+    args += ["--replays", d] if d else ["--generate", str(generate)]
+    if rate:
+        args += ["--rate", str(int(rate))]
+    out = subprocess.run(args, capture_output=True, text=True)
+    rep = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"replays_s": rep["replaysPerSec"], "ticks_s": rep["ticksPerSec"],
+            "p50": rep["p50Ms"], "p99": rep["p99Ms"], "errors": rep["errors"],
+            "ok": rep["ok"], "secs": rep["seconds"]}
+
+
+def verifyd(queue="memory"):
+    return Proc(["verifyd", "--bind", "127.0.0.1:0", "--queue", queue,
+                 "--jobs", JOBS, "--capacity", "100000"])
+
+
+class Redis:
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="tickwise-bench-redis-")
+        self.port = free_port()
+        self.p = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                                   "--dir", self.dir, "--save", "", "--appendonly", "yes",
+                                   "--daemonize", "no"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while self.cli("PING").strip() != "PONG":
+            time.sleep(0.05)
+        self.url = f"redis://127.0.0.1:{self.port}"
+
+    def cli(self, *args):
+        return subprocess.run(["redis-cli", "-p", str(self.port), *args],
+                              capture_output=True, text=True).stdout
+
+    def stop(self):
+        self.p.terminate()
+        self.p.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="tickwise-bench-")
+    island, horde = os.path.join(tmp, "island"), os.path.join(tmp, "horde")
+    t = time.time()
+    make(island, "island", 36_000, ISLAND, 1)
+    make(horde, "horde", 18_000, HORDE, 1)
+    print(f"recorded {ISLAND} island x 36000 ticks and {HORDE} horde-300 x 18000 ticks "
+          f"in {time.time() - t:.1f} s ({tmp})", flush=True)
+    # The machine is shared: alternate the two ways ROUNDS times and
+    # compare medians (and bests), so a burst of someone else's load does
+    # not land on one side only.
+    rows = []
+    for name, d in [("island 10 min", island), ("horde-300 10 min", horde)]:
+        clis, https = [], []
+        for _ in range(ROUNDS):
+            clis.append(cli_verify(d))
+            v = verifyd()
+            https.append(loadtest(v.url(), d))
+            v.stop()
+        rows.append((name, clis, https))
+
+    print(f"\n{ROUNDS} alternating rounds each; median (best) of the rounds")
+    print(f"{'replays':18} {'verify --jobs ' + JOBS:>32} {'verifyd (HTTP, memory queue)':>34} {'overhead':>9}")
+    for name, clis, https in rows:
+        c, h = med(clis, "replays_s"), med(https, "replays_s")
+        ct, ht = med(clis, "ticks_s"), med(https, "ticks_s")
+        over = (1 - h / c) * 100
+        print(f"{name:18} {c:8.1f} ({best(clis, 'replays_s'):.1f}) replays/s {ct / 1e6:5.1f} Mt/s"
+              f" {h:8.1f} ({best(https, 'replays_s'):.1f}) replays/s {ht / 1e6:5.1f} Mt/s {over:7.1f} %"
+              f"  (errors {sum(x['errors'] for x in https)})")
+    rows = [(n, {"replays_s": med(c, "replays_s")}, {"replays_s": med(h, "replays_s")}) for n, c, h in rows]
+
+    # Latency at half the saturating island rate, fresh replays.
+    sat = rows[0][2]["replays_s"]
+    rate = max(1, sat / 2)
+    n = int(rate * 10)
+    v = verifyd()
+    half = loadtest(v.url(), generate=n, rate=rate, seconds=60, conc=64,
+                    extra=["--sim", "island"])
+    v.stop()
+    print(f"\nverdict latency, island, {rate:.0f} uploads/s (half of {sat:.0f}/s), {n} replays:"
+          f" p50 {half['p50']:.1f} ms, p99 {half['p99']:.1f} ms, errors {half['errors']}")
+    sat_h = rows[1][2]["replays_s"]
+    n_h = max(4, int(sat_h / 2 * 20))
+    v = verifyd()
+    half_h = loadtest(v.url(), generate=n_h, rate=max(1, sat_h / 2), seconds=120, conc=16,
+                      extra=["--sim", "horde"])
+    v.stop()
+    print(f"verdict latency, horde-300, {sat_h / 2:.2f} uploads/s (half of {sat_h:.2f}/s), {n_h} replays:"
+          f" p50 {half_h['p50']:.1f} ms, p99 {half_h['p99']:.1f} ms, errors {half_h['errors']}")
+
+    # Redis: 1 vs 2 workers (one verification thread each).
+    r = Redis()
+    front = verifyd(r.url)
+    print("\nRedis workers (1 verification thread each), same files, Redis flushed between runs:")
+    for name, d in [("horde-300 10 min", horde), ("island 10 min", island)]:
+        res = {1: [], 2: []}
+        for _ in range(ROUNDS):
+            for k in (1, 2):
+                r.cli("FLUSHALL")
+                ws = [Proc(["worker", "--redis", r.url, "--jobs", "1"]) for _ in range(k)]
+                time.sleep(0.3)
+                res[k].append(loadtest(front.url(), d))
+                for w in ws:
+                    w.stop()
+        one, two = med(res[1], "replays_s"), med(res[2], "replays_s")
+        print(f"  {name:18} 1 worker {one:8.1f} ({best(res[1], 'replays_s'):.1f}) replays/s,"
+              f" 2 workers {two:8.1f} ({best(res[2], 'replays_s'):.1f}) replays/s: x{two / one:.2f}"
+              f" (median of {ROUNDS}, best in brackets)")
+
+    # A killed worker's job, finished by another (default 5 s claim timeout).
+    r.cli("FLUSHALL")
+    ws = [Proc(["worker", "--redis", r.url, "--jobs", "1"]) for _ in range(2)]
+    time.sleep(0.3)
+    job = open(os.path.join(horde, os.listdir(horde)[0]), "rb").read()
+    req = urllib.request.Request(front.url() + "/v1/replays", data=job, method="POST")
+    jid = json.loads(urllib.request.urlopen(req).read())["id"]
+    pids = {w.p.pid: w for w in ws}
+    victim = None
+    while victim is None:
+        pend = r.cli("XPENDING", "tickwise:jobs", "tickwise:workers", "-", "+", "10")
+        for pid, w in pids.items():
+            if f"worker-{pid}-" in pend:
+                victim = w
+        time.sleep(0.005)
+    victim.stop(signal.SIGKILL)
+    killed = time.time()
+    while True:
+        rec = json.loads(urllib.request.urlopen(f"{front.url()}/v1/replays/{jid}").read())
+        if rec["status"] not in ("queued", "running"):
+            break
+        time.sleep(0.02)
+    took = time.time() - killed
+    print(f"\nkilled worker's job finished by another {took:.2f} s after SIGKILL "
+          f"(status {rec['status']}, attempts {rec.get('attempts')}, claim timeout 5 s)")
+    for w in ws:
+        w.stop()
+    front.stop()
+    r.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
