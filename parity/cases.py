@@ -50,7 +50,7 @@ class Case:
 # ---------------------------------------------------------------- fixed cases
 
 
-SEED_TIMELINE = """\
+RESUME_RULES_TIMELINE = """\
 # the resume rules' browser timeline (docs/background.md)
 frames 100 16
 pause
@@ -124,7 +124,7 @@ def _plain_fixed_cases() -> list[Case]:
     irregular = " ".join(["3 7 13 29 48"] * 16)
     deep = [f"push s{i}" for i in range(70)] + ["pop"] * 70
     return [
-        Case("seed-timeline", SEED_TIMELINE.encode()),
+        Case("resume-rules-timeline", RESUME_RULES_TIMELINE.encode()),
         Case("golden-16ms", _lines("frames 100 16")),
         Case("golden-32ms", _lines("frames 50 32")),
         Case("golden-irregular", _lines(f"frame {irregular}")),

@@ -128,7 +128,7 @@ class ScriptError(Exception):
 # ---------------------------------------------------------------- configs
 
 
-def seed_inputs(n: int = DEFAULT_INPUT_TICKS) -> list[int]:
+def scripted_inputs(n: int = DEFAULT_INPUT_TICKS) -> list[int]:
     """The island rules' scripted input: push right 20 ticks, then left 20 ticks."""
     return [1 if t % 40 < 20 else -1 for t in range(n)]
 
@@ -289,7 +289,7 @@ class Session:
             raise ConfigError(
                 f"lifecycle stepMs {self.lc.step_ms} differs from loop stepMs {self.cfg.step_ms}"
             )
-        self.inputs = seed_inputs() if inputs is None else list(inputs)
+        self.inputs = scripted_inputs() if inputs is None else list(inputs)
         # World.
         self.tick = 0
         self.pos_x = 0

@@ -33,10 +33,10 @@ import island_ref as ref  # noqa: E402
 GOLDEN_100 = "100|-131|5050|18|100|323|3492529440|0"
 
 
-def seed_session(n_inputs: int | None = None) -> ref.Session:
+def scripted_session(n_inputs: int | None = None) -> ref.Session:
     """The repo's default configs; the island rules' golden runs use 100 inputs,
     the resume rules' browser timeline 100000."""
-    inputs = ref.seed_inputs(n_inputs) if n_inputs is not None else None
+    inputs = ref.scripted_inputs(n_inputs) if n_inputs is not None else None
     return ref.Session(ref.LoopConfig(), ref.LifecycleConfig(), inputs)
 
 
@@ -54,7 +54,7 @@ def schedule(frame_ms: int, total_ms: int) -> list[int]:
 class GoldenTests(unittest.TestCase):
     """The island rules' and the resume rules' numbers, on the Python reference alone."""
 
-    def test_repo_configs_are_the_seed_configs(self):
+    def test_repo_configs_are_the_island_rules_configs(self):
         s = ref.load_session(cases.DEFAULT_LOOP, cases.DEFAULT_LIFECYCLE, None)
         self.assertEqual(s.cfg, ref.LoopConfig())
         self.assertEqual(s.lc, ref.LifecycleConfig())
@@ -63,27 +63,27 @@ class GoldenTests(unittest.TestCase):
         irregular = [3, 7, 13, 29, 48] * 16
         self.assertEqual(sum(irregular), 1600)
         for dts in (schedule(16, 1600), schedule(32, 1600), irregular):
-            s = seed_session(100)
+            s = scripted_session(100)
             self.assertEqual(s.frames(dts), 100, dts[:5])
             self.assertEqual(s.tick, 100)
             self.assertEqual(s.digest(), GOLDEN_100)
 
     def test_advance_equals_frames(self):
-        s = seed_session(100)
+        s = scripted_session(100)
         s.step_n(100)
         self.assertEqual(s.digest(), GOLDEN_100)
 
     def test_digest_is_sensitive_to_inputs_and_seed(self):
-        flipped = seed_session()
+        flipped = scripted_session()
         flipped.inputs = [-v for v in flipped.inputs]
         flipped.frames(schedule(16, 1600))
         self.assertNotEqual(flipped.digest(), GOLDEN_100)
-        other = ref.Session(ref.LoopConfig(seed=20261013), ref.LifecycleConfig(), ref.seed_inputs(100))
+        other = ref.Session(ref.LoopConfig(seed=20261013), ref.LifecycleConfig(), ref.scripted_inputs(100))
         other.frames(schedule(16, 1600))
         self.assertNotEqual(other.digest(), GOLDEN_100)
 
     def test_one_huge_frame_is_capped(self):
-        s = seed_session(100)
+        s = scripted_session(100)
         self.assertEqual(s.frame(100000), 8)
         self.assertEqual(s.tick, 8)
         self.assertGreater(s.dropped_ms, 0)
@@ -92,7 +92,7 @@ class GoldenTests(unittest.TestCase):
         self.assertEqual(s.dropped_ms, 100000 - 128)
 
     def test_accumulator_15_then_1(self):
-        s = seed_session(100)
+        s = scripted_session(100)
         self.assertEqual(s.frame(15), 0)
         self.assertEqual(s.tick, 0)
         self.assertEqual(s.frame(1), 1)
@@ -101,14 +101,14 @@ class GoldenTests(unittest.TestCase):
 
     def test_floor_division_of_negative_velocity(self):
         # velX = -1 → floor(-15/16) = -1, not 0 (truncation would give 0).
-        s = seed_session()
+        s = scripted_session()
         s.vel_x = -1
         s.inputs = []
         s.step_n(1)
         self.assertEqual(s.vel_x, -1)
 
     def test_browser_timeline(self):
-        out = ref.run_script(cases.SEED_TIMELINE, seed_session())
+        out = ref.run_script(cases.RESUME_RULES_TIMELINE, scripted_session())
         by_line = {o["line"]: o for o in out}
         self.assertEqual(by_line[2]["tick"], 100)
         self.assertTrue(by_line[3]["ok"])
@@ -127,18 +127,18 @@ class GoldenTests(unittest.TestCase):
         # The resume rules give the end digest as "700|-4331|...".
         self.assertTrue(by_line[11]["digest"].startswith("700|-4331|"))
         # Two fresh runs end on the same digest.
-        again = ref.run_script(cases.SEED_TIMELINE, seed_session())
+        again = ref.run_script(cases.RESUME_RULES_TIMELINE, scripted_session())
         self.assertEqual(again[-1]["digest"], out[-1]["digest"])
 
     def test_uncapped_resume_equals_staying_online(self):
         # The resume rules' alignment rule: a resume that is not capped equals
         # running online.
-        a = seed_session()
+        a = scripted_session()
         a.frames([16] * 100)
         a.pause()
         r = a.resume_after(500)  # 31 steps + 4 ms carried
         self.assertEqual((r["catchUpSteps"], r["carriedMs"], r["droppedMs"]), (31, 4, 0))
-        b = seed_session()
+        b = scripted_session()
         b.frames([16] * 131)
         self.assertEqual(a.digest(), b.digest())
         self.assertEqual(a.acc, 4)
@@ -151,13 +151,13 @@ class GoldenTests(unittest.TestCase):
             self.assertEqual((r["catchUpSteps"], r["carriedMs"], r["droppedMs"]), want, policy)
             self.assertEqual(s.tick, want[0])
             self.assertEqual(s.dropped_ms, 0, "a resume's dropped time stays out of the world")
-        s = seed_session()
+        s = scripted_session()
         s.pause()
         r = s.resume_after(31)  # under minCatchUpMs: jitter
         self.assertEqual((r["wantedSteps"], r["catchUpSteps"], r["droppedMs"]), (1, 0, 31))
 
     def test_paused_frames_do_nothing_but_move_the_wall(self):
-        s = seed_session()
+        s = scripted_session()
         s.frame(10)
         self.assertTrue(s.background())
         self.assertFalse(s.pause())
@@ -170,7 +170,7 @@ class GoldenTests(unittest.TestCase):
     def test_refused_resume_changes_nothing(self):
         # A resume while running is refused and changes nothing, the wall
         # clock included: its ms are not time that passed in the session.
-        s = seed_session()
+        s = scripted_session()
         s.frames([16, 16, 16, 5])
         before = (s.wall, s.tick, s.acc_ns, s.digest(), s.state)
         self.assertEqual(before[:3], (53, 3, 5 * ref.NS_PER_MS))
@@ -201,7 +201,7 @@ class GoldenTests(unittest.TestCase):
             (32, (2, 2, 0, 0)),
             (33, (2, 2, 1, 0)),
         ):
-            s = seed_session()
+            s = scripted_session()
             s.pause()
             r = s.resume_after(ms)
             got = (r["wantedSteps"], r["catchUpSteps"], r["carriedMs"], r["droppedMs"])
@@ -214,7 +214,7 @@ class GoldenTests(unittest.TestCase):
         self.assertEqual((s.dropped_ms, s.acc), (50, 2))
 
     def test_scene_stack_depth(self):
-        s = seed_session()
+        s = scripted_session()
         for i in range(62):
             self.assertTrue(s.push(f"s{i}"))
         self.assertFalse(s.push("one-too-many"))
@@ -239,7 +239,7 @@ MS = ref.NS_PER_MS
 
 def speed_session(loop: ref.LoopConfig | None = None, lc: ref.LifecycleConfig | None = None) -> ref.Session:
     """The default configs (16 ms step, cap 8, capped policy 300 / 32 ms)."""
-    return ref.Session(loop or ref.LoopConfig(), lc or ref.LifecycleConfig(), ref.seed_inputs(1000))
+    return ref.Session(loop or ref.LoopConfig(), lc or ref.LifecycleConfig(), ref.scripted_inputs(1000))
 
 
 class SpeedTests(unittest.TestCase):
@@ -549,7 +549,7 @@ class ParityTests(unittest.TestCase):
         if not rust_knows_speed(self.tickwise):
             self.skipTest(f"{self.tickwise} does not know `speed P Q` yet")
 
-    def test_seed_timeline(self):
+    def test_resume_rules_timeline(self):
         stats = self.run_cases([cases.fixed_cases()[0]])
         self.assertEqual(stats.lines, 10)
 

@@ -258,7 +258,7 @@ describe('island page (module build over http)', () => {
     await page.close();
   });
 
-  test('the seed frame pattern 16 x (3,7,13,29,48) ms gives the seed digest', async () => {
+  test('the island rules' irregular frames 16 x (3,7,13,29,48) ms give the golden digest', async () => {
     const { page } = await open(`${ORIGIN}/island-module.html`);
     const s = await page.evaluate(() => {
       const api = window.__tickwise;
@@ -366,7 +366,9 @@ describe('island page (module build over http)', () => {
       return best;
     };
     cli();
-    const nativeMs = Math.max(1e-3, timeScript(BENCH_STEPS) - timeScript(0));
+    // No clamp: 10^7 steps that measure as no time at all would be a broken
+    // measurement, and the assertion below must be able to say so.
+    const nativeMs = timeScript(BENCH_STEPS) - timeScript(0);
     report.speed = {
       steps: BENCH_STEPS,
       samples,
@@ -379,7 +381,8 @@ describe('island page (module build over http)', () => {
       recordingNsPerTick: ((recMs - wasmMs) * 1e6) / BENCH_STEPS,
       recordingBytesPerTick: recBytes / BENCH_STEPS,
     };
-    assert.ok(wasmMs > 0 && nativeMs > 0);
+    assert.ok(wasmMs > 0, `Chromium timing of ${BENCH_STEPS} steps is ${wasmMs} ms`);
+    assert.ok(nativeMs > 0, `native timing of ${BENCH_STEPS} steps minus startup is ${nativeMs} ms`);
   });
 });
 

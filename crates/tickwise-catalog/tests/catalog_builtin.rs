@@ -50,7 +50,7 @@ fn cfg() -> IslandConfig {
 }
 
 #[test]
-fn island_replay_of_the_seed_pattern_reaches_the_seeds_digest() {
+fn island_replay_of_the_scripted_input_reaches_the_golden_digest() {
     let rec = catalog()
         .record("island", None, &InputPlan::Scripted, 100, 60)
         .unwrap();

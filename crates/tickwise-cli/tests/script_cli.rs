@@ -40,7 +40,7 @@ fn lines(out: &Output) -> Vec<serde_json::Value> {
 }
 
 #[test]
-fn seed_timeline_numbers() {
+fn resume_rules_timeline_numbers() {
     let out = script(
         "frames 100 16\npause\nresume-after 5000\npause\nresume-after 3600000\npush popup\npop\npop\npop\npop\n",
         &[],

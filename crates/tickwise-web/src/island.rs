@@ -4,7 +4,7 @@
 //! embedded configs as `tickwise script` (`config/island_loop.json` and
 //! `config/island_lifecycle.json`, compiled in: one config, every consumer),
 //! the loop built by the same [`island_loop`] and the same 100 000
-//! seed-pattern inputs, so a timeline run through the page ends on the digest
+//! scripted inputs, so a timeline run through the page ends on the digest
 //! the CLI prints. The page adds only what is the island's own: the scene
 //! stack (`menu`, `game`) and the numbers the canvas draws.
 //!
@@ -40,7 +40,7 @@ use crate::web_loop::WebLoop;
 pub const ISLAND_LOOP_JSON: &[u8] = include_bytes!("../../../config/island_loop.json");
 /// `config/island_lifecycle.json`, compiled in.
 pub const ISLAND_LIFECYCLE_JSON: &[u8] = include_bytes!("../../../config/island_lifecycle.json");
-/// Seed-pattern inputs for ticks `0..INPUT_TICKS`, as `tickwise script` uses by default.
+/// Scripted inputs for ticks `0..INPUT_TICKS`, as `tickwise script` uses by default.
 pub const INPUT_TICKS: usize = 100_000;
 /// A checkpoint every 60 ticks (about a second) in the recorded replay: a
 /// divergence is located to within a second, for 40 bytes a checkpoint.
@@ -359,7 +359,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_timeline_numbers() {
+    fn resume_rules_timeline_numbers() {
         // The prototype's timeline: 100 frames of 16 ms, pause, 5 s away
         // (312 steps owed at 16 ms, 300 allowed, 200 ms dropped), pause, an
         // hour away (225 000 owed, 300 run), then the scene pushes and pops.
@@ -390,7 +390,7 @@ mod tests {
     }
 
     #[test]
-    fn hundred_frames_reach_the_seed_digest() {
+    fn hundred_frames_reach_the_golden_digest() {
         let mut p = page();
         assert_eq!(frames(&mut p, 100, None), 100);
         assert_eq!(state(&p)["digest"], "100|-131|5050|18|100|323|3492529440|0");
