@@ -354,12 +354,53 @@ fn floor_div_i64(p: i64, den: i64) -> i64 {
 /// `5 * 2^32 < 2^64` (Granlund–Montgomery). The compiler's own `u32 % 7`
 /// needs a 33-bit magic number and a fix-up, twice the instructions, on the
 /// hottest line of the step.
+#[cfg(not(target_arch = "wasm32"))]
 #[inline]
 const fn mod7(r: u32) -> u32 {
     const MAGIC: u128 = 2_635_249_153_387_078_803; // ceil(2^64 / 7)
     #[allow(clippy::cast_possible_truncation, reason = "q <= r / 7 < 2^32")]
     let q = ((r as u128 * MAGIC) >> 64) as u32;
     r - q * 7
+}
+
+/// `r % 7` on wasm32: wasm has no 64×64→128-bit multiply (the trick above
+/// becomes a call to a 128-bit multiply routine), while `i32.rem_u` by a
+/// constant is one instruction that the engine compiles to its own
+/// multiply-shift. Same value, by definition.
+#[cfg(target_arch = "wasm32")]
+#[inline]
+const fn mod7(r: u32) -> u32 {
+    r % 7
+}
+
+/// `v * num` and whether it may have overflowed (then the caller takes the
+/// exact 128-bit path). Natively the multiply's own overflow flag; on wasm32,
+/// which has none (an overflow-checked 64-bit multiply becomes a 128-bit
+/// multiply call), a bound instead: the config keeps `0 <= num <= 10^6 <
+/// 2^20`, so `|v| < 2^43` guarantees `|v * num| < 2^63`. Either way the
+/// product is used only when it is exact, so both give the same velocity.
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+const fn mul_or_flag(v: i64, num: i64) -> (i64, bool) {
+    v.overflowing_mul(num)
+}
+
+/// See the native version.
+#[cfg(target_arch = "wasm32")]
+#[inline(always)]
+const fn mul_or_flag(v: i64, num: i64) -> (i64, bool) {
+    mul_bounded(v, num)
+}
+
+/// The wasm32 form of [`mul_or_flag`], compiled everywhere so that native
+/// tests check it: the flag is set whenever the product could overflow.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[inline(always)]
+const fn mul_bounded(v: i64, num: i64) -> (i64, bool) {
+    (
+        v.wrapping_mul(num),
+        v.unsigned_abs() >= 1 << 43 || num.unsigned_abs() >= 1 << 20,
+    )
 }
 
 impl Sim for IslandWorld {
@@ -374,7 +415,7 @@ impl Sim for IslandWorld {
         // Floor division, also for negatives (JS Math.floor, Python //). With a
         // positive divisor, div_euclid and an arithmetic right shift both floor;
         // the shift keeps a step at a few ns instead of waiting on a divide.
-        let (p, overflow) = v.overflowing_mul(self.friction_num);
+        let (p, overflow) = mul_or_flag(v, self.friction_num);
         let v = if overflow | !self.friction_pow2 {
             // Rare (a config whose denominator is not a power of two, or a
             // product past 64 bits) and laid out of the hot path.
@@ -441,7 +482,7 @@ impl tickwise::Capture for IslandWorld {
 
 #[cfg(test)]
 mod tests {
-    use super::{friction_by_division, mod7};
+    use super::{friction_by_division, mod7, mul_bounded};
 
     #[test]
     fn friction_division_floors_like_div_euclid() {
@@ -481,6 +522,34 @@ mod tests {
             }
         }
         assert_eq!(friction_by_division(-1, 1, 3), -1, "floor, not truncation");
+    }
+
+    #[test]
+    fn the_wasm_overflow_bound_never_lets_a_wrapped_product_through() {
+        // Whenever the bound says "exact", the product must be the exact one;
+        // it may send exact products to the slow path, never wrong ones.
+        let vs = [
+            0i64,
+            1,
+            -1,
+            (1 << 43) - 1,
+            -(1 << 43) + 1,
+            1 << 43,
+            i64::MAX,
+            i64::MIN,
+        ];
+        for v in vs {
+            for num in [0i64, 1, 15, 1_000_000, (1 << 20) - 1, 1 << 20, i64::MAX] {
+                let (p, flag) = mul_bounded(v, num);
+                if !flag {
+                    assert_eq!(Some(p), v.checked_mul(num), "{v} * {num}");
+                }
+            }
+            // The configs' range (num <= 10^6) with |v| < 2^43: never flagged.
+            if v.unsigned_abs() < 1 << 43 {
+                assert!(!mul_bounded(v, 1_000_000).1, "{v}");
+            }
+        }
     }
 
     #[test]
