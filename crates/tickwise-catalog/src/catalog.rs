@@ -14,7 +14,7 @@ use core::marker::PhantomData;
 
 use tickwise::{
     Comparison, Recorder, Replay, ReplayError, ReplayHeader, ReplayLimits, SyncTestReport,
-    VerifyReport, compare_lockstep_with_events, read_header,
+    VerifyReport, compare_lockstep_with_events, read_header, read_header_unchecked,
 };
 
 use crate::error::CatalogError;
@@ -222,6 +222,14 @@ impl Catalog {
         Ok((e.info(), header))
     }
 
+    /// The entry for a header read without the integrity check, when it
+    /// names a sim and version of the catalog.
+    fn entry_for(&self, header: Result<ReplayHeader, ReplayError>) -> Option<&dyn ErasedSim> {
+        let header = header.ok()?;
+        let e = self.entry(&header.sim_id).ok()?;
+        (header.sim_version == e.info().version).then_some(e)
+    }
+
     fn identify_entry(
         &self,
         bytes: &[u8],
@@ -256,6 +264,31 @@ impl Catalog {
     ) -> Result<VerifyReport, CatalogError> {
         let (e, _) = self.identify_entry(bytes, limits)?;
         e.verify(bytes, limits)
+    }
+
+    /// [`Catalog::verify`] for a buffer the catalog may keep: the replay is
+    /// read with [`Replay::from_vec`], so verifying a file read into memory
+    /// needs no second copy of its input runs (peak memory about the file's
+    /// size, whatever the tick count).
+    ///
+    /// # Errors
+    ///
+    /// As [`Catalog::verify`].
+    pub fn verify_vec(
+        &self,
+        bytes: Vec<u8>,
+        limits: &ReplayLimits,
+    ) -> Result<VerifyReport, CatalogError> {
+        // The entry is chosen from the header without hashing the file;
+        // `from_vec` then checks everything, the integrity checksum first.
+        // When the unchecked header does not name a catalog sim, the checked
+        // one gives the error, so errors come in the same order as
+        // `verify`'s (a corrupt file reports its checksum first).
+        let e = match self.entry_for(read_header_unchecked(&bytes, limits)) {
+            Some(e) => e,
+            None => self.identify_entry(&bytes, limits)?.0,
+        };
+        e.verify_vec(bytes, limits)
     }
 
     /// Re-simulates two replays of one sim in lockstep and reports the first
@@ -493,6 +526,11 @@ trait ErasedSim: Send + Sync {
         limits: &ReplayLimits,
     ) -> Result<Recorded, CatalogError>;
     fn verify(&self, bytes: &[u8], limits: &ReplayLimits) -> Result<VerifyReport, CatalogError>;
+    fn verify_vec(
+        &self,
+        bytes: Vec<u8>,
+        limits: &ReplayLimits,
+    ) -> Result<VerifyReport, CatalogError>;
     fn compare(
         &self,
         a: &[u8],
@@ -538,7 +576,14 @@ impl<S: CatalogSim> Entry<S> {
     /// A decoded replay with its sim's initial state, ready to re-simulate;
     /// the work limit and the seed are checked before anything runs.
     fn load(bytes: &[u8], limits: &ReplayLimits) -> Result<(S, Replay<S::Input>), CatalogError> {
-        let replay = Replay::<S::Input>::from_bytes(bytes, limits)?;
+        Self::prepare(Replay::<S::Input>::from_bytes(bytes, limits)?, limits)
+    }
+
+    /// The checks of [`Entry::load`] on a replay already read.
+    fn prepare(
+        replay: Replay<S::Input>,
+        limits: &ReplayLimits,
+    ) -> Result<(S, Replay<S::Input>), CatalogError> {
         let cfg = parse_config::<S>(&replay.header().config)?;
         check_work(
             replay.header().ticks,
@@ -628,6 +673,16 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         Ok(tickwise::verify(sim, &replay))
     }
 
+    fn verify_vec(
+        &self,
+        bytes: Vec<u8>,
+        limits: &ReplayLimits,
+    ) -> Result<VerifyReport, CatalogError> {
+        let replay = Replay::<S::Input>::from_vec(bytes, limits)?;
+        let (sim, replay) = Self::prepare(replay, limits)?;
+        Ok(tickwise::verify(sim, &replay))
+    }
+
     fn compare(
         &self,
         a: &[u8],
@@ -662,7 +717,9 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         let comparison = compare_lockstep_with_events(
             &mut sa,
             &mut sb,
-            ra.inputs().cloned(),
+            ra.encoded_runs().flat_map(|r| {
+                core::iter::repeat_n(r.input, usize::try_from(r.len).unwrap_or(usize::MAX))
+            }),
             live,
             ra.host_events(),
             &[],

@@ -544,3 +544,45 @@ fn work_above_the_limit_is_refused_before_re_simulating() {
         139_652_340
     );
 }
+
+/// `verify_vec` (the owned-buffer path `tickwise verify` uses, which picks
+/// the sim before hashing the file once) answers exactly as `verify` does:
+/// the same report for good and forged files, the same error for every
+/// corrupted, truncated or foreign one, the integrity checksum first.
+#[test]
+fn verify_vec_answers_as_verify_does() {
+    let good = island(500, &InputPlan::Random(3));
+    let mut cases = vec![good.clone()];
+    // One flipped bit anywhere: the checksum mismatch, whatever the byte
+    // (including the sim id, the version and the config).
+    for i in (0..good.len()).step_by(7) {
+        let mut bad = good.clone();
+        bad[i] ^= 0x10;
+        cases.push(bad);
+    }
+    for n in [0, 9, 20, 40, good.len() - 9] {
+        cases.push(good[..n].to_vec());
+    }
+    // Well-formed files that are not verifiable: unknown sim, other version.
+    cases.push(island_with(
+        ReplayHeader {
+            sim_id: "nope".into(),
+            ..island_header()
+        },
+        &cfg(),
+    ));
+    cases.push(island_with(
+        ReplayHeader {
+            sim_version: 99,
+            ..island_header()
+        },
+        &cfg(),
+    ));
+    let c = catalog();
+    for (i, bytes) in cases.iter().enumerate() {
+        let a = c.verify(bytes, &LIMITS);
+        let b = c.verify_vec(bytes.clone(), &LIMITS);
+        assert_eq!(format!("{a:?}"), format!("{b:?}"), "case {i}");
+    }
+    assert!(c.verify_vec(good, &LIMITS).unwrap().is_match());
+}

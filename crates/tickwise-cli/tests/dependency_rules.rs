@@ -2,7 +2,7 @@
 //! depend on, and that their float bans are still in place.
 //!
 //! The kernel may depend on nothing; the sims only on the kernel and a JSON
-//! parser; the netplay core only on the kernel; the catalog (which
+//! parser (and rayon, optional, behind their `parallel` feature); the netplay core only on the kernel; the catalog (which
 //! re-simulates replays and runs netplay) only on the kernel, the sims, the
 //! netplay core and the JSON parser. A rendering, platform, CLI or randomness crate
 //! showing up in any of them fails this test (and CI with it).
@@ -49,6 +49,35 @@ fn normal_deps(package: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The optional normal dependencies of `package` (enabled by a feature).
+fn optional_deps(package: &str) -> BTreeSet<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(root())
+        .output()
+        .expect("cargo metadata runs");
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == package)
+        .unwrap()["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"].is_null() && d["optional"] == true)
+        .map(|d| d["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 #[test]
 fn kernel_depends_on_nothing() {
     assert_eq!(normal_deps("tickwise"), BTreeSet::new());
@@ -59,7 +88,16 @@ fn sims_depend_only_on_kernel_and_json() {
     // serde: the data-model traits serde_json is built on, which the strict
     // config reader needs to see every key of an object (duplicates included).
     let allowed: BTreeSet<String> = ["tickwise", "serde_json", "serde"].map(String::from).into();
-    let deps = normal_deps("tickwise-sims");
+    let mut deps = normal_deps("tickwise-sims");
+    // rayon: only as an optional dependency, behind the `parallel` feature
+    // (the horde's tick on every core; fixed partitioning and commutative
+    // sums keep it bit-identical at any thread count). The default build
+    // stays no_std with no thread pool.
+    assert!(
+        optional_deps("tickwise-sims").contains("rayon") || !deps.contains("rayon"),
+        "tickwise-sims may use rayon only as an optional dependency"
+    );
+    deps.remove("rayon");
     assert!(
         deps.is_subset(&allowed),
         "tickwise-sims may not depend on {:?}",

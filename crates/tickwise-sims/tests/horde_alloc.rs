@@ -3,6 +3,12 @@
 //! waves, deaths, respawns, snapshots and checksums) must not make one.
 //!
 //! One test in this binary, so no other test thread allocates meanwhile.
+//!
+//! With the `parallel` feature the tick splits its work only inside a rayon
+//! pool of more than one thread; this test steps outside any pool, so it
+//! checks the single-thread path (the same pieces of work, run in order).
+//! Inside a warm pool, `rayon::join` keeps its jobs on the stack, but the
+//! pool's own bookkeeping is rayon's, so it is not what this test counts.
 
 use std::alloc::System;
 

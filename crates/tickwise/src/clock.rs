@@ -215,6 +215,17 @@ impl FrameReport {
     }
 }
 
+/// `(dt + unit / 2) / unit` for `dt >= 0`, `unit > 0`: in 64 bits when both
+/// fit (a hardware divide instead of a 128-bit library call on every frame).
+#[inline]
+fn nearest_steps(dt: i128, unit: i128) -> i128 {
+    let half = unit / 2;
+    match (u64::try_from(dt + half), u64::try_from(unit)) {
+        (Ok(n), Ok(u)) => i128::from(n / u),
+        _ => (dt + half) / unit,
+    }
+}
+
 /// `floor(acc / unit)` for `acc > 0`, else 0. Most frames owe zero or one
 /// step, so those are answered without a 128-bit division (a library call
 /// costing tens of nanoseconds).
@@ -281,6 +292,7 @@ impl Clock {
     ///
     /// The work is O(1) whatever `dt` is: a frame of a year still owes at most
     /// `max_steps_per_frame` steps.
+    #[inline]
     pub fn advance(&mut self, dt: Nanos) -> FrameReport {
         let step = self.config.step;
         let unit = i128::from(step.numerator());
@@ -299,7 +311,7 @@ impl Clock {
         match self.config.jitter_tolerance {
             Some(tol) => {
                 let tol = step.scale(tol) as i128;
-                let k = (dt_scaled + unit / 2) / unit; // nearest whole step count
+                let k = nearest_steps(dt_scaled, unit); // nearest whole step count
                 let err = dt_scaled - k * unit;
                 if k >= 1 && err.abs() <= tol && (self.drift + err).abs() <= tol {
                     self.acc += k * unit;
@@ -351,6 +363,7 @@ impl Clock {
 
     /// The current interpolation factor (zero while borrowing under the jitter guard).
     #[must_use]
+    #[inline]
     pub fn alpha(&self) -> Alpha {
         let den = self.config.step.numerator();
         let num = self.acc.clamp(0, i128::from(den - 1));

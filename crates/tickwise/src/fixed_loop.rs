@@ -287,10 +287,66 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
         self.tick
     }
 
+    #[inline]
     fn run_steps(&mut self, n: u64, before_last_step: impl FnOnce(&S)) {
         if n == 0 {
             return;
         }
+        if !I::NEEDS_WINDOW {
+            // Simple inputs: no tick windows to compute. The hook runs before
+            // the last step, as on the windowed path.
+            if n > 1 {
+                self.run_simple(n - 1);
+            }
+            before_last_step(&self.sim);
+            self.run_simple(1);
+            return;
+        }
+        self.run_windowed(n, before_last_step);
+    }
+
+    /// `n` steps from a source that ignores the tick window; the recording
+    /// test is made once per batch, not once per step.
+    #[inline]
+    fn run_simple(&mut self, n: u64) {
+        let FixedLoop {
+            sim,
+            inputs,
+            tick,
+            recording,
+            ..
+        } = self;
+        match recording.as_deref_mut() {
+            // One step (a frame's usual load): no batch set-up.
+            None if n == 1 => {
+                let input = inputs.input(*tick, Timestamp::ZERO);
+                sim.step(&input);
+                *tick = tick.next();
+            }
+            None => *tick = Self::steps_plain(sim, inputs, *tick, n),
+            Some(rec) => {
+                for _ in 0..n {
+                    let input = inputs.input(*tick, Timestamp::ZERO);
+                    sim.step(&input);
+                    *tick = tick.next();
+                    rec.record_step(sim, input);
+                }
+            }
+        }
+    }
+
+    /// The plain loop of steps, a function of its own: nothing here takes
+    /// the sim's address (the recording branch hands it to the recorder), so
+    /// the compiler may keep a small sim's fields in registers for the whole
+    /// loop instead of storing them back every step.
+    #[inline(never)]
+    fn steps_plain(sim: &mut S, inputs: &mut I, tick: Tick, n: u64) -> Tick {
+        inputs.for_each_input(tick, n, |input| sim.step(&input));
+        Tick(tick.get().saturating_add(n))
+    }
+
+    /// Steps with each tick's window end computed (event-mode inputs).
+    fn run_windowed(&mut self, n: u64, before_last_step: impl FnOnce(&S)) {
         // Tick windows (see the type's docs): in units of 1/(den·P) host ns,
         // the last tick of this batch ends at
         // host_now·P·den − rem·den − (acc + drift)·Q and each earlier one

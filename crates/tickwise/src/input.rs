@@ -23,9 +23,36 @@ use crate::time::{Tick, Timestamp};
 
 /// Supplies the input of each tick, in tick order.
 pub trait InputSource<T> {
+    /// Whether [`InputSource::input`] looks at its `window_end`. A source
+    /// that answers from the tick alone sets it to `false`, and the loop then
+    /// skips the per-step window arithmetic (exact 128-bit maths and a
+    /// division per step, most of a cheap frame's loop overhead) and passes
+    /// [`Timestamp::ZERO`] instead. Defaults to `true`, which is always correct.
+    const NEEDS_WINDOW: bool = true;
+
     /// The input for `tick`, whose window on the host clock ends at
-    /// `window_end` (exclusive). Called exactly once per tick, in order.
+    /// `window_end` (exclusive; [`Timestamp::ZERO`] when the source declares
+    /// [`InputSource::NEEDS_WINDOW`] `false`). Called exactly once per tick,
+    /// in order.
     fn input(&mut self, tick: Tick, window_end: Timestamp) -> T;
+
+    /// Feeds `f` the inputs of the `n` ticks from `start` on, in order,
+    /// exactly as [`InputSource::input`] would give them with no window
+    /// (ticks past `u64::MAX` stay at it, as [`Tick::next`] does). The loop
+    /// calls this instead of `input` for a batch of steps when
+    /// [`InputSource::NEEDS_WINDOW`] is `false`; a source that can answer a
+    /// batch faster than tick by tick (a slice walked without a bounds test
+    /// per tick) overrides it.
+    fn for_each_input(&mut self, start: Tick, n: u64, mut f: impl FnMut(T))
+    where
+        Self: Sized,
+    {
+        let mut tick = start;
+        for _ in 0..n {
+            f(self.input(tick, Timestamp::ZERO));
+            tick = tick.next();
+        }
+    }
 
     /// The app was hidden at host time `at`: release every button held then.
     /// The platform will not deliver the key-ups (another window has focus),
@@ -61,6 +88,7 @@ impl<T> TickInputs<T> {
 impl<T: Clone + Default> TickInputs<T> {
     /// The input of `tick` (default past the end).
     #[must_use]
+    #[inline]
     pub fn get(&self, tick: Tick) -> T {
         usize::try_from(tick.get())
             .ok()
@@ -71,8 +99,26 @@ impl<T: Clone + Default> TickInputs<T> {
 }
 
 impl<T: Clone + Default> InputSource<T> for TickInputs<T> {
+    const NEEDS_WINDOW: bool = false;
+
+    #[inline]
     fn input(&mut self, tick: Tick, _window_end: Timestamp) -> T {
         self.get(tick)
+    }
+
+    /// The stored inputs of the batch as a slice walk, then the default
+    /// input for the ticks past the end.
+    #[inline]
+    fn for_each_input(&mut self, start: Tick, n: u64, mut f: impl FnMut(T)) {
+        let from = usize::try_from(start.get()).unwrap_or(usize::MAX);
+        let stored = self.inputs.get(from..).unwrap_or(&[]);
+        let k = usize::try_from(n).map_or(stored.len(), |n| n.min(stored.len()));
+        for x in &stored[..k] {
+            f(x.clone());
+        }
+        for _ in (k as u64)..n {
+            f(T::default());
+        }
     }
 }
 
@@ -81,6 +127,9 @@ impl<T: Clone + Default> InputSource<T> for TickInputs<T> {
 pub struct FnInputs<F>(pub F);
 
 impl<T, F: FnMut(Tick) -> T> InputSource<T> for FnInputs<F> {
+    const NEEDS_WINDOW: bool = false;
+
+    #[inline]
     fn input(&mut self, tick: Tick, _window_end: Timestamp) -> T {
         (self.0)(tick)
     }

@@ -560,7 +560,11 @@ impl StepLength {
 
     /// The exact sub-nanosecond unit back to whole nanoseconds, rounded down.
     pub(crate) const fn unscale_floor(self, v: u128) -> Nanos {
-        // Avoid the 128-bit division (a library call) on the per-frame path.
+        // Avoid the 128-bit division (a library call) on the per-frame path,
+        // and any division for zero (what a frame drops almost always).
+        if v == 0 {
+            return Nanos(0);
+        }
         if v <= u64::MAX as u128 {
             return Nanos(v as u64 / self.den);
         }

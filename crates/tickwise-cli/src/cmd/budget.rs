@@ -67,6 +67,10 @@ pub struct Args {
     /// (9.2 reproduces the horde design notes' table).
     #[arg(long = "cost-ms", value_name = "MS")]
     pub cost_ms: Option<f64>,
+    /// Worker threads for the sim's tick (default: one per core; the horde
+    /// splits its tick over them, with the same results at any count).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -96,6 +100,12 @@ fn with_enemies(config: &[u8], sim: &str, n: u64) -> anyhow::Result<Vec<u8>> {
 /// Exit code 2 for an unknown sim, an unreadable or invalid config, a bad
 /// enemy count, tick count, headroom or cost (nothing is measured then).
 pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
+    let pool = super::thread_pool(args.threads.map(usize::from))?;
+    pool.install(|| run_in_pool(args, catalog))
+}
+
+/// [`run`], inside the worker pool the sim's ticks use.
+fn run_in_pool(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let info = choose_sim(catalog, args.sim.as_deref(), "horde")?;
     let mut config = read_config(args.config.as_deref())?;
     if let Some(n) = args.enemies {

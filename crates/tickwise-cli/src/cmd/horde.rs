@@ -45,6 +45,10 @@ pub struct Args {
     /// more work units than this (about 1 per ns; docs/limits.md).
     #[arg(long, value_name = "UNITS", default_value_t = DEFAULT_MAX_WORK)]
     pub max_work: u64,
+    /// Worker threads for the tick (default: one per core). Any count gives
+    /// the same digest: the work is split the same way whatever the pool.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
 }
 
 /// Loads a horde config (the built-in default when `path` is `None`) and
@@ -85,8 +89,9 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
         cfg = cfg.with_seed(seed);
     }
     check_work(ticks, HordeWorld::work_per_tick(&cfg), args.max_work).map_err(hints::catalog)?;
+    let pool = super::thread_pool(args.threads.map(usize::from))?;
     let mut world = HordeWorld::new(&cfg);
-    let times = match args.input {
+    let times = pool.install(|| match args.input {
         Drive::Walk => {
             let mut t = 0;
             time_ticks(ticks, || {
@@ -95,7 +100,7 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
             })
         }
         Drive::Still => time_ticks(ticks, || world.step(&TickInput::default())),
-    };
+    });
     let n = times.len().max(1) as u64;
     let us = |ns: u64| ns as f64 / 1000.0;
     if args.json {

@@ -167,8 +167,10 @@ impl Grid {
     /// is a contiguous run of slots). Pairing each slot `k` of `cell` with the
     /// slots `k + 1..same_row_end` and `below` visits every unordered pair of
     /// slots in touching cells exactly once. Walks the live slots, so empty
-    /// cells cost nothing.
-    #[inline]
+    /// cells cost nothing. (The sim walks the same spans a band of rows at a
+    /// time, [`Grid::for_each_cell_span_in_rows`]; this whole-grid form is
+    /// for tests.)
+    #[cfg(test)]
     pub(super) fn for_each_cell_span(
         &self,
         mut f: impl FnMut(core::ops::Range<usize>, usize, core::ops::Range<usize>),
@@ -177,6 +179,44 @@ impl Grid {
         let stride = self.stride;
         let mut k = 0;
         while let Some(&c) = self.slot_cell.get(k) {
+            let c = c as usize;
+            let b = start[c + 1] as usize;
+            let same_end = start[c + 2] as usize;
+            let below = start[c + stride - 1] as usize..start[c + stride + 2] as usize;
+            f(k..b, same_end, below);
+            k = b;
+        }
+    }
+
+    /// Rows of real cells (0 when nothing is alive).
+    pub(super) const fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The first sorted slot of row `r`, for `r <= rows` (row `rows` is the
+    /// ghost row below: its start is the number of live slots). Rows are
+    /// contiguous runs of slots, ghost cells empty.
+    pub(super) fn row_start(&self, r: usize) -> usize {
+        self.start.get(r * self.stride).map_or(0, |&s| s as usize)
+    }
+
+    /// The cell spans of `Grid::for_each_cell_span` for rows `r0..r1` only. The
+    /// spans reach at most into row `r1` (the cells below the last row).
+    #[inline]
+    pub(super) fn for_each_cell_span_in_rows(
+        &self,
+        r0: usize,
+        r1: usize,
+        mut f: impl FnMut(core::ops::Range<usize>, usize, core::ops::Range<usize>),
+    ) {
+        let start = &self.start;
+        let stride = self.stride;
+        let end = self.row_start(r1);
+        let mut k = self.row_start(r0);
+        while k < end {
+            let Some(&c) = self.slot_cell.get(k) else {
+                return;
+            };
             let c = c as usize;
             let b = start[c + 1] as usize;
             let same_end = start[c + 2] as usize;

@@ -90,6 +90,7 @@ mod config;
 mod fixed;
 mod grid;
 mod input;
+mod par;
 mod reference;
 mod snapshot;
 mod spawn;

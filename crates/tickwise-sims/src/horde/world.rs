@@ -11,6 +11,7 @@ use super::HordeConfig;
 use super::fixed::{SeparationKernel, oct_len};
 use super::grid::{Body, Grid};
 use super::input::{STICK_MAX, move_vector};
+use super::par;
 use super::snapshot::HordeSnapshot;
 use super::spawn::SpawnBand;
 
@@ -335,51 +336,17 @@ impl HordeWorld {
     /// (`K = crowdLimit`; 0 turns this off): a packed crowd stops driving
     /// inward, which bounds its density.
     fn steer(&mut self) {
-        let (px, py) = (i64::from(self.player_x), i64::from(self.player_y));
-        let speed = self.p.enemy_speed;
-        let want_by_crowd = &self.want[..];
-        let most = want_by_crowd.len() - 1;
-        let shift = self.p.steer_shift;
-        let (max_x, max_y) = (self.p.max_x, self.p.max_y);
+        let c = Steer {
+            px: i64::from(self.player_x),
+            py: i64::from(self.player_y),
+            speed: self.p.enemy_speed,
+            want: &self.want[..],
+            shift: self.p.steer_shift,
+            max_x: self.p.max_x,
+            max_y: self.p.max_y,
+        };
         let e = &mut self.e;
-        let enemies = e
-            .body
-            .iter_mut()
-            .zip(e.vel.iter_mut())
-            .zip(e.hp.iter().zip(&e.crowd));
-        for ((pos, vel), (&h, &c)) in enemies {
-            if h <= 0 {
-                continue;
-            }
-            let want = want_by_crowd[usize::from(c).min(most)];
-            let (dx, dy) = (px - i64::from(pos.x), py - i64::from(pos.y));
-            let len = oct_len(dx, dy);
-            // desired = d * want / len, as one division: k = want * 2^32 / len.
-            // |d| <= len makes |d * k| <= want * 2^32 < 2^47. On the player
-            // (len 0) the desired velocity is zero.
-            let (wx, wy) = match ((want as u64) << 32).checked_div(len) {
-                Some(k) => {
-                    let k = k.cast_signed();
-                    ((dx * k) >> 32, (dy * k) >> 32)
-                }
-                None => (0, 0),
-            };
-            let (vx, vy) = (i64::from(vel[0]), i64::from(vel[1]));
-            let mut nvx = vx + ((wx - vx) >> shift);
-            let mut nvy = vy + ((wy - vy) >> shift);
-            let vlen = oct_len(nvx, nvy);
-            if vlen > speed as u64 {
-                // v * speed / vlen with one division; `/ 2^32` truncates
-                // toward zero, so the result stays within the cap.
-                let k = (((speed as u64) << 32) / vlen).cast_signed();
-                nvx = nvx * k / (1 << 32);
-                nvy = nvy * k / (1 << 32);
-            }
-            // |v| <= speed <= 2^14: fits.
-            *vel = [nvx as i32, nvy as i32];
-            pos.x = clamp_i32(i64::from(pos.x) + nvx, max_x);
-            pos.y = clamp_i32(i64::from(pos.y) + nvy, max_y);
-        }
+        c.chunks(par::enabled(), &mut e.body, &mut e.vel, &e.hp, &e.crowd);
     }
 
     /// Rebuilds the grid and moves every enemy array into its order (live
@@ -399,38 +366,42 @@ impl HordeWorld {
         core::mem::swap(&mut self.e, &mut self.back);
     }
 
-    /// Separation over the grid's candidate pairs, in cell order.
+    /// Separation over the grid's candidate pairs.
+    ///
+    /// In parallel, the grid's rows are cut into bands (at most
+    /// [`par::MAX_BANDS`], each at least one row). A band's pairs write the
+    /// sums of its own rows and of the row below it, so the even bands run
+    /// together, then the odd ones, each on its own slice of the sums. The
+    /// sums are wrapping additions: the result is the same in any order, on
+    /// any number of threads.
     fn separate_grid(&mut self) {
         let n = self.grid.len();
         let acc = &mut self.acc[..n];
         acc.fill(Push::ZERO);
-        let body = &self.e.body[..n];
-        let kernel = &self.kernel;
-        let mut pairs = 0u64;
-        self.grid.for_each_cell_span(|cell, same_end, below| {
-            // Every slot of the cell against the later slots of the cell and
-            // the cell to its right (one range), then the three cells below.
-            let below_bodies = &body[below.clone()];
-            for k in cell {
-                let me = body[k];
-                let mut sum = Push::ZERO;
-                let later = k + 1..same_end;
-                pairs += pairs_against(kernel, me, &body[later.clone()], &mut acc[later], &mut sum);
-                pairs += pairs_against(kernel, me, below_bodies, &mut acc[below.clone()], &mut sum);
-                acc[k].add(sum);
-            }
-        });
-        self.last_pairs = pairs;
+        let s = Separate {
+            grid: &self.grid,
+            kernel: &self.kernel,
+            body: &self.e.body[..n],
+            bands: self.grid.rows().min(par::MAX_BANDS),
+        };
+        let par = par::enabled();
+        self.last_pairs = if par && s.bands > 1 {
+            let even = s.bands_of(par, acc, 0, 0, s.bands);
+            let odd = s.bands_of(par, acc, 0, 1, s.bands);
+            even + odd
+        } else {
+            s.rows(acc, 0, 0, self.grid.rows())
+        };
         let p = self.p;
         let e = &mut self.e;
-        let live = e.body[..n]
-            .iter_mut()
-            .zip(e.vel[..n].iter_mut())
-            .zip(e.crowd[..n].iter_mut());
-        for (((pos, vel), crowd), a) in live.zip(acc.iter()) {
-            *crowd = u16::try_from(a.near).unwrap_or(u16::MAX);
-            apply_push(pos, vel, (a.x, a.y), &p);
-        }
+        apply_chunks(
+            par,
+            &p,
+            &mut e.body[..n],
+            &mut e.vel[..n],
+            &mut e.crowd[..n],
+            acc,
+        );
     }
 
     /// The half-size of the box around the player that holds every enemy
@@ -715,6 +686,184 @@ pub(super) fn strike_one(
         }
     }
     tally.contacts += u32::from(d2 < p.contact_r * p.contact_r);
+}
+
+/// What steering needs besides the enemies (see [`HordeWorld::steer`]).
+struct Steer<'a> {
+    px: i64,
+    py: i64,
+    speed: i64,
+    want: &'a [i64],
+    shift: u32,
+    max_x: i32,
+    max_y: i32,
+}
+
+impl Steer<'_> {
+    /// Steers every enemy of the slices, in pieces of [`par::CHUNK`] when `par`
+    /// (each enemy depends on its own state and the player only).
+    fn chunks(
+        &self,
+        par: bool,
+        body: &mut [Body],
+        vel: &mut [[i32; 2]],
+        hp: &[i32],
+        crowd: &[u16],
+    ) {
+        if !par || body.len() <= par::CHUNK {
+            self.run(body, vel, hp, crowd);
+            return;
+        }
+        let mid = (body.len() / par::CHUNK / 2).max(1) * par::CHUNK;
+        let (b0, b1) = body.split_at_mut(mid);
+        let (v0, v1) = vel.split_at_mut(mid);
+        let (h0, h1) = hp.split_at(mid);
+        let (c0, c1) = crowd.split_at(mid);
+        par::join(
+            par,
+            || self.chunks(par, b0, v0, h0, c0),
+            || self.chunks(par, b1, v1, h1, c1),
+        );
+    }
+
+    /// Velocity toward the player (lerp by `2^-steerShift`, speed capped),
+    /// then position += velocity, clamped to the field.
+    fn run(&self, body: &mut [Body], vel: &mut [[i32; 2]], hp: &[i32], crowd: &[u16]) {
+        let most = self.want.len() - 1;
+        let (px, py, speed, shift) = (self.px, self.py, self.speed, self.shift);
+        let enemies = body
+            .iter_mut()
+            .zip(vel.iter_mut())
+            .zip(hp.iter().zip(crowd));
+        for ((pos, vel), (&h, &c)) in enemies {
+            if h <= 0 {
+                continue;
+            }
+            let want = self.want[usize::from(c).min(most)];
+            let (dx, dy) = (px - i64::from(pos.x), py - i64::from(pos.y));
+            let len = oct_len(dx, dy);
+            // desired = d * want / len, as one division: k = want * 2^32 / len.
+            // |d| <= len makes |d * k| <= want * 2^32 < 2^47. On the player
+            // (len 0) the desired velocity is zero.
+            let (wx, wy) = match ((want as u64) << 32).checked_div(len) {
+                Some(k) => {
+                    let k = k.cast_signed();
+                    ((dx * k) >> 32, (dy * k) >> 32)
+                }
+                None => (0, 0),
+            };
+            let (vx, vy) = (i64::from(vel[0]), i64::from(vel[1]));
+            let mut nvx = vx + ((wx - vx) >> shift);
+            let mut nvy = vy + ((wy - vy) >> shift);
+            let vlen = oct_len(nvx, nvy);
+            if vlen > speed as u64 {
+                // v * speed / vlen with one division; `/ 2^32` truncates
+                // toward zero, so the result stays within the cap.
+                let k = (((speed as u64) << 32) / vlen).cast_signed();
+                nvx = nvx * k / (1 << 32);
+                nvy = nvy * k / (1 << 32);
+            }
+            // |v| <= speed <= 2^14: fits.
+            *vel = [nvx as i32, nvy as i32];
+            pos.x = clamp_i32(i64::from(pos.x) + nvx, self.max_x);
+            pos.y = clamp_i32(i64::from(pos.y) + nvy, self.max_y);
+        }
+    }
+}
+
+/// What the separation pass reads (see [`HordeWorld::separate_grid`]).
+struct Separate<'a> {
+    grid: &'a Grid,
+    kernel: &'a SeparationKernel,
+    body: &'a [Body],
+    /// Bands of rows (each at least one row).
+    bands: usize,
+}
+
+impl Separate<'_> {
+    /// The rows of band `b`.
+    const fn band_rows(&self, b: usize) -> (usize, usize) {
+        let rows = self.grid.rows();
+        (b * rows / self.bands, (b + 1) * rows / self.bands)
+    }
+
+    /// The pairs of bands `first, first + 2, ... < last` (one parity), with
+    /// `acc` the sums from slot `base` on; returns how many pairs overlap.
+    /// Bands two apart never write the same sums: a band writes its own rows
+    /// and the first row of the next band, which lies before the band after.
+    fn bands_of(&self, par: bool, acc: &mut [Push], base: usize, first: usize, last: usize) -> u64 {
+        let count = last.saturating_sub(first).div_ceil(2);
+        if count == 0 {
+            return 0;
+        }
+        if count == 1 {
+            let (r0, r1) = self.band_rows(first);
+            return self.rows(acc, base, r0, r1);
+        }
+        let mid = first + 2 * (count / 2);
+        let split = self.grid.row_start(self.band_rows(mid).0) - base;
+        let (left, right) = acc.split_at_mut(split);
+        let (a, b) = par::join(
+            par,
+            || self.bands_of(par, left, base, first, mid),
+            || self.bands_of(par, right, base + split, mid, last),
+        );
+        a + b
+    }
+
+    /// Every slot of rows `r0..r1` against the later slots of its cell and
+    /// the cell to its right (one range), then the three cells below; `acc`
+    /// holds the sums from slot `base` on.
+    fn rows(&self, acc: &mut [Push], base: usize, r0: usize, r1: usize) -> u64 {
+        let (body, kernel) = (self.body, self.kernel);
+        let mut pairs = 0u64;
+        self.grid
+            .for_each_cell_span_in_rows(r0, r1, |cell, same_end, below| {
+                let below_bodies = &body[below.clone()];
+                let below = below.start - base..below.end - base;
+                for k in cell {
+                    let me = body[k];
+                    let mut sum = Push::ZERO;
+                    let later = k + 1..same_end;
+                    let later_acc = &mut acc[later.start - base..later.end - base];
+                    pairs += pairs_against(kernel, me, &body[later], later_acc, &mut sum);
+                    pairs +=
+                        pairs_against(kernel, me, below_bodies, &mut acc[below.clone()], &mut sum);
+                    acc[k - base].add(sum);
+                }
+            });
+        pairs
+    }
+}
+
+/// Applies each live enemy's summed push (and records its crowd), in pieces
+/// of [`par::CHUNK`] when `par`: each enemy reads only its own sum.
+fn apply_chunks(
+    par: bool,
+    p: &Params,
+    body: &mut [Body],
+    vel: &mut [[i32; 2]],
+    crowd: &mut [u16],
+    acc: &[Push],
+) {
+    if !par || body.len() <= par::CHUNK {
+        let live = body.iter_mut().zip(vel.iter_mut()).zip(crowd.iter_mut());
+        for (((pos, vel), crowd), a) in live.zip(acc) {
+            *crowd = u16::try_from(a.near).unwrap_or(u16::MAX);
+            apply_push(pos, vel, (a.x, a.y), p);
+        }
+        return;
+    }
+    let mid = (body.len() / par::CHUNK / 2).max(1) * par::CHUNK;
+    let (b0, b1) = body.split_at_mut(mid);
+    let (v0, v1) = vel.split_at_mut(mid);
+    let (c0, c1) = crowd.split_at_mut(mid);
+    let (a0, a1) = acc.split_at(mid);
+    par::join(
+        par,
+        || apply_chunks(par, p, b0, v0, c0, a0),
+        || apply_chunks(par, p, b1, v1, c1, a1),
+    );
 }
 
 impl Sim for HordeWorld {

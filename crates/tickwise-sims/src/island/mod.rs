@@ -237,8 +237,11 @@ pub struct IslandWorld {
     friction_num: i64,
     friction_den: i64,
     /// `log2(friction_den)` when it is a power of two (16 in the island rules), so
-    /// floor division can be an arithmetic shift.
-    friction_shift: Option<u32>,
+    /// floor division can be an arithmetic shift (0 otherwise, unused).
+    friction_shift: u32,
+    /// Whether `friction_den` is a power of two (two plain fields rather than
+    /// an `Option`, so the step tests one flag together with the overflow).
+    friction_pow2: bool,
 }
 
 impl IslandWorld {
@@ -257,11 +260,8 @@ impl IslandWorld {
             accel: cfg.accel,
             friction_num: cfg.friction_num,
             friction_den: cfg.friction_den,
-            friction_shift: if cfg.friction_den > 0 && cfg.friction_den.count_ones() == 1 {
-                Some(cfg.friction_den.trailing_zeros())
-            } else {
-                None
-            },
+            friction_shift: cfg.friction_den.trailing_zeros(),
+            friction_pow2: cfg.friction_den > 0 && cfg.friction_den.count_ones() == 1,
         }
     }
 
@@ -307,17 +307,103 @@ impl IslandWorld {
     }
 }
 
+/// `floor(v * num / den)` when the denominator is not a power of two, or
+/// when the product overflows 64 bits (then in 128 bits, exactly).
+///
+/// Cold and panic-free on purpose: the branch that calls it is laid out of
+/// the hot path, and with no call and no panic left in a loop of steps the
+/// compiler keeps the world's fields in registers for the whole loop (a
+/// call that may unwind forces every field back to memory each step). The
+/// config guarantees `den > 0` and `num <= den`, so the checked divisions
+/// never fail; their fallback (0) is unreachable.
+#[cold]
+#[inline(always)]
+fn friction_by_division(v: i64, num: i64, den: i64) -> i64 {
+    match v.checked_mul(num) {
+        Some(p) => floor_div_i64(p, den),
+        None => {
+            let p = i128::from(v) * i128::from(num);
+            let den = i128::from(den);
+            let (q, r) = (p.checked_div(den), p.checked_rem(den));
+            let q = match (q, r) {
+                (Some(q), Some(r)) if r < 0 => q - 1,
+                (Some(q), _) => q,
+                (None, _) => 0,
+            };
+            #[allow(
+                clippy::cast_possible_truncation,
+                reason = "|v * num / den| <= |v| since num <= den"
+            )]
+            let q = q as i64;
+            q
+        }
+    }
+}
+
+/// `floor(p / den)` for `den > 0` (the quotient rounded toward minus
+/// infinity, as `div_euclid` for a positive divisor), written out so that
+/// no library function is called (see [`friction_by_division`]).
+#[inline(always)]
+fn floor_div_i64(p: i64, den: i64) -> i64 {
+    match (p.checked_div(den), p.checked_rem(den)) {
+        (Some(q), Some(r)) if r < 0 => q - 1,
+        (Some(q), _) => q,
+        (None, _) => 0,
+    }
+}
+
 /// `r % 7` for any `u32` with one 64×64→128-bit multiply: `q = (r * M) >> 64`
 /// with `M = ceil(2^64 / 7)` is exact because `M * 7 - 2^64 = 5` and
 /// `5 * 2^32 < 2^64` (Granlund–Montgomery). The compiler's own `u32 % 7`
 /// needs a 33-bit magic number and a fix-up, twice the instructions, on the
 /// hottest line of the step.
+#[cfg(not(target_arch = "wasm32"))]
 #[inline]
 const fn mod7(r: u32) -> u32 {
     const MAGIC: u128 = 2_635_249_153_387_078_803; // ceil(2^64 / 7)
     #[allow(clippy::cast_possible_truncation, reason = "q <= r / 7 < 2^32")]
     let q = ((r as u128 * MAGIC) >> 64) as u32;
     r - q * 7
+}
+
+/// `r % 7` on wasm32: wasm has no 64×64→128-bit multiply (the trick above
+/// becomes a call to a 128-bit multiply routine), while `i32.rem_u` by a
+/// constant is one instruction that the engine compiles to its own
+/// multiply-shift. Same value, by definition.
+#[cfg(target_arch = "wasm32")]
+#[inline]
+const fn mod7(r: u32) -> u32 {
+    r % 7
+}
+
+/// `v * num` and whether it may have overflowed (then the caller takes the
+/// exact 128-bit path). Natively the multiply's own overflow flag; on wasm32,
+/// which has none (an overflow-checked 64-bit multiply becomes a 128-bit
+/// multiply call), a bound instead: the config keeps `0 <= num <= 10^6 <
+/// 2^20`, so `|v| < 2^43` guarantees `|v * num| < 2^63`. Either way the
+/// product is used only when it is exact, so both give the same velocity.
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+const fn mul_or_flag(v: i64, num: i64) -> (i64, bool) {
+    v.overflowing_mul(num)
+}
+
+/// See the native version.
+#[cfg(target_arch = "wasm32")]
+#[inline(always)]
+const fn mul_or_flag(v: i64, num: i64) -> (i64, bool) {
+    mul_bounded(v, num)
+}
+
+/// The wasm32 form of [`mul_or_flag`], compiled everywhere so that native
+/// tests check it: the flag is set whenever the product could overflow.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[inline(always)]
+const fn mul_bounded(v: i64, num: i64) -> (i64, bool) {
+    (
+        v.wrapping_mul(num),
+        v.unsigned_abs() >= 1 << 43 || num.unsigned_abs() >= 1 << 20,
+    )
 }
 
 impl Sim for IslandWorld {
@@ -332,18 +418,13 @@ impl Sim for IslandWorld {
         // Floor division, also for negatives (JS Math.floor, Python //). With a
         // positive divisor, div_euclid and an arithmetic right shift both floor;
         // the shift keeps a step at a few ns instead of waiting on a divide.
-        let v = match (v.checked_mul(self.friction_num), self.friction_shift) {
-            (Some(p), Some(shift)) => p >> shift,
-            (Some(p), None) => p.div_euclid(self.friction_den),
-            (None, _) => {
-                let p = i128::from(v) * i128::from(self.friction_num);
-                #[allow(
-                    clippy::cast_possible_truncation,
-                    reason = "|v * num / den| <= |v| since num <= den"
-                )]
-                let q = p.div_euclid(i128::from(self.friction_den)) as i64;
-                q
-            }
+        let (p, overflow) = mul_or_flag(v, self.friction_num);
+        let v = if overflow | !self.friction_pow2 {
+            // Rare (a config whose denominator is not a power of two, or a
+            // product past 64 bits) and laid out of the hot path.
+            friction_by_division(v, self.friction_num, self.friction_den)
+        } else {
+            p >> self.friction_shift
         };
         self.vel_x = v;
         self.pos_x = self.pos_x.wrapping_add(v);
@@ -404,7 +485,75 @@ impl tickwise::Capture for IslandWorld {
 
 #[cfg(test)]
 mod tests {
-    use super::mod7;
+    use super::{friction_by_division, mod7, mul_bounded};
+
+    #[test]
+    fn friction_division_floors_like_div_euclid() {
+        // The out-of-line path (denominators that are not powers of two, and
+        // products past 64 bits) against i128 `div_euclid`, which floors for
+        // a positive divisor: negative values round down, not toward zero.
+        let values = [
+            0i64,
+            1,
+            -1,
+            7,
+            -7,
+            15,
+            -15,
+            1_000_003,
+            -1_000_003,
+            i64::MAX,
+            i64::MIN,
+            i64::MAX / 3,
+            i64::MIN / 3,
+        ];
+        for v in values {
+            for (num, den) in [
+                (1, 3),
+                (2, 3),
+                (15, 16),
+                (999_999, 1_000_000),
+                (7, 7),
+                (0, 5),
+            ] {
+                let want = (i128::from(v) * i128::from(num)).div_euclid(i128::from(den));
+                assert_eq!(
+                    i128::from(friction_by_division(v, num, den)),
+                    want,
+                    "{v} * {num} / {den}"
+                );
+            }
+        }
+        assert_eq!(friction_by_division(-1, 1, 3), -1, "floor, not truncation");
+    }
+
+    #[test]
+    fn the_wasm_overflow_bound_never_lets_a_wrapped_product_through() {
+        // Whenever the bound says "exact", the product must be the exact one;
+        // it may send exact products to the slow path, never wrong ones.
+        let vs = [
+            0i64,
+            1,
+            -1,
+            (1 << 43) - 1,
+            -(1 << 43) + 1,
+            1 << 43,
+            i64::MAX,
+            i64::MIN,
+        ];
+        for v in vs {
+            for num in [0i64, 1, 15, 1_000_000, (1 << 20) - 1, 1 << 20, i64::MAX] {
+                let (p, flag) = mul_bounded(v, num);
+                if !flag {
+                    assert_eq!(Some(p), v.checked_mul(num), "{v} * {num}");
+                }
+            }
+            // The configs' range (num <= 10^6) with |v| < 2^43: never flagged.
+            if v.unsigned_abs() < 1 << 43 {
+                assert!(!mul_bounded(v, 1_000_000).1, "{v}");
+            }
+        }
+    }
 
     #[test]
     fn mod7_matches_the_remainder_operator() {

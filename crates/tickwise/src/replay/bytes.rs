@@ -159,14 +159,22 @@ impl<'a> ByteReader<'a> {
     /// [`ReplayError::Truncated`] if the bytes end inside it;
     /// [`ReplayError::BadVarint`] if it overflows 64 bits or is longer than
     /// needed (an overlong encoding such as `80 00` for 0).
+    #[inline]
     pub fn varint(&mut self, what: &'static str) -> Result<u64, ReplayError> {
-        // Fast path: most run lengths and inputs fit one byte.
+        // Fast path, inlined: most run lengths and inputs fit one byte.
         if let Some(&b) = self.bytes.get(self.pos)
             && b < 0x80
         {
             self.pos += 1;
             return Ok(u64::from(b));
         }
+        self.varint_long(what)
+    }
+
+    /// A varint of two bytes or more (or a truncated one), out of line so
+    /// that the one-byte path stays small where it is inlined.
+    #[inline(never)]
+    fn varint_long(&mut self, what: &'static str) -> Result<u64, ReplayError> {
         let start = self.offset();
         let mut v: u64 = 0;
         for i in 0..MAX_VARINT_BYTES {
@@ -224,6 +232,7 @@ impl<'a> ByteReader<'a> {
     /// # Errors
     ///
     /// As [`ByteReader::varint`], or [`ReplayError::BadInput`] outside the range.
+    #[inline]
     pub fn signed_in(
         &mut self,
         what: &'static str,

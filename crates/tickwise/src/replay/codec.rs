@@ -45,6 +45,7 @@ impl ReplayInput for i32 {
         put_varint(out, zigzag(i64::from(*self)));
     }
 
+    #[inline]
     fn decode(r: &mut ByteReader<'_>) -> Result<i32, ReplayError> {
         let v = r.signed_in("input", i64::from(i32::MIN), i64::from(i32::MAX))?;
         Ok(i32::try_from(v).unwrap_or_default())

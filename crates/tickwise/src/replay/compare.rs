@@ -3,6 +3,7 @@
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::codec::ReplayInput;
 use super::format::{HostEvent, Replay};
 use crate::digest::differing_fields;
 use crate::sim::Sim;
@@ -175,15 +176,25 @@ pub fn compare_replays<S: Sim>(
     b: &mut S,
     replay_a: &Replay<S::Input>,
     replay_b: &Replay<S::Input>,
-) -> Comparison {
+) -> Comparison
+where
+    S::Input: ReplayInput,
+{
     let ticks = replay_a.ticks().min(replay_b.ticks());
     compare_lockstep_with_events(
         a,
         b,
-        replay_a.inputs().cloned(),
-        replay_b.inputs().cloned(),
+        expand(replay_a),
+        expand(replay_b),
         replay_a.host_events(),
         replay_b.host_events(),
         ticks,
     )
+}
+
+/// A replay's inputs tick by tick, decoded run by run (constant memory).
+fn expand<I: ReplayInput>(replay: &Replay<I>) -> impl Iterator<Item = I> + '_ {
+    replay
+        .encoded_runs()
+        .flat_map(|r| core::iter::repeat_n(r.input, usize::try_from(r.len).unwrap_or(usize::MAX)))
 }

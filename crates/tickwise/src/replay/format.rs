@@ -8,6 +8,7 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::cell::OnceCell;
 
 use super::bytes::{ByteReader, put_varint};
 use super::codec::ReplayInput;
@@ -250,10 +251,36 @@ pub(crate) const fn check_interval(every: u64) -> Result<(), ReplayError> {
 /// A replay: header, per-tick inputs as runs, checkpoints and the final
 /// state. Always internally consistent (built by [`Replay::from_bytes`],
 /// [`Replay::from_parts`] or [`super::Recorder`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// The input runs are kept encoded, as the file stores them (about 2 bytes
+/// a run instead of 16 decoded), and decoded while [`super::verify`] and
+/// [`super::compare_replays`] step through them: re-simulating a replay
+/// needs memory for the encoded file, not for every run decoded. The
+/// slice view [`Replay::runs`] (and [`Replay::inputs`]) decodes once, on
+/// first use, and keeps the result.
+#[derive(Clone, Debug)]
 pub struct Replay<I> {
+    /// Everything but the runs (`parts.runs` is always empty here).
     parts: ReplayParts<I>,
+    /// The input runs section, encoded exactly as in the file (checked).
+    run_bytes: Vec<u8>,
+    /// Runs in `run_bytes`.
+    run_count: usize,
+    /// `run_bytes` decoded, filled by the first [`Replay::runs`] call.
+    decoded: OnceCell<Vec<Run<I>>>,
 }
+
+/// Equal when they would write the same file (whether the runs have been
+/// decoded yet does not matter).
+impl<I: PartialEq> PartialEq for Replay<I> {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts == other.parts
+            && self.run_bytes == other.run_bytes
+            && self.run_count == other.run_count
+    }
+}
+
+impl<I: Eq> Eq for Replay<I> {}
 
 /// Whether `name` is a valid sim id or field name.
 #[must_use]
@@ -276,6 +303,16 @@ fn name(r: &mut ByteReader<'_>, what: &'static str) -> Result<String, ReplayErro
 /// Checks the envelope (size limit, magic, version, flags, declared length,
 /// integrity checksum) and returns a reader over the body.
 fn envelope<'a>(bytes: &'a [u8], limits: &ReplayLimits) -> Result<ByteReader<'a>, ReplayError> {
+    envelope_checked(bytes, limits, true)
+}
+
+/// [`envelope`], with the integrity checksum (one pass over every byte)
+/// computed or not.
+fn envelope_checked<'a>(
+    bytes: &'a [u8],
+    limits: &ReplayLimits,
+    integrity: bool,
+) -> Result<ByteReader<'a>, ReplayError> {
     let actual = bytes.len() as u64;
     if actual > limits.max_file_bytes {
         return Err(ReplayError::FileTooLarge {
@@ -331,9 +368,11 @@ fn envelope<'a>(bytes: &'a [u8], limits: &ReplayLimits) -> Result<ByteReader<'a>
     let mut stored = [0u8; 8];
     stored.copy_from_slice(&bytes[end..]);
     let stored = u64::from_le_bytes(stored);
-    let computed = Fnv1a64::hash(&bytes[..end]);
-    if stored != computed {
-        return Err(ReplayError::ChecksumMismatch { stored, computed });
+    if integrity {
+        let computed = Fnv1a64::hash(&bytes[..end]);
+        if stored != computed {
+            return Err(ReplayError::ChecksumMismatch { stored, computed });
+        }
     }
     Ok(ByteReader::with_base(
         &bytes[FIXED_HEADER_BYTES..end],
@@ -382,18 +421,46 @@ pub fn read_header(bytes: &[u8], limits: &ReplayLimits) -> Result<ReplayHeader, 
     header(&mut r, limits)
 }
 
-fn read_runs<I: ReplayInput>(
+/// [`read_header`] without the integrity checksum: every other check of the
+/// envelope and header, in the same order, but no pass over the whole file.
+/// For choosing a decoder right before [`Replay::from_bytes`] or
+/// [`Replay::from_vec`], which check the checksum: hashing a large file
+/// once instead of twice is a third of the time a fast sim takes to
+/// verify. A file whose header reads here may still be corrupt.
+///
+/// # Errors
+///
+/// Any [`ReplayError`] of the envelope or header but
+/// [`ReplayError::ChecksumMismatch`].
+pub fn read_header_unchecked(
+    bytes: &[u8],
+    limits: &ReplayLimits,
+) -> Result<ReplayHeader, ReplayError> {
+    let mut r = envelope_checked(bytes, limits, false)?;
+    header(&mut r, limits)
+}
+
+/// Where a checked input runs section lies in the file, and how many runs it holds.
+struct RunSection {
+    start: usize,
+    end: usize,
+    count: usize,
+}
+
+/// Checks the input runs section without keeping anything: every run
+/// decodes canonically, none is empty, and together they cover exactly
+/// `ticks` ticks. One pass, no allocation; the runs are decoded again (and
+/// known to be good) when a re-simulation steps through them.
+fn check_runs<I: ReplayInput>(
     r: &mut ByteReader<'_>,
     ticks: u64,
-) -> Result<Vec<Run<I>>, ReplayError> {
+) -> Result<RunSection, ReplayError> {
     let len = r.varint("input runs length")?;
     let start = r.offset();
     let section = r.take(usize::try_from(len).unwrap_or(usize::MAX), "input runs")?;
     let mut s = ByteReader::with_base(section, start);
-    // Every run takes at least two bytes and one tick: bounded by the file.
-    let cap = (section.len() / 2).min(usize::try_from(ticks).unwrap_or(usize::MAX));
-    let mut runs = Vec::with_capacity(cap);
     let mut covered = 0u64;
+    let mut count = 0usize;
     while !s.is_empty() {
         let run_offset = s.offset();
         let n = s.varint("run length")?;
@@ -409,8 +476,8 @@ fn read_runs<I: ReplayInput>(
                 });
             }
         };
-        let input = I::decode(&mut s)?;
-        runs.push(Run { len: n, input });
+        I::decode(&mut s)?;
+        count += 1;
     }
     if covered != ticks {
         return Err(ReplayError::RunsDoNotCoverTicks {
@@ -418,7 +485,55 @@ fn read_runs<I: ReplayInput>(
             covered,
         });
     }
-    Ok(runs)
+    // The offsets are within `bytes`, which is a slice in memory.
+    let start = usize::try_from(start).unwrap_or(usize::MAX);
+    Ok(RunSection {
+        start,
+        end: start + section.len(),
+        count,
+    })
+}
+
+/// The runs of a checked section, decoded one at a time.
+///
+/// Returned by [`Replay::encoded_runs`]; yields `Run`s by value, so a
+/// re-simulation holds one decoded run at a time.
+#[derive(Clone, Debug)]
+pub struct RunDecoder<'a, I> {
+    reader: ByteReader<'a>,
+    left: usize,
+    _input: core::marker::PhantomData<fn() -> I>,
+}
+
+impl<I: ReplayInput> Iterator for RunDecoder<'_, I> {
+    type Item = Run<I>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Run<I>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        // The section was checked when the replay was built, so neither read
+        // fails; if one did, the iteration would end early (never a panic).
+        let len = self.reader.varint("run length").ok()?;
+        let input = I::decode(&mut self.reader).ok()?;
+        Some(Run { len, input })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left))
+    }
+}
+
+/// Encodes runs as the file's input runs section (without its length prefix).
+fn encode_runs<I: ReplayInput>(runs: &[Run<I>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(2 * runs.len());
+    for run in runs {
+        put_varint(&mut out, run.len);
+        run.input.encode(&mut out);
+    }
+    out
 }
 
 fn read_events(r: &mut ByteReader<'_>, ticks: u64) -> Result<Vec<HostEvent>, ReplayError> {
@@ -496,6 +611,81 @@ fn read_hashes(r: &mut ByteReader<'_>, n: usize, out: &mut Vec<u32>) -> Result<(
     Ok(())
 }
 
+/// Reads and checks a whole replay; the runs are checked, not kept.
+fn parse<I: ReplayInput>(
+    bytes: &[u8],
+    limits: &ReplayLimits,
+) -> Result<(ReplayParts<I>, RunSection), ReplayError> {
+    let mut r = envelope(bytes, limits)?;
+    let header = header(&mut r, limits)?;
+    if header.input_kind != I::KIND {
+        return Err(ReplayError::InputKindMismatch {
+            expected: I::KIND,
+            found: header.input_kind,
+        });
+    }
+    let runs = check_runs::<I>(&mut r, header.ticks)?;
+    let host_events = read_events(&mut r, header.ticks)?;
+    let max_fields = limits.max_fields as u64;
+    let n_fields = r.varint_in("field count", 1, max_fields)?;
+    let n_fields = usize::try_from(n_fields).unwrap_or(usize::MAX);
+    let mut field_names = Vec::with_capacity(n_fields.min(r.remaining() / 2));
+    for _ in 0..n_fields {
+        field_names.push(name(&mut r, "field name")?);
+    }
+    let count = header.checkpoint_count();
+    let per = 8 + 4 * n_fields as u64;
+    let needed = count.saturating_mul(per);
+    if needed > r.remaining() as u64 {
+        return Err(ReplayError::Truncated {
+            what: "checkpoints",
+            offset: r.offset(),
+            needed,
+            available: r.remaining() as u64,
+        });
+    }
+    // count * per fits the bytes present, so these capacities are bounded by the file.
+    let count = usize::try_from(count).unwrap_or(usize::MAX);
+    let mut checkpoint_checksums = Vec::with_capacity(count);
+    let mut checkpoint_fields = Vec::with_capacity(count * n_fields);
+    for _ in 0..count {
+        checkpoint_checksums.push(r.u64_le("checkpoint checksum")?);
+        read_hashes(&mut r, n_fields, &mut checkpoint_fields)?;
+    }
+    let final_checksum = r.u64_le("final checksum")?;
+    let mut final_fields = Vec::with_capacity(n_fields);
+    read_hashes(&mut r, n_fields, &mut final_fields)?;
+    let offset = r.offset();
+    let text = r.bytes_in("final digest", 0, limits.max_digest_bytes)?;
+    let final_digest = core::str::from_utf8(text)
+        .map_err(|_| ReplayError::BadText {
+            what: "final digest",
+            offset,
+        })?
+        .into();
+    if !r.is_empty() {
+        return Err(ReplayError::SectionLength {
+            what: "replay body",
+            declared: r.offset() - FIXED_HEADER_BYTES as u64 + r.remaining() as u64,
+            used: r.offset() - FIXED_HEADER_BYTES as u64,
+        });
+    }
+    Ok((
+        ReplayParts {
+            header,
+            runs: Vec::new(),
+            host_events,
+            field_names,
+            checkpoint_checksums,
+            checkpoint_fields,
+            final_checksum,
+            final_fields,
+            final_digest,
+        },
+        runs,
+    ))
+}
+
 impl<I: ReplayInput> Replay<I> {
     /// Reads a replay.
     ///
@@ -506,72 +696,31 @@ impl<I: ReplayInput> Replay<I> {
     /// checksum), limits exceeded, inputs of another kind, malformed inputs,
     /// runs that do not cover the ticks, and so on. Never panics.
     pub fn from_bytes(bytes: &[u8], limits: &ReplayLimits) -> Result<Replay<I>, ReplayError> {
-        let mut r = envelope(bytes, limits)?;
-        let header = header(&mut r, limits)?;
-        if header.input_kind != I::KIND {
-            return Err(ReplayError::InputKindMismatch {
-                expected: I::KIND,
-                found: header.input_kind,
-            });
-        }
-        let runs = read_runs(&mut r, header.ticks)?;
-        let host_events = read_events(&mut r, header.ticks)?;
-        let max_fields = limits.max_fields as u64;
-        let n_fields = r.varint_in("field count", 1, max_fields)?;
-        let n_fields = usize::try_from(n_fields).unwrap_or(usize::MAX);
-        let mut field_names = Vec::with_capacity(n_fields.min(r.remaining() / 2));
-        for _ in 0..n_fields {
-            field_names.push(name(&mut r, "field name")?);
-        }
-        let count = header.checkpoint_count();
-        let per = 8 + 4 * n_fields as u64;
-        let needed = count.saturating_mul(per);
-        if needed > r.remaining() as u64 {
-            return Err(ReplayError::Truncated {
-                what: "checkpoints",
-                offset: r.offset(),
-                needed,
-                available: r.remaining() as u64,
-            });
-        }
-        // count * per fits the bytes present, so these capacities are bounded by the file.
-        let count = usize::try_from(count).unwrap_or(usize::MAX);
-        let mut checkpoint_checksums = Vec::with_capacity(count);
-        let mut checkpoint_fields = Vec::with_capacity(count * n_fields);
-        for _ in 0..count {
-            checkpoint_checksums.push(r.u64_le("checkpoint checksum")?);
-            read_hashes(&mut r, n_fields, &mut checkpoint_fields)?;
-        }
-        let final_checksum = r.u64_le("final checksum")?;
-        let mut final_fields = Vec::with_capacity(n_fields);
-        read_hashes(&mut r, n_fields, &mut final_fields)?;
-        let offset = r.offset();
-        let text = r.bytes_in("final digest", 0, limits.max_digest_bytes)?;
-        let final_digest = core::str::from_utf8(text)
-            .map_err(|_| ReplayError::BadText {
-                what: "final digest",
-                offset,
-            })?
-            .into();
-        if !r.is_empty() {
-            return Err(ReplayError::SectionLength {
-                what: "replay body",
-                declared: r.offset() - FIXED_HEADER_BYTES as u64 + r.remaining() as u64,
-                used: r.offset() - FIXED_HEADER_BYTES as u64,
-            });
-        }
+        let (parts, runs) = parse::<I>(bytes, limits)?;
         Ok(Replay {
-            parts: ReplayParts {
-                header,
-                runs,
-                host_events,
-                field_names,
-                checkpoint_checksums,
-                checkpoint_fields,
-                final_checksum,
-                final_fields,
-                final_digest,
-            },
+            parts,
+            run_bytes: bytes[runs.start..runs.end].to_vec(),
+            run_count: runs.count,
+            decoded: OnceCell::new(),
+        })
+    }
+
+    /// Reads a replay from a buffer it may keep: the input runs are moved to
+    /// the front of `bytes` and the rest is dropped, so reading a file costs
+    /// no second copy of its largest section (what `tickwise verify` uses).
+    ///
+    /// # Errors
+    ///
+    /// As [`Replay::from_bytes`].
+    pub fn from_vec(mut bytes: Vec<u8>, limits: &ReplayLimits) -> Result<Replay<I>, ReplayError> {
+        let (parts, runs) = parse::<I>(&bytes, limits)?;
+        bytes.copy_within(runs.start..runs.end, 0);
+        bytes.truncate(runs.end - runs.start);
+        Ok(Replay {
+            parts,
+            run_bytes: bytes,
+            run_count: runs.count,
+            decoded: OnceCell::new(),
         })
     }
 
@@ -652,7 +801,15 @@ impl<I: ReplayInput> Replay<I> {
                 });
             }
         }
-        Ok(Replay { parts })
+        let run_bytes = encode_runs(&parts.runs);
+        let run_count = parts.runs.len();
+        parts.runs = Vec::new();
+        Ok(Replay {
+            parts,
+            run_bytes,
+            run_count,
+            decoded: OnceCell::new(),
+        })
     }
 
     /// Writes the replay in the current format version.
@@ -660,7 +817,7 @@ impl<I: ReplayInput> Replay<I> {
     pub fn to_bytes(&self) -> Vec<u8> {
         let p = &self.parts;
         let h = &p.header;
-        let mut out = Vec::with_capacity(128 + h.config.len() + 4 * p.runs.len());
+        let mut out = Vec::with_capacity(128 + h.config.len() + self.run_bytes.len());
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
         out.extend_from_slice(&0u16.to_le_bytes());
@@ -673,12 +830,7 @@ impl<I: ReplayInput> Replay<I> {
         put_varint(&mut out, h.ticks);
         put_varint(&mut out, h.checkpoint_every);
         out.push(I::KIND);
-        let mut runs = Vec::with_capacity(2 * p.runs.len());
-        for run in &p.runs {
-            put_varint(&mut runs, run.len);
-            run.input.encode(&mut runs);
-        }
-        put_bytes(&mut out, &runs);
+        put_bytes(&mut out, &self.run_bytes);
         put_varint(&mut out, p.host_events.len() as u64);
         let mut previous = 0u64;
         for e in &p.host_events {
@@ -734,18 +886,10 @@ impl<I> Replay<I> {
         self.parts.header.ticks
     }
 
-    /// The input runs, in tick order.
+    /// How many input runs the replay holds.
     #[must_use]
-    pub fn runs(&self) -> &[Run<I>] {
-        &self.parts.runs
-    }
-
-    /// Every tick's input, in order (runs expanded lazily).
-    pub fn inputs(&self) -> impl Iterator<Item = &I> + '_ {
-        self.parts.runs.iter().flat_map(|r| RepeatN {
-            item: &r.input,
-            left: r.len,
-        })
+    pub const fn run_count(&self) -> usize {
+        self.run_count
     }
 
     /// The host events, in tick order (see [`HostEvent`]).
@@ -793,11 +937,50 @@ impl<I> Replay<I> {
     pub fn final_digest(&self) -> &str {
         &self.parts.final_digest
     }
+}
+
+impl<I: ReplayInput> Replay<I> {
+    /// The input runs, in tick order, decoded one at a time from the stored
+    /// encoding: what re-simulation uses, in constant memory.
+    #[must_use]
+    pub fn encoded_runs(&self) -> RunDecoder<'_, I> {
+        RunDecoder {
+            reader: ByteReader::new(&self.run_bytes),
+            left: self.run_count,
+            _input: core::marker::PhantomData,
+        }
+    }
+
+    /// The input runs, in tick order, as a slice: decoded on the first call
+    /// and kept (16 bytes or more a run); [`Replay::encoded_runs`] streams
+    /// them instead.
+    #[must_use]
+    pub fn runs(&self) -> &[Run<I>] {
+        self.decoded.get_or_init(|| self.encoded_runs().collect())
+    }
+
+    /// Every tick's input, in order (runs expanded lazily; the runs are
+    /// decoded as for [`Replay::runs`]).
+    pub fn inputs(&self) -> impl Iterator<Item = &I> + '_ {
+        self.runs().iter().flat_map(|r| RepeatN {
+            item: &r.input,
+            left: r.len,
+        })
+    }
 
     /// The parts, for editing and rebuilding with [`Replay::from_parts`].
     #[must_use]
     pub fn into_parts(self) -> ReplayParts<I> {
-        self.parts
+        let runs = match self.decoded.into_inner() {
+            Some(runs) => runs,
+            None => RunDecoder {
+                reader: ByteReader::new(&self.run_bytes),
+                left: self.run_count,
+                _input: core::marker::PhantomData,
+            }
+            .collect(),
+        };
+        ReplayParts { runs, ..self.parts }
     }
 }
 

@@ -4,6 +4,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::codec::ReplayInput;
 use super::format::{Checkpoint, HostEvent, Replay};
 use super::probe::Probe;
 use crate::sim::Sim;
@@ -162,8 +163,13 @@ fn apply_events<S: Sim>(sim: &mut S, events: &[HostEvent], next: &mut usize, tic
 ///
 /// Work is bounded by the replay's declared tick count, which the reader
 /// has already checked against [`super::ReplayLimits::max_ticks`], plus one
-/// call per host event (bounded by the file's size).
-pub fn verify<S: Sim>(mut sim: S, replay: &Replay<S::Input>) -> VerifyReport {
+/// call per host event (bounded by the file's size). Memory does not grow
+/// with the tick count: the runs are decoded one at a time from the
+/// replay's encoded form ([`Replay::encoded_runs`]).
+pub fn verify<S: Sim>(mut sim: S, replay: &Replay<S::Input>) -> VerifyReport
+where
+    S::Input: ReplayInput,
+{
     let mut probe = Probe::default();
     probe.take(&sim);
     let names = replay.field_names();
@@ -192,10 +198,16 @@ pub fn verify<S: Sim>(mut sim: S, replay: &Replay<S::Input>) -> VerifyReport {
     let mut stop = checkpoint_tick.min(event_tick);
     let mut j = 0usize;
     let mut last_good = 0u64;
-    for run in replay.runs() {
-        for _ in 0..run.len {
-            sim.step(&run.input);
-            tick += 1;
+    for run in replay.encoded_runs() {
+        let mut left = run.len;
+        while left > 0 {
+            // Steps up to the next checkpoint or event without a test per tick.
+            let burst = left.min(stop - tick);
+            for _ in 0..burst {
+                sim.step(&run.input);
+            }
+            tick += burst;
+            left -= burst;
             if tick != stop {
                 continue;
             }
