@@ -258,7 +258,7 @@ describe('island page (module build over http)', () => {
     await page.close();
   });
 
-  test('the island rules' irregular frames 16 x (3,7,13,29,48) ms give the golden digest', async () => {
+  test("the island rules' irregular frames 16 x (3,7,13,29,48) ms give the golden digest", async () => {
     const { page } = await open(`${ORIGIN}/island-module.html`);
     const s = await page.evaluate(() => {
       const api = window.__tickwise;

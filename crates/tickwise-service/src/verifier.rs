@@ -115,10 +115,12 @@ impl Verifier {
             }
         };
         r.ticks_run = Some(report.ticks_run);
+        // The digest the replay claims, for every outcome (an early
+        // divergence included): what the client said next to what we found.
+        r.claimed_digest = Some(report.claimed_digest);
         match report.verdict {
             ReplayVerdict::Match { digest } => {
                 r.status = JobStatus::Ok;
-                r.claimed_digest = Some(digest.clone());
                 r.digest = Some(digest);
             }
             ReplayVerdict::Diverged(d) => {
@@ -126,8 +128,7 @@ impl Verifier {
                 r.error = Some(d.to_string());
                 r.first_divergent_tick = Some(d.tick);
                 r.last_match_tick = Some(d.last_good_tick);
-                if let Some((claimed, found)) = &d.digests {
-                    r.claimed_digest = Some(claimed.clone());
+                if let Some((_, found)) = &d.digests {
                     r.digest = Some(found.clone());
                 }
                 r.fields = Some(d.fields);

@@ -107,7 +107,13 @@ fn every_kind_of_upload_gets_its_verdict_and_uploads_are_idempotent() {
                 );
                 assert!(field(&body, "sim").is_some());
             }
-            Expect::Diverged => assert!(field(&body, "firstDivergentTick").is_some(), "{body}"),
+            Expect::Diverged => {
+                assert!(field(&body, "firstDivergentTick").is_some(), "{body}");
+                // The claim is read from the file, even when re-simulation
+                // stopped at an early checkpoint.
+                let claimed = field(&body, "claimedDigest").expect("a claimed digest");
+                assert!(!claimed.is_empty(), "{body}");
+            }
             Expect::Invalid => assert!(field(&body, "error").is_some(), "{body}"),
         }
         // The same bytes again: the stored verdict, not a new job.

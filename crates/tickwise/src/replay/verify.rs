@@ -101,6 +101,9 @@ pub struct VerifyReport {
     pub ticks_run: u64,
     /// The outcome.
     pub verdict: ReplayVerdict,
+    /// The final text digest the replay claims (what a score server shows
+    /// next to the verdict), whatever the outcome.
+    pub claimed_digest: String,
 }
 
 impl VerifyReport {
@@ -182,6 +185,7 @@ where
     {
         return VerifyReport {
             ticks_run: 0,
+            claimed_digest: replay.final_digest().into(),
             verdict: ReplayVerdict::FieldNamesDiffer {
                 recorded: names.to_vec(),
                 sim: probe.names().to_vec(),
@@ -220,6 +224,7 @@ where
                     return VerifyReport {
                         ticks_run: tick,
                         verdict: ReplayVerdict::Diverged(d),
+                        claimed_digest: replay.final_digest().into(),
                     };
                 }
                 last_good = tick;
@@ -255,5 +260,6 @@ where
     VerifyReport {
         ticks_run: tick,
         verdict,
+        claimed_digest: replay.final_digest().into(),
     }
 }
