@@ -114,6 +114,17 @@ impl Catalog {
         self.sims.iter().map(|e| e.info())
     }
 
+    /// Sim `id` and the config to run it from: `config`, or the sim's
+    /// default config when `None`.
+    fn entry_with_config<'c>(
+        &self,
+        id: &str,
+        config: Option<&'c [u8]>,
+    ) -> Result<(&dyn ErasedSim, &'c [u8]), CatalogError> {
+        let e = self.entry(id)?;
+        Ok((e, config.unwrap_or(e.info().default_config)))
+    }
+
     fn entry(&self, id: &str) -> Result<&dyn ErasedSim, CatalogError> {
         self.sims
             .iter()
@@ -141,8 +152,8 @@ impl Catalog {
     ///
     /// [`CatalogError::UnknownSim`], [`CatalogError::Config`].
     pub fn profile(&self, id: &str, config: Option<&[u8]>) -> Result<SimProfile, CatalogError> {
-        let e = self.entry(id)?;
-        e.profile(config.unwrap_or(e.info().default_config))
+        let (e, config) = self.entry_with_config(id, config)?;
+        e.profile(config)
     }
 
     /// Runs sim `id` from `config` (its default config when `None`) for
@@ -197,14 +208,8 @@ impl Catalog {
         checkpoint_every: u64,
         limits: &ReplayLimits,
     ) -> Result<Recorded, CatalogError> {
-        let e = self.entry(id)?;
-        e.record(
-            config.unwrap_or(e.info().default_config),
-            plan,
-            ticks,
-            checkpoint_every,
-            limits,
-        )
+        let (e, config) = self.entry_with_config(id, config)?;
+        e.record(config, plan, ticks, checkpoint_every, limits)
     }
 
     /// Reads a replay's header and finds its sim, checking the version.
@@ -373,14 +378,8 @@ impl Catalog {
         rollback: u64,
         limits: &RunLimits,
     ) -> Result<SyncTestReport, CatalogError> {
-        let e = self.entry(id)?;
-        e.sync_test(
-            config.unwrap_or(e.info().default_config),
-            plan,
-            ticks,
-            rollback,
-            limits,
-        )
+        let (e, config) = self.entry_with_config(id, config)?;
+        e.sync_test(config, plan, ticks, rollback, limits)
     }
 
     /// A type-erased runner of sim `id` from `config` (its default when
@@ -396,8 +395,8 @@ impl Catalog {
         config: Option<&[u8]>,
         plan: &InputPlan,
     ) -> Result<Box<dyn TickRunner>, CatalogError> {
-        let e = self.entry(id)?;
-        e.runner(config.unwrap_or(e.info().default_config), plan)
+        let (e, config) = self.entry_with_config(id, config)?;
+        e.runner(config, plan)
     }
 }
 
@@ -445,14 +444,8 @@ impl Catalog {
         spectators: u8,
         clock: &mut dyn FnMut() -> u64,
     ) -> Result<tickwise_net::LocalRun, CatalogError> {
-        let e = self.entry(id)?;
-        e.netplay(
-            config.unwrap_or(e.info().default_config),
-            opts,
-            net,
-            spectators,
-            clock,
-        )
+        let (e, config) = self.entry_with_config(id, config)?;
+        e.netplay(config, opts, net, spectators, clock)
     }
 
     /// Runs one player of a real session of sim `id` over `io`
@@ -469,8 +462,8 @@ impl Catalog {
         opts: &tickwise_net::RunOptions,
         io: PeerIo<'_>,
     ) -> Result<tickwise_net::PeerRun, CatalogError> {
-        let e = self.entry(id)?;
-        e.peer(config.unwrap_or(e.info().default_config), opts, io)
+        let (e, config) = self.entry_with_config(id, config)?;
+        e.peer(config, opts, io)
     }
 }
 

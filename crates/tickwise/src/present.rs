@@ -93,13 +93,11 @@ impl<T: Clone> Presenter<T> {
         S: Capture<Snapshot = T>,
         I: InputSource<S::Input>,
     {
-        let before = lp.tick();
-        let prev = &mut self.prev;
-        let report = lp.resume_inner(now, &mut |_: &ResumeReport| {}, |s| {
-            s.capture_into(prev);
-        });
-        self.after(lp, before);
-        report
+        self.around(lp, |lp, prev| {
+            lp.resume_inner(now, &mut |_: &ResumeReport| {}, |s| {
+                s.capture_into(prev);
+            })
+        })
     }
 
     /// Pauses `lp` at `now` (see [`FixedLoop::pause`]); the gap since the last
@@ -117,11 +115,7 @@ impl<T: Clone> Presenter<T> {
         S: Capture<Snapshot = T>,
         I: InputSource<S::Input>,
     {
-        let before = lp.tick();
-        let prev = &mut self.prev;
-        let r = lp.pause_with(now, |s| s.capture_into(prev));
-        self.after(lp, before);
-        r
+        self.around(lp, |lp, prev| lp.pause_with(now, |s| s.capture_into(prev)))
     }
 
     /// Sends `lp` to the background at `now` (see [`FixedLoop::background`]);
@@ -139,11 +133,9 @@ impl<T: Clone> Presenter<T> {
         S: Capture<Snapshot = T>,
         I: InputSource<S::Input>,
     {
-        let before = lp.tick();
-        let prev = &mut self.prev;
-        let r = lp.background_with(now, |s| s.capture_into(prev));
-        self.after(lp, before);
-        r
+        self.around(lp, |lp, prev| {
+            lp.background_with(now, |s| s.capture_into(prev))
+        })
     }
 
     /// Routes a platform event to `lp` (see [`FixedLoop::platform_event`])
@@ -159,24 +151,30 @@ impl<T: Clone> Presenter<T> {
         S: Capture<Snapshot = T>,
         I: InputSource<S::Input>,
     {
-        let before = lp.tick();
-        let prev = &mut self.prev;
-        let r = lp.platform_event_with(event, now, |s| s.capture_into(prev));
-        self.after(lp, before);
-        r
+        self.around(lp, |lp, prev| {
+            lp.platform_event_with(event, now, |s| s.capture_into(prev))
+        })
     }
 
-    /// After a lifecycle call: the current snapshot follows any steps run,
-    /// alpha follows the clock.
-    fn after<S, I>(&mut self, lp: &FixedLoop<S, I>, before: crate::Tick)
+    /// Runs a lifecycle call on `lp` that captures the state before its
+    /// last step into the `prev` it is given; afterwards the current
+    /// snapshot follows any steps it ran, and alpha follows the clock.
+    fn around<S, I, R>(
+        &mut self,
+        lp: &mut FixedLoop<S, I>,
+        call: impl FnOnce(&mut FixedLoop<S, I>, &mut T) -> R,
+    ) -> R
     where
         S: Capture<Snapshot = T>,
         I: InputSource<S::Input>,
     {
+        let before = lp.tick();
+        let r = call(lp, &mut self.prev);
         if lp.tick() != before {
             lp.sim().capture_into(&mut self.curr);
         }
         self.alpha = lp.clock().alpha();
+        r
     }
 
     fn finish<S: Capture<Snapshot = T>>(&mut self, sim: &S, report: FrameReport) -> FrameReport {

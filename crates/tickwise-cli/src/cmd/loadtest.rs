@@ -1,7 +1,6 @@
 //! `tickwise loadtest`: uploads replays to a running `verifyd` on this
 //! machine and prints verified replays/s, ticks/s and verdict latency.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -10,6 +9,7 @@ use rayon::prelude::*;
 use tickwise_catalog::{Catalog, InputPlan};
 use tickwise_service::loadtest::{LoadConfig, LoadReport};
 
+use crate::bounded::{self, InputKind};
 use crate::{Failure, hints};
 
 /// The most replays one run uploads.
@@ -71,15 +71,9 @@ fn read_dir(dir: &Path) -> anyhow::Result<Vec<bytes::Bytes>> {
     files
         .iter()
         .map(|p| {
-            let mut bytes = Vec::new();
-            std::fs::File::open(p)
-                .and_then(|f| f.take(MAX_REPLAY_FILE + 1).read_to_end(&mut bytes))
-                .with_context(|| format!("cannot read {}", p.display()))?;
-            anyhow::ensure!(
-                bytes.len() as u64 <= MAX_REPLAY_FILE,
-                "{} is larger than {MAX_REPLAY_FILE} bytes",
-                p.display()
-            );
+            // The CLI's one bounded reader: regular files only, stopped at
+            // the limit while reading.
+            let bytes = bounded::read_file(p, InputKind::Replay, MAX_REPLAY_FILE)?;
             Ok(bytes::Bytes::from(bytes))
         })
         .collect()
