@@ -241,3 +241,28 @@ fn checked_in_replays_verify_or_are_refused_by_version() {
         );
     }
 }
+
+#[test]
+fn replays_recorded_before_format_2_are_refused_by_version_never_as_forgeries() {
+    // Real files written by the build before this format change (format 1:
+    // no host-events section; the horde one also predates horde version 2).
+    // Their content is genuine; the only honest answer is "recorded by an
+    // older build", never a divergence.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for name in ["horde_v1_format1.twr", "island_v1_format1.twr"] {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        let e = catalog().verify(&bytes, &LIMITS).unwrap_err();
+        assert_eq!(
+            e,
+            CatalogError::Replay(tickwise::ReplayError::UnsupportedVersion {
+                found: 1,
+                supported: tickwise::FORMAT_VERSION
+            }),
+            "{name}"
+        );
+        assert!(
+            e.to_string().contains("version 1 is not supported"),
+            "{name}: {e}"
+        );
+    }
+}
