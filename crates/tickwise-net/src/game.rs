@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use tickwise::{Nanos, ReplayInput, Sim, StateVisitor};
+use tickwise::{Capture, Nanos, ReplayInput, Sim, StateVisitor};
 
 use crate::session::{Session, TickOutcome};
 use crate::transport::Transport;
@@ -13,13 +13,22 @@ use crate::transport::Transport;
 /// The loop's clock, lifecycle and catch-up rules therefore apply to
 /// netplay unchanged; a tick the session stalls or waits is still a tick of
 /// the loop (the loop counts time, the session counts simulated ticks).
-pub struct NetGame<'t, S: Sim> {
+///
+/// The transport `T` is owned (a handle such as a socket or a shared
+/// network's port) or borrowed (`&mut dyn Transport`: a `&mut` of any
+/// transport is one). Owning it lets a game keep the loop in a struct of
+/// its own, as the browser's netplay page keeps two.
+///
+/// When the sim can be drawn ([`Capture`]), so can the game: the snapshot
+/// is of the session's current state, predicted ticks included, which is
+/// what a player sees.
+pub struct NetGame<S: Sim, T> {
     session: Session<S>,
-    transport: &'t mut dyn Transport,
+    transport: T,
     last: Option<TickOutcome>,
 }
 
-impl<S: Sim + fmt::Debug> fmt::Debug for NetGame<'_, S> {
+impl<S: Sim + fmt::Debug, T> fmt::Debug for NetGame<S, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("NetGame")
             .field("session", &self.session)
@@ -28,13 +37,13 @@ impl<S: Sim + fmt::Debug> fmt::Debug for NetGame<'_, S> {
     }
 }
 
-impl<'t, S: Sim + Clone> NetGame<'t, S>
+impl<S: Sim + Clone, T: Transport> NetGame<S, T>
 where
     S::Input: ReplayInput,
 {
     /// Wraps `session`, talking over `transport`.
     #[must_use]
-    pub fn new(session: Session<S>, transport: &'t mut dyn Transport) -> NetGame<'t, S> {
+    pub fn new(session: Session<S>, transport: T) -> NetGame<S, T> {
         NetGame {
             session,
             transport,
@@ -59,6 +68,12 @@ where
         self.last
     }
 
+    /// The transport.
+    #[must_use]
+    pub const fn transport(&self) -> &T {
+        &self.transport
+    }
+
     /// The session back.
     #[must_use]
     pub fn into_session(self) -> Session<S> {
@@ -66,18 +81,33 @@ where
     }
 }
 
-impl<S: Sim + Clone> Sim for NetGame<'_, S>
+impl<S: Sim + Clone, T: Transport> Sim for NetGame<S, T>
 where
     S::Input: ReplayInput,
 {
     type Input = S::Input;
 
     fn step(&mut self, input: &S::Input) {
-        self.last = Some(self.session.tick(input, self.transport));
+        self.last = Some(self.session.tick(input, &mut self.transport));
     }
 
     fn visit_state(&self, visitor: &mut dyn StateVisitor) {
         self.session.sim().visit_state(visitor);
+    }
+}
+
+impl<S: Capture + Clone, T: Transport> Capture for NetGame<S, T>
+where
+    S::Input: ReplayInput,
+{
+    type Snapshot = S::Snapshot;
+
+    fn capture_into(&self, out: &mut S::Snapshot) {
+        self.session.sim().capture_into(out);
+    }
+
+    fn capture(&self) -> S::Snapshot {
+        self.session.sim().capture()
     }
 }
 

@@ -230,6 +230,13 @@ pub enum SessionError {
     },
     /// Recording was not enabled.
     NotRecording,
+    /// A stop tick this peer has already simulated past.
+    StopBehind {
+        /// The stop tick asked for.
+        stop: u64,
+        /// The next tick this peer simulates.
+        current: u64,
+    },
 }
 
 impl fmt::Display for SessionError {
@@ -249,6 +256,10 @@ impl fmt::Display for SessionError {
                 write!(f, "slot {slot} is not a spectator of this host")
             }
             SessionError::NotRecording => f.write_str("this session was not recording"),
+            SessionError::StopBehind { stop, current } => write!(
+                f,
+                "cannot stop at tick {stop}: this peer already simulated up to tick {current}"
+            ),
         }
     }
 }
@@ -563,6 +574,30 @@ where
             return Err(ConfigError::InputDelay { found: delay });
         }
         self.cfg.input_delay = delay;
+        Ok(())
+    }
+
+    /// Ends the match at `tick` (a game's "end of round"), in a session
+    /// started without a stop tick or with a later one: from then on it
+    /// simulates up to `tick` only and keeps exchanging datagrams so that
+    /// every peer confirms it; [`Session::is_finished`] says when this one
+    /// has. Every peer must be given the same tick (the match's end is part
+    /// of the game, agreed like any other rule), or their final confirmed
+    /// states differ.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::StopBehind`] when this peer already simulated past
+    /// `tick` (its states beyond it were predictions, and a session never
+    /// un-simulates); nothing changes then.
+    pub const fn set_stop_at(&mut self, tick: u64) -> Result<(), SessionError> {
+        if tick < self.current {
+            return Err(SessionError::StopBehind {
+                stop: tick,
+                current: self.current,
+            });
+        }
+        self.cfg.stop_at = Some(tick);
         Ok(())
     }
 

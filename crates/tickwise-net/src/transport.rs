@@ -41,6 +41,18 @@ pub trait Transport {
     fn recv(&mut self, buf: &mut [u8]) -> Option<Datagram>;
 }
 
+/// A borrowed transport is a transport (so [`crate::NetGame`] can own its
+/// transport or borrow one).
+impl<T: Transport + ?Sized> Transport for &mut T {
+    fn send(&mut self, to: u8, bytes: &[u8]) {
+        (**self).send(to, bytes);
+    }
+
+    fn recv(&mut self, buf: &mut [u8]) -> Option<Datagram> {
+        (**self).recv(buf)
+    }
+}
+
 /// The faults of a [`SimNetwork`]. Probabilities are in parts per million
 /// so that no float decides what is delivered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,6 +170,23 @@ impl SimNetwork {
             stats: [LinkStats::default(); MAX_SLOTS],
             down: [false; MAX_SLOTS],
         }
+    }
+
+    /// The faults in force.
+    #[must_use]
+    pub const fn config(&self) -> &NetworkConfig {
+        &self.cfg
+    }
+
+    /// Changes the faults from the next datagram sent on (a live "network
+    /// conditions" control). Datagrams already in flight keep the arrival
+    /// time they were given, so lowering the latency lets later datagrams
+    /// overtake earlier ones for a moment, as on a real route change. The
+    /// fault schedule's random stream goes on where it was: `cfg.seed` is
+    /// only read by [`SimNetwork::new`], so the same sends and the same
+    /// changes at the same moments give the same deliveries.
+    pub const fn set_config(&mut self, cfg: NetworkConfig) {
+        self.cfg = cfg;
     }
 
     /// The network's time.
@@ -299,5 +328,66 @@ impl Transport for Port<'_> {
             from: Some(p.from),
             len,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    fn drain(net: &mut SimNetwork, slot: u8) -> usize {
+        let mut buf = [0u8; RECV_BUFFER];
+        let mut n = 0;
+        while net.port(slot).recv(&mut buf).is_some() {
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn set_config_applies_from_the_next_send_and_keeps_what_is_in_flight() {
+        let slow = NetworkConfig {
+            latency: Nanos::from_millis(100),
+            seed: 3,
+            ..NetworkConfig::PERFECT
+        };
+        let mut net = SimNetwork::new(slow);
+        net.port(0).send(1, b"old");
+        // 10 ms later the route gets faster: a datagram sent now with 20 ms
+        // latency arrives at 30 ms, before the one sent at 0 (due at 100 ms).
+        net.advance_to(Timestamp::from_nanos(10 * MS));
+        net.set_config(NetworkConfig {
+            latency: Nanos::from_millis(20),
+            ..slow
+        });
+        assert_eq!(net.config().latency, Nanos::from_millis(20));
+        net.port(0).send(1, b"new");
+        net.advance_to(Timestamp::from_nanos(29 * MS));
+        assert_eq!(drain(&mut net, 1), 0, "nothing due before 30 ms");
+        net.advance_to(Timestamp::from_nanos(30 * MS));
+        let mut buf = [0u8; RECV_BUFFER];
+        let d = net
+            .port(1)
+            .recv(&mut buf)
+            .expect("the new datagram at 30 ms");
+        assert_eq!(&buf[..d.len], b"new");
+        net.advance_to(Timestamp::from_nanos(99 * MS));
+        assert_eq!(drain(&mut net, 1), 0, "the old one keeps its 100 ms");
+        net.advance_to(Timestamp::from_nanos(100 * MS));
+        assert_eq!(drain(&mut net, 1), 1);
+        // Total loss from now on: every later datagram is lost and counted.
+        net.set_config(NetworkConfig {
+            loss_ppm: 1_000_000,
+            ..slow
+        });
+        for _ in 0..50 {
+            net.port(0).send(1, b"x");
+        }
+        net.advance_to(Timestamp::from_nanos(1000 * MS));
+        assert_eq!(drain(&mut net, 1), 0);
+        let s = net.stats(0);
+        assert_eq!((s.sent, s.lost), (52, 50));
     }
 }
