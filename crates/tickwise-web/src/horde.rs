@@ -71,6 +71,41 @@ pub fn button_for_key(code: &str) -> Option<Button> {
     }
 }
 
+/// Drawing positions in px between two horde snapshots at `alpha` (0:
+/// `prev`, 1: `curr`), into `out`: `[playerX, playerY, x0, y0, x1, y1, …]`
+/// for the enemies alive in `curr`. An enemy that was dead in `prev`, or
+/// moved more than [`JUMP_PX`] on an axis (it respawned), is drawn where it
+/// is now. Presentation only (the horde and netplay pages draw with it).
+pub fn blend_into(prev: &HordeSnapshot, curr: &HordeSnapshot, alpha: f32, out: &mut Vec<f32>) {
+    let px = |v: i32| v as f32 / SUBPX as f32;
+    let jump = JUMP_PX * SUBPX;
+    let blend = |p: i32, c: i32| {
+        if (c - p).abs() > jump {
+            px(c)
+        } else {
+            px(p) + (px(c) - px(p)) * alpha
+        }
+    };
+    out.clear();
+    let (pp, cp) = (prev.player(), curr.player());
+    out.push(blend(pp.0, cp.0));
+    out.push(blend(pp.1, cp.1));
+    let same_slots = prev.alive().len() == curr.alive().len();
+    for (i, &alive) in curr.alive().iter().enumerate() {
+        if !alive {
+            continue;
+        }
+        let (cx, cy) = (curr.enemy_x()[i], curr.enemy_y()[i]);
+        if same_slots && prev.alive()[i] {
+            out.push(blend(prev.enemy_x()[i], cx));
+            out.push(blend(prev.enemy_y()[i], cy));
+        } else {
+            out.push(px(cx));
+            out.push(px(cy));
+        }
+    }
+}
+
 /// Why the page could not start.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HordePageError {
@@ -248,34 +283,12 @@ impl HordePage {
     /// [`JUMP_PX`] (it respawned) is drawn where it is now.
     pub fn interpolated(&mut self) -> &[f32] {
         let a = self.alpha();
-        let (prev, curr) = (self.presenter.previous(), self.presenter.current());
-        let px = |v: i32| v as f32 / SUBPX as f32;
-        let jump = JUMP_PX * SUBPX;
-        let blend = |p: i32, c: i32| {
-            if (c - p).abs() > jump {
-                px(c)
-            } else {
-                px(p) + (px(c) - px(p)) * a
-            }
-        };
-        self.draw.clear();
-        let (pp, cp) = (prev.player(), curr.player());
-        self.draw.push(blend(pp.0, cp.0));
-        self.draw.push(blend(pp.1, cp.1));
-        let same_slots = prev.alive().len() == curr.alive().len();
-        for (i, &alive) in curr.alive().iter().enumerate() {
-            if !alive {
-                continue;
-            }
-            let (cx, cy) = (curr.enemy_x()[i], curr.enemy_y()[i]);
-            if same_slots && prev.alive()[i] {
-                self.draw.push(blend(prev.enemy_x()[i], cx));
-                self.draw.push(blend(prev.enemy_y()[i], cy));
-            } else {
-                self.draw.push(px(cx));
-                self.draw.push(px(cy));
-            }
-        }
+        blend_into(
+            self.presenter.previous(),
+            self.presenter.current(),
+            a,
+            &mut self.draw,
+        );
         &self.draw
     }
 }

@@ -47,6 +47,8 @@ pub mod host;
 #[cfg(feature = "pages")]
 pub mod island;
 pub mod lifecycle;
+#[cfg(feature = "pages")]
+pub mod netplay;
 pub mod page;
 pub mod web_loop;
 

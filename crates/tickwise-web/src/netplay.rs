@@ -1,0 +1,988 @@
+//! The netplay page's model: two players of one rollback session side by
+//! side in one tab, over `tickwise-net`'s seeded network simulator.
+//!
+//! * **Sim and players.** The horde (a catalog sim, `config/horde.json`,
+//!   30 Hz). Catalog sims take one input per tick, so the session merges
+//!   the players' inputs with [`round_robin`]: even ticks are player 1's
+//!   (the keyboard), odd ticks player 2's (a seeded bot, [`Bot`]). Either
+//!   player's input reaches the state, so a misprediction of either is a
+//!   real rollback.
+//! * **Time.** Each player is a [`FixedLoop`] whose sim is a
+//!   [`NetGame`] (the session plus its port on the shared [`SimNetwork`]):
+//!   every tick of the loop is one `Session::tick`, as the session design
+//!   requires. Both loops get the page's frame times (one browser clock,
+//!   [`HostClock`]); the network's time is moved to each frame's host time
+//!   before the loops run, so latency is real time on the page's clock.
+//!   A hidden tab stops both players together (they share the tab): the
+//!   clock is re-anchored on return, so the time away does not exist for
+//!   them, and no one is reported disconnected.
+//! * **Controls at runtime.** Round trip and loss go to
+//!   [`SimNetwork::set_config`] (from the next datagram on); the input
+//!   delay goes to each session's [`tickwise_net::Session::set_input_delay`]
+//!   before its next tick (a loop hands out its sim read-only, so the page
+//!   leaves the new value in a cell the peer's sim reads at its next step).
+//!   "End match" sets the same stop tick on both sessions
+//!   ([`tickwise_net::Session::set_stop_at`]); both then confirm exactly that tick.
+//! * **Drawing.** Each player's view is its own session's current state,
+//!   predicted ticks included (what that player sees), blended between the
+//!   previous and the current tick by a [`Presenter`]; a rollback shows as
+//!   a correction. Floats only there.
+//! * **Replay.** `replay()` is player 1's recording of the confirmed
+//!   inputs, the file `tickwise netplay --out` writes: `tickwise verify`
+//!   on it ends on the confirmed state.
+//!
+//! Nothing here uses `std::net`: `tickwise-net` is built without its `std`
+//! feature (no UDP) for the page.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use serde_json::{Value, json};
+use tickwise::{
+    Button, Buttons, Capture, EventKind, FixedLoop, FrameReport, InputBuffer, InputEvent,
+    InputSource, Nanos, Pcg32, Presenter, ReplayHeader, Sim, StateVisitor, Tick, TickInput,
+    TimeError, Timestamp,
+};
+use tickwise_catalog::CatalogError;
+use tickwise_net::{
+    Datagram, MAX_INPUT_DELAY, NetGame, NetworkConfig, Session, SessionConfig, SessionError,
+    SimNetwork, Transport, round_robin,
+};
+use tickwise_sims::ConfigError;
+use tickwise_sims::horde::{DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, RIGHT, UP};
+use wasm_bindgen::JsError;
+use wasm_bindgen::prelude::wasm_bindgen;
+
+use crate::args::{ArgError, whole};
+use crate::base64;
+use crate::bindings::{js_err, num};
+use crate::horde::{HORDE_JSON, blend_into, button_for_key};
+use crate::host::HostClock;
+
+/// Replay checkpoint interval: one second at 30 Hz.
+pub const CHECKPOINT_EVERY: u64 = 30;
+/// Seed of the network's fault schedule.
+pub const NET_SEED: u64 = 20_261_201;
+/// Seed of the bot's moves.
+pub const BOT_SEED: u64 = 7;
+/// The session id both players use.
+pub const SESSION_ID: u64 = 0x7765_626e_6574_0001;
+/// The largest round trip the page offers, ms.
+pub const MAX_RTT_MS: u64 = 1000;
+/// The largest loss the page offers, percent.
+pub const MAX_LOSS_PCT: u64 = 50;
+/// The largest input delay the page offers (the session's own limit).
+pub const MAX_DELAY: u64 = MAX_INPUT_DELAY as u64;
+/// The round trip a fresh page starts with, ms.
+pub const START_RTT_MS: u64 = 120;
+/// The loss a fresh page starts with, percent.
+pub const START_LOSS_PCT: u64 = 2;
+/// The most frames one `stepFrames` call feeds.
+pub const MAX_STEP_FRAMES: u64 = 100_000;
+/// The longest synthetic frame, ms.
+pub const MAX_STEP_MS: u64 = 1000;
+
+/// A port of the shared network, owned by one player's [`NetGame`].
+///
+/// The network lives in an `Rc<RefCell>` because two loops share it; the
+/// page never holds it across a loop's tick, so a borrow cannot fail. If
+/// one ever did, the datagram is counted in [`SharedPort::refused`] and
+/// treated as lost (the session survives loss), never a panic.
+#[derive(Debug)]
+pub struct SharedPort {
+    net: Rc<RefCell<SimNetwork>>,
+    slot: u8,
+    refused: u64,
+}
+
+impl SharedPort {
+    /// Datagrams that could not reach the network (see the type's docs).
+    #[must_use]
+    pub const fn refused(&self) -> u64 {
+        self.refused
+    }
+}
+
+impl Transport for SharedPort {
+    fn send(&mut self, to: u8, bytes: &[u8]) {
+        match self.net.try_borrow_mut() {
+            Ok(mut n) => n.port(self.slot).send(to, bytes),
+            Err(_) => self.refused += 1,
+        }
+    }
+
+    fn recv(&mut self, buf: &mut [u8]) -> Option<Datagram> {
+        self.net.try_borrow_mut().ok()?.port(self.slot).recv(buf)
+    }
+}
+
+/// What the page asks of both players' sessions, applied before their next tick.
+#[derive(Debug, Default)]
+struct Controls {
+    input_delay: Cell<u32>,
+    stop_at: Cell<Option<u64>>,
+}
+
+/// One player's sim in its loop: the [`NetGame`], plus the page's controls
+/// applied through the session's runtime API before each tick.
+#[derive(Debug)]
+pub struct Player {
+    game: NetGame<HordeWorld, SharedPort>,
+    controls: Rc<Controls>,
+    /// A control the session refused (a stop tick already passed).
+    refused_controls: u64,
+}
+
+impl Player {
+    /// The session.
+    #[must_use]
+    pub const fn session(&self) -> &Session<HordeWorld> {
+        self.game.session()
+    }
+
+    fn apply_controls(&mut self) {
+        let delay = self.controls.input_delay.get();
+        let s = self.game.session_mut();
+        if s.config().input_delay != delay && s.set_input_delay(delay).is_err() {
+            self.refused_controls += 1;
+        }
+        if let Some(stop) = self.controls.stop_at.get()
+            && s.config().stop_at != Some(stop)
+            && s.set_stop_at(stop).is_err()
+        {
+            self.refused_controls += 1;
+        }
+    }
+}
+
+impl Sim for Player {
+    type Input = TickInput;
+
+    fn step(&mut self, input: &TickInput) {
+        self.apply_controls();
+        self.game.step(input);
+    }
+
+    fn visit_state(&self, visitor: &mut dyn StateVisitor) {
+        self.game.visit_state(visitor);
+    }
+}
+
+impl Capture for Player {
+    type Snapshot = HordeSnapshot;
+
+    fn capture_into(&self, out: &mut HordeSnapshot) {
+        self.game.capture_into(out);
+    }
+
+    fn capture(&self) -> HordeSnapshot {
+        self.game.capture()
+    }
+}
+
+/// The moves the bot picks from: still, four straight, four diagonals.
+const BOT_MOVES: [&[Button]; 9] = [
+    &[],
+    &[UP],
+    &[DOWN],
+    &[LEFT],
+    &[RIGHT],
+    &[UP, LEFT],
+    &[UP, RIGHT],
+    &[DOWN, LEFT],
+    &[DOWN, RIGHT],
+];
+
+/// Player 2: a scripted bot that holds one of [`BOT_MOVES`] for 10 to 59
+/// ticks, then picks another, all drawn from a [`Pcg32`] seeded with
+/// [`BOT_SEED`]. It answers from its own count of ticks, so the same seed
+/// gives the same inputs whatever the frame rate.
+#[derive(Clone, Debug)]
+pub struct Bot {
+    rng: Pcg32,
+    held: Buttons,
+    left: u32,
+}
+
+impl Bot {
+    /// A bot on `seed`.
+    #[must_use]
+    pub const fn new(seed: u64) -> Bot {
+        Bot {
+            rng: Pcg32::new(seed, 2),
+            held: Buttons::NONE,
+            left: 0,
+        }
+    }
+}
+
+impl InputSource<TickInput> for Bot {
+    const NEEDS_WINDOW: bool = false;
+
+    fn input(&mut self, _tick: Tick, _window_end: Timestamp) -> TickInput {
+        let before = self.held;
+        if self.left == 0 {
+            let mv = BOT_MOVES
+                .get(self.rng.below(9) as usize)
+                .copied()
+                .unwrap_or(&[]);
+            self.held = mv.iter().fold(Buttons::NONE, |b, &x| b.with(x));
+            self.left = 10 + self.rng.below(50);
+        }
+        self.left -= 1;
+        TickInput {
+            held: self.held,
+            pressed: Buttons::from_bits(self.held.bits() & !before.bits()),
+            released: Buttons::from_bits(before.bits() & !self.held.bits()),
+            axes: [0; tickwise::AXES],
+        }
+    }
+}
+
+/// Why the page could not start, or a control was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetplayPageError {
+    /// The compiled-in horde config is invalid.
+    Config(ConfigError),
+    /// The catalog refused the config as a replay header.
+    Catalog(CatalogError),
+    /// The session refused its settings or its recording.
+    Session(SessionError),
+    /// A JS number out of range.
+    Arg(ArgError),
+}
+
+impl std::fmt::Display for NetplayPageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NetplayPageError::Config(e) => write!(f, "horde config: {e}"),
+            NetplayPageError::Catalog(e) => write!(f, "horde replay header: {e}"),
+            NetplayPageError::Session(e) => write!(f, "netplay session: {e}"),
+            NetplayPageError::Arg(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for NetplayPageError {}
+
+impl From<ArgError> for NetplayPageError {
+    fn from(e: ArgError) -> NetplayPageError {
+        NetplayPageError::Arg(e)
+    }
+}
+
+impl From<SessionError> for NetplayPageError {
+    fn from(e: SessionError) -> NetplayPageError {
+        NetplayPageError::Session(e)
+    }
+}
+
+/// Player 1's loop (keyboard through an input buffer).
+pub type KeyboardLoop = FixedLoop<Player, InputBuffer>;
+/// Player 2's loop (the bot).
+pub type BotLoop = FixedLoop<Player, Bot>;
+
+/// The network settings the sliders give.
+const fn network(rtt_ms: u64, loss_pct: u64) -> NetworkConfig {
+    NetworkConfig {
+        // Half the round trip each way, in whole microseconds.
+        latency: Nanos::from_micros(rtt_ms * 500),
+        jitter: Nanos::ZERO,
+        loss_ppm: (loss_pct * 10_000) as u32,
+        dup_ppm: 0,
+        reorder_ppm: 0,
+        bandwidth: None,
+        seed: NET_SEED,
+    }
+}
+
+/// The netplay page's model. See the [module docs](self).
+#[derive(Debug)]
+pub struct NetplayPage {
+    cfg: HordeConfig,
+    header: ReplayHeader,
+    net: Rc<RefCell<SimNetwork>>,
+    controls: Rc<Controls>,
+    rtt_ms: u64,
+    loss_pct: u64,
+    keyboard: KeyboardLoop,
+    bot: BotLoop,
+    views: [Presenter<HordeSnapshot>; 2],
+    clock: HostClock,
+    frames: u64,
+    refused_events: u64,
+    draw: Vec<f32>,
+}
+
+impl NetplayPage {
+    /// A fresh page: tick 0, the starting round trip and loss, input delay 0.
+    ///
+    /// # Errors
+    ///
+    /// A [`NetplayPageError`] if the compiled-in config is invalid (a
+    /// build defect the crate's tests catch).
+    pub fn new() -> Result<NetplayPage, NetplayPageError> {
+        NetplayPage::with_settings(START_RTT_MS, START_LOSS_PCT, 0)
+    }
+
+    /// A fresh page with these slider settings.
+    ///
+    /// # Errors
+    ///
+    /// As [`NetplayPage::new`], or [`NetplayPageError::Arg`] for a setting
+    /// out of the page's range.
+    pub fn with_settings(
+        rtt_ms: u64,
+        loss_pct: u64,
+        input_delay: u64,
+    ) -> Result<NetplayPage, NetplayPageError> {
+        check_settings(rtt_ms, loss_pct, input_delay)?;
+        let cfg = HordeConfig::from_json(HORDE_JSON).map_err(NetplayPageError::Config)?;
+        let header = tickwise_catalog::replay_header::<HordeWorld>(HORDE_JSON, CHECKPOINT_EVERY)
+            .map_err(NetplayPageError::Catalog)?;
+        let net = Rc::new(RefCell::new(SimNetwork::new(network(rtt_ms, loss_pct))));
+        let delay = u32::try_from(input_delay).unwrap_or(0);
+        let controls = Rc::new(Controls {
+            input_delay: Cell::new(delay),
+            stop_at: Cell::new(None),
+        });
+        let world = HordeWorld::new(&cfg);
+        let player = |slot: u8| -> Result<Player, NetplayPageError> {
+            let mut sc = SessionConfig::new(2, slot);
+            sc.input_delay = delay;
+            sc.session_id = SESSION_ID;
+            let mut s = Session::new(world.clone(), sc, round_robin)?;
+            s.start_recording(header.clone())?;
+            let port = SharedPort {
+                net: Rc::clone(&net),
+                slot,
+                refused: 0,
+            };
+            Ok(Player {
+                game: NetGame::new(s, port),
+                controls: Rc::clone(&controls),
+                refused_controls: 0,
+            })
+        };
+        let keyboard = FixedLoop::new(
+            player(0)?,
+            InputBuffer::new(),
+            cfg.clock_config(),
+            cfg.catch_up_policy(),
+        );
+        let bot = FixedLoop::new(
+            player(1)?,
+            Bot::new(BOT_SEED),
+            cfg.clock_config(),
+            cfg.catch_up_policy(),
+        );
+        let views = [Presenter::new(keyboard.sim()), Presenter::new(bot.sim())];
+        Ok(NetplayPage {
+            cfg,
+            header,
+            net,
+            controls,
+            rtt_ms,
+            loss_pct,
+            keyboard,
+            bot,
+            views,
+            clock: HostClock::new(),
+            frames: 0,
+            refused_events: 0,
+            draw: Vec::new(),
+        })
+    }
+
+    /// The horde config.
+    #[must_use]
+    pub const fn config(&self) -> &HordeConfig {
+        &self.cfg
+    }
+
+    /// Player 1's loop.
+    #[must_use]
+    pub const fn keyboard_loop(&self) -> &KeyboardLoop {
+        &self.keyboard
+    }
+
+    /// Player 2's loop.
+    #[must_use]
+    pub const fn bot_loop(&self) -> &BotLoop {
+        &self.bot
+    }
+
+    /// Player `p`'s session (0: keyboard, 1: bot).
+    #[must_use]
+    pub const fn session(&self, p: usize) -> &Session<HordeWorld> {
+        if p == 0 {
+            self.keyboard.sim().session()
+        } else {
+            self.bot.sim().session()
+        }
+    }
+
+    /// Runs both players to host time `now`: the network first (what has
+    /// arrived by then is delivered), then each player's loop.
+    fn frame_to(&mut self, now: Timestamp) -> [FrameReport; 2] {
+        if let Ok(mut n) = self.net.try_borrow_mut() {
+            n.advance_to(now);
+        }
+        self.frames += 1;
+        let a = self.views[0].frame_at(&mut self.keyboard, now);
+        let b = self.views[1].frame_at(&mut self.bot, now);
+        [a, b]
+    }
+
+    /// A display frame at browser time `ms`.
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad timestamp (the frame is ignored and counted).
+    pub fn frame_at(&mut self, ms: f64) -> Result<[FrameReport; 2], TimeError> {
+        let now = self.clock.map(ms, self.keyboard.host_time())?;
+        Ok(self.frame_to(now))
+    }
+
+    /// Test API: `n` frames of `ms` each with no real time passing; the
+    /// browser clock is re-anchored after. Returns player 1's loop tick.
+    ///
+    /// # Errors
+    ///
+    /// [`NetplayPageError::Arg`] unless `n` is a whole number up to
+    /// [`MAX_STEP_FRAMES`] and `ms` one up to [`MAX_STEP_MS`]; nothing runs then.
+    pub fn step_frames(&mut self, n: f64, ms: f64) -> Result<u64, NetplayPageError> {
+        let n = whole("n", n, MAX_STEP_FRAMES)?;
+        let ms = whole("ms", ms, MAX_STEP_MS)?;
+        for _ in 0..n {
+            let now = self
+                .keyboard
+                .host_time()
+                .saturating_add(Nanos::from_millis(ms));
+            let _ = self.frame_to(now);
+        }
+        self.clock.reanchor();
+        Ok(self.keyboard.tick().get())
+    }
+
+    /// The next real frame measures from the loops' time (real-time mode
+    /// starting, the tab visible again).
+    pub const fn reanchor(&mut self) {
+        self.clock.reanchor();
+    }
+
+    /// A key went down (`down`) or up at browser time `ms`, for player 1.
+    /// Returns whether the key moves the player.
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad timestamp (the event is ignored and counted).
+    pub fn key(&mut self, code: &str, down: bool, ms: f64) -> Result<bool, TimeError> {
+        let Some(b) = button_for_key(code) else {
+            return Ok(false);
+        };
+        let at = self.clock.map(ms, self.keyboard.host_time())?;
+        let kind = if down {
+            EventKind::Down(b)
+        } else {
+            EventKind::Up(b)
+        };
+        if self
+            .keyboard
+            .inputs_mut()
+            .push(InputEvent { at, kind })
+            .is_err()
+        {
+            self.refused_events += 1;
+        }
+        Ok(true)
+    }
+
+    /// Releases every held key of player 1 at browser time `ms` (blur,
+    /// hidden tab: the key-ups will never come).
+    ///
+    /// # Errors
+    ///
+    /// A [`TimeError`] for a bad timestamp.
+    pub fn release_all(&mut self, ms: f64) -> Result<(), TimeError> {
+        let at = self.clock.map(ms, self.keyboard.host_time())?;
+        self.keyboard.inputs_mut().release_all(at);
+        Ok(())
+    }
+
+    /// Sets the round trip (whole ms, 0 to [`MAX_RTT_MS`]) from the next datagram on.
+    ///
+    /// # Errors
+    ///
+    /// [`NetplayPageError::Arg`] out of range; nothing changes then.
+    pub fn set_rtt(&mut self, ms: f64) -> Result<(), NetplayPageError> {
+        self.rtt_ms = whole("rttMs", ms, MAX_RTT_MS)?;
+        self.push_network();
+        Ok(())
+    }
+
+    /// Sets the loss (whole percent, 0 to [`MAX_LOSS_PCT`]) from the next datagram on.
+    ///
+    /// # Errors
+    ///
+    /// [`NetplayPageError::Arg`] out of range; nothing changes then.
+    pub fn set_loss(&mut self, pct: f64) -> Result<(), NetplayPageError> {
+        self.loss_pct = whole("lossPct", pct, MAX_LOSS_PCT)?;
+        self.push_network();
+        Ok(())
+    }
+
+    fn push_network(&mut self) {
+        if let Ok(mut n) = self.net.try_borrow_mut() {
+            n.set_config(network(self.rtt_ms, self.loss_pct));
+        }
+    }
+
+    /// Sets both players' input delay (0 to [`MAX_DELAY`] ticks) from their
+    /// next tick on, through `Session::set_input_delay`.
+    ///
+    /// # Errors
+    ///
+    /// [`NetplayPageError::Arg`] out of range; nothing changes then.
+    pub fn set_input_delay(&mut self, d: f64) -> Result<(), NetplayPageError> {
+        let d = whole("inputDelay", d, MAX_DELAY)?;
+        self.controls.input_delay.set(u32::try_from(d).unwrap_or(0));
+        Ok(())
+    }
+
+    /// Ends the match: both sessions stop at the same tick (the later of the
+    /// two players' next ticks), set before their next tick, and confirm it.
+    /// Returns the stop tick; a second call returns the first one's.
+    pub fn end_match(&mut self) -> u64 {
+        if let Some(t) = self.controls.stop_at.get() {
+            return t;
+        }
+        let t = self
+            .session(0)
+            .current_tick()
+            .max(self.session(1).current_tick());
+        self.controls.stop_at.set(Some(t));
+        t
+    }
+
+    /// Player `p`'s recording of the confirmed inputs (0 or 1), the replay
+    /// format `tickwise netplay --out` writes.
+    ///
+    /// # Errors
+    ///
+    /// [`NetplayPageError::Arg`] for another `p`; [`NetplayPageError::Session`]
+    /// if the recording cannot be built.
+    pub fn replay_bytes(&self, p: f64) -> Result<Vec<u8>, NetplayPageError> {
+        let p = whole("player", p, 1)?;
+        Ok(self.session(usize::from(p == 1)).replay()?.to_bytes())
+    }
+
+    /// Interpolated drawing positions of player `p`'s view in px,
+    /// `[playerX, playerY, x0, y0, …]`.
+    pub fn interpolated(&mut self, p: usize) -> &[f32] {
+        let v = &self.views[usize::from(p == 1)];
+        blend_into(
+            v.previous(),
+            v.current(),
+            v.alpha().as_f32(),
+            &mut self.draw,
+        );
+        &self.draw
+    }
+
+    /// The test API's state: the settings and, per player, the session's
+    /// counters and confirmed state.
+    #[must_use]
+    pub fn state_json(&self) -> Value {
+        let net = self.net.try_borrow().ok();
+        let peer = |p: usize| {
+            let s = self.session(p);
+            let st = s.stats();
+            let (loop_tick, alpha, player, refused) = if p == 0 {
+                let l = &self.keyboard;
+                (
+                    l.tick().get(),
+                    &self.views[0],
+                    l.sim(),
+                    l.sim().game.transport().refused(),
+                )
+            } else {
+                let l = &self.bot;
+                (
+                    l.tick().get(),
+                    &self.views[1],
+                    l.sim(),
+                    l.sim().game.transport().refused(),
+                )
+            };
+            #[allow(clippy::cast_possible_truncation, reason = "slot 0 or 1")]
+            let link = net.as_ref().map(|n| n.stats(p as u8)).unwrap_or_default();
+            json!({
+                "slot": p,
+                "loopTick": loop_tick,
+                "currentTick": s.current_tick(),
+                "confirmedTick": s.confirmed_tick(),
+                "confirmedChecksum": s.confirmed_checksum().map(|c| format!("{c:016x}")),
+                "finished": s.is_finished(),
+                "rollbacks": st.rollbacks,
+                "maxRollback": st.max_rollback,
+                "resimulated": st.resimulated,
+                "mispredictions": st.mispredictions,
+                "stalls": st.stalls,
+                "syncWaits": st.sync_waits,
+                "checksCompared": st.checks_compared,
+                "desyncs": st.desyncs,
+                "desync": s.desync().map(ToString::to_string),
+                "ended": s.ended().map(|e| e.to_string()),
+                "inputDelay": s.config().input_delay,
+                "stopAt": s.config().stop_at,
+                "rttTicks": s.rtt_ticks(u8::from(p == 0)),
+                "packetsSent": link.sent,
+                "packetsLost": link.lost,
+                "packetsReceived": st.received,
+                "packetsDropped": st.drops.total(),
+                "portRefused": refused,
+                "refusedControls": player.refused_controls,
+                "alpha": f64::from(alpha.alpha().as_f32()),
+                "digest": s.sim().digest(),
+            })
+        };
+        json!({
+            "rttMs": self.rtt_ms,
+            "lossPct": self.loss_pct,
+            "inputDelay": self.controls.input_delay.get(),
+            "window": self.session(0).config().window,
+            "tickHz": self.cfg.tick_hz(),
+            "frames": self.frames,
+            "networkMs": net.as_ref().map_or(0, |n| n.now().as_nanos() / 1_000_000),
+            "inFlight": net.as_ref().map_or(0, |n| n.pending()),
+            "stopAt": self.controls.stop_at.get(),
+            "rejectedTimes": self.clock.rejected(),
+            "refusedEvents": self.refused_events,
+            "lateEvents": self.keyboard.inputs().late_events(),
+            "sim": self.header.sim_id,
+            "peers": [peer(0), peer(1)],
+        })
+    }
+
+    /// Back to a fresh page with the current slider settings.
+    ///
+    /// # Errors
+    ///
+    /// As [`NetplayPage::with_settings`]; the page is unchanged then.
+    pub fn reset(&mut self) -> Result<(), NetplayPageError> {
+        *self = NetplayPage::with_settings(
+            self.rtt_ms,
+            self.loss_pct,
+            u64::from(self.controls.input_delay.get()),
+        )?;
+        Ok(())
+    }
+}
+
+fn check_settings(rtt_ms: u64, loss_pct: u64, delay: u64) -> Result<(), NetplayPageError> {
+    let out = |name: &'static str, value: u64, max: u64| {
+        NetplayPageError::Arg(ArgError {
+            name,
+            max,
+            found: value.to_string(),
+        })
+    };
+    if rtt_ms > MAX_RTT_MS {
+        return Err(out("rttMs", rtt_ms, MAX_RTT_MS));
+    }
+    if loss_pct > MAX_LOSS_PCT {
+        return Err(out("lossPct", loss_pct, MAX_LOSS_PCT));
+    }
+    if delay > MAX_DELAY {
+        return Err(out("inputDelay", delay, MAX_DELAY));
+    }
+    Ok(())
+}
+
+/// The netplay page for JavaScript: `new Netplay()`.
+#[wasm_bindgen(js_name = Netplay)]
+#[derive(Debug)]
+pub struct NetplayHandle {
+    page: NetplayPage,
+}
+
+impl NetplayHandle {
+    /// The model.
+    #[must_use]
+    pub const fn page(&self) -> &NetplayPage {
+        &self.page
+    }
+}
+
+#[wasm_bindgen(js_class = Netplay)]
+impl NetplayHandle {
+    /// A fresh page.
+    ///
+    /// # Errors
+    ///
+    /// When the compiled-in config is invalid.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Result<NetplayHandle, JsError> {
+        NetplayPage::new()
+            .map(|page| NetplayHandle { page })
+            .map_err(js_err)
+    }
+
+    /// A display frame at browser time `ms`: player 1's ticks run, or
+    /// `undefined` for a refused time (ignored and counted).
+    #[wasm_bindgen(js_name = frameAt)]
+    pub fn frame_at(&mut self, ms: f64) -> Option<u32> {
+        self.page.frame_at(ms).ok().map(|[a, _]| a.steps)
+    }
+
+    /// Test API: `n` frames of `ms`; returns player 1's loop tick.
+    ///
+    /// # Errors
+    ///
+    /// For numbers out of range (nothing runs).
+    #[wasm_bindgen(js_name = stepFrames)]
+    pub fn step_frames(&mut self, n: f64, ms: f64) -> Result<f64, JsError> {
+        self.page.step_frames(n, ms).map(num).map_err(js_err)
+    }
+
+    /// Forgets the browser-clock anchor.
+    pub fn reanchor(&mut self) {
+        self.page.reanchor();
+    }
+
+    /// A key event for player 1; whether the key moves the player.
+    pub fn key(&mut self, code: &str, down: bool, ms: f64) -> bool {
+        let _ = self.page.key(code, down, ms);
+        button_for_key(code).is_some()
+    }
+
+    /// Releases player 1's held keys at browser time `ms`.
+    #[wasm_bindgen(js_name = releaseAll)]
+    pub fn release_all(&mut self, ms: f64) {
+        let _ = self.page.release_all(ms);
+    }
+
+    /// Round trip in whole ms.
+    ///
+    /// # Errors
+    ///
+    /// Out of range (nothing changes).
+    #[wasm_bindgen(js_name = setRtt)]
+    pub fn set_rtt(&mut self, ms: f64) -> Result<(), JsError> {
+        self.page.set_rtt(ms).map_err(js_err)
+    }
+
+    /// Loss in whole percent.
+    ///
+    /// # Errors
+    ///
+    /// Out of range (nothing changes).
+    #[wasm_bindgen(js_name = setLoss)]
+    pub fn set_loss(&mut self, pct: f64) -> Result<(), JsError> {
+        self.page.set_loss(pct).map_err(js_err)
+    }
+
+    /// Both players' input delay in ticks.
+    ///
+    /// # Errors
+    ///
+    /// Out of range (nothing changes).
+    #[wasm_bindgen(js_name = setInputDelay)]
+    pub fn set_input_delay(&mut self, d: f64) -> Result<(), JsError> {
+        self.page.set_input_delay(d).map_err(js_err)
+    }
+
+    /// Ends the match at one tick for both players; returns it.
+    #[wasm_bindgen(js_name = endMatch)]
+    pub fn end_match(&mut self) -> f64 {
+        num(self.page.end_match())
+    }
+
+    /// The state as JSON text.
+    #[wasm_bindgen(js_name = stateJson)]
+    pub fn state_json(&self) -> String {
+        self.page.state_json().to_string()
+    }
+
+    /// Player `p`'s (default 0) replay of the confirmed inputs, base64.
+    ///
+    /// # Errors
+    ///
+    /// For a `p` other than 0 or 1.
+    pub fn replay(&self, p: Option<f64>) -> Result<String, JsError> {
+        self.page
+            .replay_bytes(p.unwrap_or(0.0))
+            .map(|b| base64::encode(&b))
+            .map_err(js_err)
+    }
+
+    /// Player `p`'s view (0 or 1), interpolated, in px: `[playerX, playerY, x0, y0, …]`.
+    pub fn interpolated(&mut self, p: u32) -> Vec<f32> {
+        self.page.interpolated(p as usize).to_vec()
+    }
+
+    /// Back to a fresh match with the current settings.
+    ///
+    /// # Errors
+    ///
+    /// When the page cannot start again (it is unchanged then).
+    pub fn reset(&mut self) -> Result<(), JsError> {
+        self.page.reset().map_err(js_err)
+    }
+
+    /// Sizes for drawing, JSON (as the horde page's `drawInfo`).
+    #[wasm_bindgen(js_name = drawInfo)]
+    pub fn draw_info(&self) -> String {
+        let c = self.page.config();
+        json!({
+            "fieldWidth": c.field_width_px(),
+            "fieldHeight": c.field_height_px(),
+            "playerRadius": c.player_radius_px(),
+            "enemyRadius": c.enemy_radius_px(),
+            "attackRadius": c.attack_radius_px(),
+        })
+        .to_string()
+    }
+
+    /// The test API's bench hook: steps a copy of player 1's current state
+    /// `n` times with an empty input and returns the steps run (time it
+    /// around the call): the sim step's own cost, to subtract from a frame's.
+    ///
+    /// # Errors
+    ///
+    /// For an `n` that is not a whole number up to 1 000 000.
+    #[wasm_bindgen(js_name = benchSimSteps)]
+    pub fn bench_sim_steps(&self, n: f64) -> Result<f64, JsError> {
+        let n = whole("n", n, 1_000_000).map_err(js_err)?;
+        let mut w = self.page.session(0).sim().clone();
+        let input = TickInput::default();
+        for _ in 0..n {
+            w.step(&input);
+        }
+        Ok(num(n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(rtt: u64, loss: u64, delay: u64) -> NetplayPage {
+        NetplayPage::with_settings(rtt, loss, delay).expect("valid settings")
+    }
+
+    fn peers(p: &NetplayPage) -> Vec<Value> {
+        p.state_json()["peers"].as_array().unwrap().clone()
+    }
+
+    /// `tickwise verify`'s check: the built-in catalog re-simulates the replay.
+    fn verified(bytes: &[u8]) -> (u64, String) {
+        let report = tickwise_catalog::Catalog::builtin()
+            .verify(bytes, &tickwise::ReplayLimits::DEFAULT)
+            .expect("a readable replay");
+        match report.verdict {
+            tickwise::ReplayVerdict::Match { digest } => (report.ticks_run, digest),
+            other => panic!("the page's replay did not verify: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn both_views_end_on_the_same_confirmed_state_and_the_replay_verifies() {
+        let mut p = page(200, 5, 0);
+        p.step_frames(5.0, 16.0).unwrap();
+        p.key("ArrowRight", true, 200.0).unwrap();
+        p.step_frames(120.0, 16.0).unwrap();
+        p.key("ArrowRight", false, 2300.0).unwrap();
+        p.set_rtt(60.0).unwrap();
+        p.set_input_delay(2.0).unwrap();
+        p.step_frames(120.0, 16.0).unwrap();
+        let stop = p.end_match();
+        p.step_frames(200.0, 16.0).unwrap();
+        let ps = peers(&p);
+        for s in &ps {
+            assert_eq!(s["finished"], true, "{s}");
+            assert_eq!(s["confirmedTick"], stop);
+            assert_eq!(s["desyncs"], 0);
+            assert_eq!(s["inputDelay"], 2, "the slider reached the session");
+        }
+        assert_eq!(ps[0]["confirmedChecksum"], ps[1]["confirmedChecksum"]);
+        assert!(ps[0]["rollbacks"].as_u64().unwrap() > 0, "{}", ps[0]);
+        // Both players' recordings re-simulate to the confirmed state; the
+        // horde's digest ends with its checksum.
+        for k in [0.0, 1.0] {
+            let (ticks, digest) = verified(&p.replay_bytes(k).unwrap());
+            assert_eq!(ticks, stop);
+            let sum = digest.rsplit('|').next().unwrap();
+            assert_eq!(sum, ps[0]["confirmedChecksum"].as_str().unwrap());
+        }
+    }
+
+    #[test]
+    fn two_pages_fed_the_same_frames_and_keys_agree() {
+        // Deterministic: two pages fed the same frames and events agree.
+        let run = || {
+            let mut p = page(100, 10, 0);
+            p.step_frames(10.0, 20.0).unwrap();
+            p.key("KeyA", true, 250.0).unwrap();
+            p.step_frames(50.0, 20.0).unwrap();
+            p.key("KeyA", false, 1300.0).unwrap();
+            p.step_frames(50.0, 20.0).unwrap();
+            p.state_json()
+        };
+        assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn no_delay_and_no_latency_means_no_rollback_but_latency_does() {
+        let mut still = page(0, 0, 2);
+        still.step_frames(300.0, 16.0).unwrap();
+        assert_eq!(peers(&still)[0]["rollbacks"], 0);
+        let mut lag = page(300, 0, 0);
+        lag.step_frames(300.0, 16.0).unwrap();
+        let ps = peers(&lag);
+        // 150 ms each way at 30 Hz is 4.5 ticks: the bot changes direction
+        // every 10 to 59 ticks, so player 1 mispredicts and rolls back.
+        assert!(ps[0]["mispredictions"].as_u64().unwrap() > 0, "{}", ps[0]);
+        assert!(ps[0]["rollbacks"].as_u64().unwrap() > 0);
+        assert_eq!(ps[0]["desyncs"], 0);
+    }
+
+    #[test]
+    fn bad_settings_are_refused_and_change_nothing() {
+        let mut p = page(100, 2, 0);
+        assert!(p.set_rtt(1001.0).is_err());
+        assert!(p.set_rtt(f64::NAN).is_err());
+        assert!(p.set_loss(51.0).is_err());
+        assert!(p.set_loss(2.5).is_err());
+        assert!(p.set_input_delay(17.0).is_err());
+        assert!(p.set_input_delay(-1.0).is_err());
+        assert!(p.step_frames(1.0, 1001.0).is_err());
+        assert!(p.replay_bytes(2.0).is_err());
+        let s = p.state_json();
+        assert_eq!(
+            (s["rttMs"].as_u64(), s["lossPct"].as_u64()),
+            (Some(100), Some(2))
+        );
+        assert_eq!(s["inputDelay"], 0);
+        assert_eq!(s["frames"], 0);
+        assert!(p.frame_at(f64::NAN).is_err());
+        assert_eq!(p.state_json()["rejectedTimes"], 1);
+        assert!(NetplayPage::with_settings(2000, 0, 0).is_err());
+    }
+
+    #[test]
+    fn end_match_is_idempotent_and_reset_starts_over() {
+        let mut p = page(40, 0, 1);
+        p.step_frames(30.0, 33.0).unwrap();
+        let t = p.end_match();
+        assert_eq!(p.end_match(), t);
+        p.step_frames(60.0, 33.0).unwrap();
+        assert_eq!(peers(&p)[1]["confirmedTick"], t);
+        p.reset().unwrap();
+        let s = p.state_json();
+        assert_eq!(s["stopAt"], Value::Null);
+        assert_eq!(s["peers"][0]["confirmedTick"], 0);
+        assert_eq!(s["inputDelay"], 1, "settings survive a reset");
+    }
+}
