@@ -8,6 +8,8 @@
 #                                 inlined): works opened straight from disk (file://)
 #   web/dist/island-module.html   the same page loading its modules and .wasm
 #   web/dist/horde.html           the horde page (30 Hz sim, interpolated drawing)
+#   web/dist/netplay.html         two rollback peers side by side over the network
+#                                 simulator (tickwise-net, no UDP in the wasm)
 #   web/dist/pkg/                 wasm-bindgen output for crates/tickwise-web
 #   web/dist/counter/             the smallest page for a sim of one's own
 #                                 (example counter_page, via .ci/build-page.sh)

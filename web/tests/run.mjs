@@ -35,12 +35,12 @@ const BG = [15, 23, 42]; // both pages' canvas background, #0f172a
 
 const TIMELINES = Number(process.env.TICKWISE_TIMELINES || 3);
 
-const report = { wasm: {}, island: {}, horde: {}, speed: {}, replays: [] };
+const report = { wasm: {}, island: {}, horde: {}, netplay: {}, speed: {}, replays: [] };
 
 // ------------------------------------------------------------------ helpers
 
 function requireBuild() {
-  for (const f of ['index.html', 'island.html', 'island-module.html', 'horde.html', 'pkg/tickwise_web_bg.wasm',
+  for (const f of ['index.html', 'island.html', 'island-module.html', 'horde.html', 'netplay.html', 'pkg/tickwise_web_bg.wasm',
     'counter/counter.html', 'counter/pkg/counter_page_bg.wasm', 'duel/duel.html', 'duel/pkg/duel_page_bg.wasm']) {
     if (!existsSync(path.join(DIST, f))) {
       throw new Error(`${path.join(DIST, f)} is missing: run \`bash .ci/build-web.sh\` first`);
@@ -229,6 +229,14 @@ after(async () => {
       `(${s.steps} steps, best of ${s.samples})`);
   }
   if (report.island.finalDigest) console.log(`island timeline final digest: ${report.island.finalDigest}`);
+  const n = report.netplay;
+  if (n.overhead) {
+    console.log(`netplay page: ${n.overhead.frames} frames of 16 ms, 2 peers, ${n.overhead.rttMs} ms RTT, delay 0: ` +
+      `${n.overhead.frameUs.toFixed(1)} us per frame, of which sim steps ${n.overhead.simUs.toFixed(1)} us ` +
+      `(${n.overhead.simSteps} steps incl. ${n.overhead.resimulated} re-simulated), netplay outside the sim step ` +
+      `${n.overhead.outsideUs.toFixed(1)} us per frame (best of ${n.overhead.samples})`);
+  }
+  if (n.testMs) console.log(`netplay browser tests: ${(n.testMs / 1000).toFixed(1)} s`);
 });
 
 describe('island page (module build over http)', () => {
@@ -939,6 +947,227 @@ describe('the example game page (examples/duel-web, its own crate)', () => {
     assert.equal(verifyReplay(bin, recorded.file).digest, recorded.out.state.digest);
   });
   if (duelBinSkip) console.log(`# SKIP duel replay verification: ${duelBinSkip}`);
+});
+
+// ------------------------------------------------------------------ netplay
+
+/** The verified replay of a netplay page against its confirmed state. */
+function checkNetplayReplay(dir, name, b64, peer) {
+  const bytes = Buffer.from(b64, 'base64');
+  assert.equal(bytes.subarray(0, 8).toString('latin1'), 'TWREPLAY');
+  const file = path.join(dir, name);
+  writeFileSync(file, bytes);
+  const v = verifyReplay(cli(), file);
+  // The horde's digest is tick|alive|kills|playerHp|playerDowns|checksum.
+  const fields = v.digest.split('|');
+  assert.equal(v.ticks, peer.confirmedTick, `${name}: ticks re-simulated = confirmed tick`);
+  assert.equal(Number(fields[0]), peer.confirmedTick, `${name}: digest tick`);
+  assert.equal(fields.at(-1), peer.confirmedChecksum,
+    `${name}: the native re-simulation ends on the confirmed checksum`);
+  report.replays.push({ file: name, ticks: v.ticks, bytes: bytes.length, verify: 'OK, final checksum = confirmed checksum', via: 'netplay replay()' });
+  return v;
+}
+
+/** Both peers finished on the same confirmed tick and checksum, no desync. */
+function assertAgreed(s, stop) {
+  const [a, b] = s.peers;
+  for (const p of s.peers) {
+    assert.equal(p.finished, true, `peer ${p.slot} finished: ${JSON.stringify(p)}`);
+    assert.equal(p.confirmedTick, stop, `peer ${p.slot} confirmed the stop tick`);
+    assert.equal(p.desyncs, 0, `peer ${p.slot}: ${p.desync}`);
+    assert.equal(p.ended, null);
+    assert.match(p.confirmedChecksum, /^[0-9a-f]{16}$/);
+    assert.ok(p.checksCompared > 0, 'checksums were really exchanged');
+  }
+  assert.equal(a.confirmedChecksum, b.confirmedChecksum, 'both views confirmed the same state');
+}
+
+describe('netplay page (two rollback peers over the network simulator)', () => {
+  let dir;
+  const t0 = Date.now();
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tickwise-netplay-'));
+    cli();
+  });
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+    report.netplay.testMs = Date.now() - t0;
+  });
+
+  /** Sets a slider the way a person does: its value, then an input event. */
+  const slide = (page, id, v) => page.evaluate(([i, val]) => {
+    const el = document.getElementById(i);
+    el.value = String(val);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, [id, v]);
+
+  test('manual frames: keys, sliders mid-run, end of match; same confirmed checksum; replay verifies natively', async () => {
+    const { page, problems } = await open(`${ORIGIN}/netplay.html?manual`);
+    const api = (f, ...args) => page.evaluate(([fn, a]) => window.__tickwiseNet[fn](...a), [f, args]);
+    const fresh = await api('state');
+    assert.equal(fresh.peers.length, 2);
+    assert.equal(fresh.peers[0].confirmedTick, 0);
+    assert.equal(fresh.realtime, false);
+    // 0 input delay at 240 ms round trip: every remote input is late, so
+    // the peers must predict and roll back.
+    await slide(page, 'delay', 0);
+    await slide(page, 'rtt', 240);
+    await slide(page, 'loss', 5);
+    const set = await api('state');
+    assert.deepEqual([set.rttMs, set.lossPct, set.inputDelay], [240, 5, 0]);
+    const run = (keys) => page.evaluate((events) => {
+      const a = window.__tickwiseNet;
+      let t = 0;
+      let next = 0;
+      a.frameAt(0);
+      for (let k = 1; k <= 60 * 8; k += 1) {
+        t = (k * 1000) / 60;
+        while (next < events.length && events[next][0] <= t) {
+          const [at, code, down] = events[next];
+          a.key(code, down, at);
+          next += 1;
+        }
+        a.frameAt(t);
+        if (k === 60 * 4) {
+          // Mid-run: a route change and a delay change (through the sliders' API).
+          a.setRtt(80);
+          a.setInputDelay(1);
+        }
+      }
+      return a.state();
+    }, keys);
+    const keys = [[1000, 'ArrowRight', true], [2500, 'ArrowRight', false], [3000, 'KeyS', true], [4500, 'KeyS', false],
+      [5000, 'ArrowLeft', true], [6000, 'ArrowLeft', false]];
+    const mid = await run(keys);
+    for (const p of mid.peers) {
+      assert.ok(p.currentTick >= 200, `peer ${p.slot} simulated ${p.currentTick} ticks in 8 s`);
+      assert.ok(p.rollbacks > 0, `peer ${p.slot} rolled back at 240 ms RTT, 0 delay: ${JSON.stringify(p)}`);
+      assert.ok(p.mispredictions > 0);
+      assert.ok(p.packetsLost > 0, '5 % loss lost packets');
+      assert.equal(p.inputDelay, 1, 'the delay change reached the session');
+    }
+    assert.equal(mid.rttMs, 80);
+    const stop = await api('endMatch');
+    assert.ok(stop >= 200);
+    await api('stepFrames', 120, 16);
+    const end = await api('state');
+    assertAgreed(end, stop);
+    // Both players' recordings of the confirmed inputs re-simulate natively
+    // to the confirmed checksum (wasm = native).
+    const [r0, r1] = [await api('replay', 0), await api('replay', 1)];
+    checkNetplayReplay(dir, 'netplay-p1.twr', r0, end.peers[0]);
+    checkNetplayReplay(dir, 'netplay-p2.twr', r1, end.peers[1]);
+    // The keys reached the match: the same run without them confirms another state.
+    await api('reset');
+    await slide(page, 'rtt', 240);
+    await slide(page, 'delay', 0);
+    const still = await run([]);
+    const stop2 = await api('endMatch');
+    await api('stepFrames', 120, 16);
+    const end2 = await api('state');
+    assertAgreed(end2, stop2);
+    assert.equal(stop2, stop, 'the same frames give the same stop tick');
+    assert.notEqual(end2.peers[0].confirmedChecksum, end.peers[0].confirmedChecksum, 'keyboard input changed the match');
+    assert.ok(still.peers[0].rollbacks > 0);
+    const painted = await paintedPixels(page, 'view0') + await paintedPixels(page, 'view1');
+    assert.ok(painted > 1000, `both views painted: ${painted} px`);
+    assert.equal(await page.textContent('#rtt-v'), '80');
+    report.netplay.manual = {
+      stopTick: stop, confirmedChecksum: end.peers[0].confirmedChecksum,
+      peers: end.peers.map((p) => ({ rollbacks: p.rollbacks, maxRollback: p.maxRollback, mispredictions: p.mispredictions,
+        stalls: p.stalls, packetsSent: p.packetsSent, packetsLost: p.packetsLost })),
+    };
+    report.netplay.screenshot = await shot(page, 'netplay.png');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('real time: real keyboard, a slider change mid-run, end of match, agreement, verify; per-frame cost', async () => {
+    const { page, problems } = await open(`${ORIGIN}/netplay.html`);
+    const api = (f, ...args) => page.evaluate(([fn, a]) => window.__tickwiseNet[fn](...a), [f, args]);
+    await slide(page, 'delay', 0);
+    await slide(page, 'rtt', 200);
+    await page.waitForTimeout(400);
+    await page.keyboard.down('ArrowRight');
+    await page.waitForTimeout(500);
+    await slide(page, 'loss', 10);
+    await page.waitForTimeout(300);
+    await page.keyboard.up('ArrowRight');
+    await page.keyboard.down('KeyW');
+    await page.waitForTimeout(400);
+    await page.keyboard.up('KeyW');
+    const s = await api('state');
+    assert.equal(s.realtime, true);
+    assert.equal(s.lossPct, 10);
+    assert.ok(s.frames > 20, `real frames: ${s.frames}`);
+    assert.ok(s.peers.every((p) => p.rollbacks > 0), `rollbacks at 200 ms, delay 0: ${JSON.stringify(s.peers)}`);
+    const stop = await api('endMatch');
+    // Real time goes on until both peers have confirmed the stop tick.
+    await page.waitForFunction(() => window.__tickwiseNet.state().peers.every((p) => p.finished), null, { timeout: 15000 });
+    await api('setRealtime', false);
+    const end = await api('state');
+    assertAgreed(end, stop);
+    checkNetplayReplay(dir, 'netplay-realtime.twr', await api('replay'), end.peers[0]);
+    assert.equal(await page.textContent('#counters tr:nth-child(2) td:nth-child(2)'), end.peers[0].confirmedChecksum);
+
+    // Per-frame cost of netplay outside the sim step: 600 frames of 16 ms
+    // (both peers, 120 ms RTT, 0 delay) minus the same number of bare sim
+    // steps (every tick each peer simulated, re-simulated ones included).
+    const cost = await page.evaluate(() => {
+      const a = window.__tickwiseNet;
+      const frames = 600;
+      const samples = [];
+      for (let i = 0; i < 3; i += 1) {
+        a.reset();
+        a.setRtt(120);
+        a.setLoss(2);
+        a.setInputDelay(0);
+        const f0 = performance.now();
+        a.stepFrames(frames, 16);
+        const frameMs = performance.now() - f0;
+        const s = a.state();
+        const resim = s.peers.reduce((n, p) => n + p.resimulated, 0);
+        const steps = s.peers.reduce((n, p) => n + p.currentTick, 0) + resim;
+        const b0 = performance.now();
+        a.benchSimSteps(steps);
+        const simMs = performance.now() - b0;
+        samples.push({ frameMs, simMs, steps, resim, rollbacks: s.peers[0].rollbacks });
+      }
+      samples.sort((x, y) => (x.frameMs - x.simMs) - (y.frameMs - y.simMs));
+      return { frames, samples };
+    });
+    const best = cost.samples[0];
+    report.netplay.overhead = {
+      frames: cost.frames, rttMs: 120, samples: cost.samples.length,
+      frameUs: (best.frameMs * 1000) / cost.frames,
+      simUs: (best.simMs * 1000) / cost.frames,
+      outsideUs: ((best.frameMs - best.simMs) * 1000) / cost.frames,
+      simSteps: best.steps, resimulated: best.resim, rollbacks: best.rollbacks,
+      all: cost.samples,
+    };
+    assert.ok(best.steps > 400, `both peers simulated: ${best.steps} steps`);
+    assert.ok(best.frameMs > 0, 'the frames took measurable time');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('bad slider values throw an Error naming them and change nothing', async () => {
+    const { page } = await open(`${ORIGIN}/netplay.html?manual`);
+    const out = await page.evaluate(() => {
+      const a = window.__tickwiseNet;
+      const tries = [() => a.setRtt(-1), () => a.setLoss(60), () => a.setInputDelay(2.5), () => a.replay(2)];
+      const errors = tries.map((f) => { try { f(); return null; } catch (e) { return e.message; } });
+      return { errors, state: a.state() };
+    });
+    assert.deepEqual(out.errors, [
+      'rttMs must be a whole number from 0 to 1000, got -1',
+      'lossPct must be a whole number from 0 to 50, got 60',
+      'inputDelay must be a whole number from 0 to 16, got 2.5',
+      'player must be a whole number from 0 to 1, got 2',
+    ]);
+    assert.equal(out.state.frames, 0);
+    await page.close();
+  });
 });
 
 describe('tickwise serve', () => {

@@ -1,0 +1,4 @@
+import { boot } from './netplay.js';
+import { start } from './start.js';
+
+start(boot);
