@@ -27,6 +27,10 @@
 //! * `horde::HordePage`: the horde sim at its fixed 30 Hz, drawn at the
 //!   display rate with interpolation, keyboard input through the per-tick
 //!   input buffer (`web/src/horde.html`).
+//! * `netplay::NetplayPage`: two players of one `tickwise-net` rollback
+//!   session side by side over the seeded network simulator, each a
+//!   `FixedLoop` of a `NetGame`, with live round-trip, loss and input-delay
+//!   controls (`web/src/netplay.html`, `window.__tickwiseNet`).
 //!
 //! Both record their session from tick 0 (`replay()`, "Download replay"):
 //! `tickwise verify` on the file ends on the page's digest.
