@@ -234,7 +234,7 @@ after(async () => {
     console.log(`netplay page: ${n.overhead.frames} frames of 16 ms, 2 peers, ${n.overhead.rttMs} ms RTT, delay 0: ` +
       `${n.overhead.frameUs.toFixed(1)} us per frame, of which sim steps ${n.overhead.simUs.toFixed(1)} us ` +
       `(${n.overhead.simSteps} steps incl. ${n.overhead.resimulated} re-simulated), netplay outside the sim step ` +
-      `${n.overhead.outsideUs.toFixed(1)} us per frame (best of ${n.overhead.samples})`);
+      `${n.overhead.outsideUs.toFixed(1)} us per frame (fastest frames minus fastest sim-only run, ${n.overhead.samples} samples each)`);
   }
   if (n.testMs) console.log(`netplay browser tests: ${(n.testMs / 1000).toFixed(1)} s`);
 });
@@ -984,8 +984,9 @@ function assertAgreed(s, stop) {
 
 describe('netplay page (two rollback peers over the network simulator)', () => {
   let dir;
-  const t0 = Date.now();
+  let t0;
   before(() => {
+    t0 = Date.now();
     dir = mkdtempSync(path.join(tmpdir(), 'tickwise-netplay-'));
     cli();
   });
@@ -1117,7 +1118,8 @@ describe('netplay page (two rollback peers over the network simulator)', () => {
       const a = window.__tickwiseNet;
       const frames = 600;
       const samples = [];
-      for (let i = 0; i < 3; i += 1) {
+      a.benchSimSteps(10); // the bench world's buffers, allocated once
+      for (let i = 0; i < 5; i += 1) {
         a.reset();
         a.setRtt(120);
         a.setLoss(2);
@@ -1133,10 +1135,15 @@ describe('netplay page (two rollback peers over the network simulator)', () => {
         const simMs = performance.now() - b0;
         samples.push({ frameMs, simMs, steps, resim, rollbacks: s.peers[0].rollbacks });
       }
-      samples.sort((x, y) => (x.frameMs - x.simMs) - (y.frameMs - y.simMs));
       return { frames, samples };
     });
-    const best = cost.samples[0];
+    // The least disturbed estimate of each (the machine is shared): the
+    // fastest frames minus the fastest sim-only run of the same steps.
+    const best = {
+      ...cost.samples[0],
+      frameMs: Math.min(...cost.samples.map((x) => x.frameMs)),
+      simMs: Math.min(...cost.samples.map((x) => x.simMs)),
+    };
     report.netplay.overhead = {
       frames: cost.frames, rttMs: 120, samples: cost.samples.length,
       frameUs: (best.frameMs * 1000) / cost.frames,
