@@ -24,10 +24,7 @@
 //! [`crate::wasm_page!`], plus the horde's own methods (keys, drawing).
 
 use serde_json::{Value, json};
-use tickwise::{
-    Button, EventKind, FixedLoop, FrameReport, InputBuffer, InputEvent, Presenter, ReplayError,
-    TimeError,
-};
+use tickwise::{Button, FixedLoop, FrameReport, InputBuffer, Presenter, ReplayError, TimeError};
 use tickwise_catalog::CatalogError;
 use tickwise_sims::ConfigError;
 use tickwise_sims::horde::{DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, RIGHT, SUBPX, UP};
@@ -36,6 +33,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::args::{ArgError, whole};
 use crate::bindings::js_err;
+use crate::keys::Keys;
 use crate::lifecycle::{ResumeOutcome, VisibilityOutcome};
 use crate::page::WebPage;
 use crate::web_loop::WebLoop;
@@ -169,8 +167,7 @@ pub struct HordePage {
     cfg: HordeConfig,
     web: HordeLoop,
     presenter: Presenter<HordeSnapshot>,
-    refused_events: u64,
-    held: tickwise::Buttons,
+    keys: Keys,
     draw: Vec<f32>,
 }
 
@@ -206,8 +203,7 @@ impl HordePage {
             cfg,
             web: WebLoop::recording(lp, header).map_err(HordePageError::Recording)?,
             presenter,
-            refused_events: 0,
-            held: tickwise::Buttons::NONE,
+            keys: Keys::new(button_for_key),
             draw: Vec::new(),
         })
     }
@@ -232,42 +228,22 @@ impl HordePage {
     ///
     /// A [`TimeError`] for a bad timestamp (the event is ignored and counted).
     pub fn key(&mut self, code: &str, down: bool, ms: f64) -> Result<bool, TimeError> {
-        let Some(b) = button_for_key(code) else {
+        if !self.keys.binds(code) {
             return Ok(false);
-        };
-        let at = self.web.host_time_at(ms)?;
-        let kind = if down {
-            EventKind::Down(b)
-        } else {
-            EventKind::Up(b)
-        };
-        match self.web.inputs_mut().push(InputEvent { at, kind }) {
-            Ok(()) => {
-                self.held = if down {
-                    self.held.with(b)
-                } else {
-                    self.held.without(b)
-                };
-            }
-            // A full buffer means no ticks are consuming events (a long pause
-            // with keys mashed): the event is refused, counted and shown.
-            Err(_) => self.refused_events += 1,
         }
-        Ok(true)
+        let at = self.web.host_time_at(ms)?;
+        Ok(self.keys.key(self.web.inputs_mut(), code, down, at))
     }
 
-    /// Releases every movement key the page saw go down and not up, at
-    /// browser time `ms` (window blur, tab hidden: the key-ups will never come).
+    /// Releases every held movement key at browser time `ms` (window blur,
+    /// tab hidden: the key-ups will never come).
     ///
     /// # Errors
     ///
     /// A [`TimeError`] for a bad timestamp.
     pub fn release_all(&mut self, ms: f64) -> Result<(), TimeError> {
-        for code in ["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"] {
-            if button_for_key(code).is_some_and(|b| self.held.contains(b)) {
-                self.key(code, false, ms)?;
-            }
-        }
+        let at = self.web.host_time_at(ms)?;
+        self.web.inputs_mut().release_all(at);
         Ok(())
     }
 
@@ -353,7 +329,7 @@ impl WebPage for HordePage {
             "enemies": self.cfg.enemies(),
             "lateEvents": inputs.late_events(),
             "pendingEvents": inputs.pending(),
-            "refusedEvents": self.refused_events,
+            "refusedEvents": self.keys.refused(),
         });
         if let Value::Object(extra) = extra {
             m.extend(extra);

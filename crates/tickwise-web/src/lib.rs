@@ -17,7 +17,8 @@
 //!   your own sim"; `examples/duel-web` is one).
 //! * [`host::HostClock`]: browser float milliseconds onto the loop's integer
 //!   host clock; [`lifecycle`]: resume reports and visibility outcomes;
-//!   [`args`]: the checks every JS number goes through; [`base64`].
+//!   [`args`]: the checks every JS number goes through; [`base64`];
+//!   [`keys`]: key codes to buttons into a page's input buffer.
 //!
 //! The built-in pages (feature `pages`, on by default):
 //!
@@ -50,6 +51,7 @@ pub mod horde;
 pub mod host;
 #[cfg(feature = "pages")]
 pub mod island;
+pub mod keys;
 pub mod lifecycle;
 #[cfg(feature = "pages")]
 pub mod netplay;

@@ -39,9 +39,8 @@ use std::rc::Rc;
 
 use serde_json::{Value, json};
 use tickwise::{
-    Button, Buttons, Capture, EventKind, FixedLoop, FrameReport, InputBuffer, InputEvent,
-    InputSource, Nanos, Pcg32, Presenter, ReplayHeader, Sim, StateVisitor, Tick, TickInput,
-    TimeError, Timestamp,
+    Button, Buttons, Capture, FixedLoop, FrameReport, InputBuffer, InputSource, Nanos, Pcg32,
+    Presenter, ReplayHeader, Sim, StateVisitor, Tick, TickInput, TimeError, Timestamp,
 };
 use tickwise_catalog::CatalogError;
 use tickwise_net::{
@@ -58,6 +57,7 @@ use crate::base64;
 use crate::bindings::{js_err, num};
 use crate::horde::{HORDE_JSON, blend_into, button_for_key};
 use crate::host::HostClock;
+use crate::keys::Keys;
 
 /// Replay checkpoint interval: one second at 30 Hz.
 pub const CHECKPOINT_EVERY: u64 = 30;
@@ -310,7 +310,7 @@ pub struct NetplayPage {
     views: [Presenter<HordeSnapshot>; 2],
     clock: HostClock,
     frames: u64,
-    refused_events: u64,
+    keys: Keys,
     draw: Vec<f32>,
 }
 
@@ -389,7 +389,7 @@ impl NetplayPage {
             views,
             clock: HostClock::new(),
             frames: 0,
-            refused_events: 0,
+            keys: Keys::new(button_for_key),
             draw: Vec::new(),
         })
     }
@@ -478,24 +478,11 @@ impl NetplayPage {
     ///
     /// A [`TimeError`] for a bad timestamp (the event is ignored and counted).
     pub fn key(&mut self, code: &str, down: bool, ms: f64) -> Result<bool, TimeError> {
-        let Some(b) = button_for_key(code) else {
+        if !self.keys.binds(code) {
             return Ok(false);
-        };
-        let at = self.clock.map(ms, self.keyboard.host_time())?;
-        let kind = if down {
-            EventKind::Down(b)
-        } else {
-            EventKind::Up(b)
-        };
-        if self
-            .keyboard
-            .inputs_mut()
-            .push(InputEvent { at, kind })
-            .is_err()
-        {
-            self.refused_events += 1;
         }
-        Ok(true)
+        let at = self.clock.map(ms, self.keyboard.host_time())?;
+        Ok(self.keys.key(self.keyboard.inputs_mut(), code, down, at))
     }
 
     /// Releases every held key of player 1 at browser time `ms` (blur,
@@ -658,7 +645,7 @@ impl NetplayPage {
             "inFlight": net.as_ref().map_or(0, |n| n.pending()),
             "stopAt": self.controls.stop_at.get(),
             "rejectedTimes": self.clock.rejected(),
-            "refusedEvents": self.refused_events,
+            "refusedEvents": self.keys.refused(),
             "lateEvents": self.keyboard.inputs().late_events(),
             "sim": self.header.sim_id,
             "peers": [peer(0), peer(1)],

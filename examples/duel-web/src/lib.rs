@@ -21,14 +21,13 @@
 #![deny(missing_docs)]
 
 use serde_json::{Value, json};
-use tickwise::{
-    EventKind, FixedLoop, FrameReport, InputBuffer, InputEvent, Presenter, ReplayError, TimeError,
-};
+use tickwise::{Button, FixedLoop, FrameReport, InputBuffer, Presenter, ReplayError, TimeError};
 use tickwise_example_duel::session::DEMO_POLICY;
 use tickwise_example_duel::{ConfigError, DEFAULT_CONFIG, Duel, DuelConfig, DuelFrame, Key};
 use tickwise_web::lifecycle::{ResumeOutcome, VisibilityOutcome};
 // wasm-bindgen's generated code names the crate `wasm_bindgen`: this makes
 // the adapter's copy that crate here (no dependency of our own to keep in step).
+use tickwise_web::keys::Keys;
 use tickwise_web::wasm_bindgen;
 use tickwise_web::wasm_bindgen::prelude::wasm_bindgen;
 use tickwise_web::{WebLoop, WebPage, wasm_page};
@@ -51,8 +50,10 @@ pub fn key_for_code(code: &str) -> Option<Key> {
     }
 }
 
-/// Every key code the page binds, for releasing them all.
-const CODES: [&str; 6] = ["KeyW", "KeyS", "KeyD", "ArrowUp", "ArrowDown", "ArrowLeft"];
+/// The button a `KeyboardEvent.code` presses ([`key_for_code`]'s key's).
+fn button_for_code(code: &str) -> Option<Button> {
+    key_for_code(code).map(Key::button)
+}
 
 /// Why the page could not start.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,8 +87,7 @@ pub struct DuelPage {
     cfg: DuelConfig,
     web: DuelLoop,
     presenter: Presenter<DuelFrame>,
-    held: tickwise::Buttons,
-    refused_events: u64,
+    keys: Keys,
 }
 
 impl DuelPage {
@@ -114,8 +114,7 @@ impl DuelPage {
             cfg,
             web,
             presenter,
-            held: tickwise::Buttons::NONE,
-            refused_events: 0,
+            keys: Keys::new(button_for_code),
         })
     }
 
@@ -132,42 +131,22 @@ impl DuelPage {
     ///
     /// A [`TimeError`] for a bad timestamp (ignored and counted).
     pub fn key(&mut self, code: &str, down: bool, ms: f64) -> Result<bool, TimeError> {
-        let Some(key) = key_for_code(code) else {
+        if !self.keys.binds(code) {
             return Ok(false);
-        };
-        let b = key.button();
-        let at = self.web.host_time_at(ms)?;
-        let kind = if down {
-            EventKind::Down(b)
-        } else {
-            EventKind::Up(b)
-        };
-        match self.web.inputs_mut().push(InputEvent { at, kind }) {
-            Ok(()) => {
-                self.held = if down {
-                    self.held.with(b)
-                } else {
-                    self.held.without(b)
-                };
-            }
-            // A full buffer (keys mashed during a long pause): counted, shown.
-            Err(_) => self.refused_events += 1,
         }
-        Ok(true)
+        let at = self.web.host_time_at(ms)?;
+        Ok(self.keys.key(self.web.inputs_mut(), code, down, at))
     }
 
-    /// Releases every bound key the page saw go down and not up (the window
-    /// lost focus: the key-ups will not come).
+    /// Releases every held key (the window lost focus: the key-ups will
+    /// not come).
     ///
     /// # Errors
     ///
     /// A [`TimeError`] for a bad timestamp.
     pub fn release_all(&mut self, ms: f64) -> Result<(), TimeError> {
-        for code in CODES {
-            if key_for_code(code).is_some_and(|k| self.held.contains(k.button())) {
-                self.key(code, false, ms)?;
-            }
-        }
+        let at = self.web.host_time_at(ms)?;
+        self.web.inputs_mut().release_all(at);
         Ok(())
     }
 
@@ -241,7 +220,7 @@ impl WebPage for DuelPage {
             "winner": winner,
             "lateEvents": inputs.late_events(),
             "pendingEvents": inputs.pending(),
-            "refusedEvents": self.refused_events,
+            "refusedEvents": self.keys.refused(),
         });
         if let Value::Object(extra) = extra {
             m.extend(extra);
