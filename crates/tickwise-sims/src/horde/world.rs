@@ -1219,6 +1219,32 @@ mod tests {
     }
 
     #[test]
+    fn a_copy_carries_no_scratch_and_steps_like_the_original() {
+        let c = cfg(&[]).with_enemies(500).unwrap();
+        let mut w = HordeWorld::new(&c);
+        for t in 0..50 {
+            w.step(&crate::horde::scripted_input(t));
+        }
+        let mut copy = w.clone();
+        assert!(copy.acc.is_empty() && copy.back.body.is_empty());
+        // A world of another size takes the state and keeps its own scratch
+        // until its next step resizes it.
+        let mut other = HordeWorld::new(&c.with_enemies(20).unwrap());
+        other.clone_from(&w);
+        assert_eq!(other.acc.len(), 20);
+        assert_eq!(other.checksum(), w.checksum());
+        for t in 50..200 {
+            let input = crate::horde::scripted_input(t);
+            w.step(&input);
+            copy.step(&input);
+            other.step(&input);
+            assert_eq!(copy.checksum(), w.checksum(), "copy, tick {t}");
+            assert_eq!(other.checksum(), w.checksum(), "other, tick {t}");
+        }
+        assert_eq!(other.acc.len(), 500);
+    }
+
+    #[test]
     fn a_grid_that_misses_pairs_is_caught_by_the_reference() {
         // Make the kernel reach further than the grid's cells: the grid now
         // misses pairs two cells apart, and the reference comparison says so.
