@@ -37,13 +37,15 @@ pub const HORDE_CACHED_ENEMIES: u64 = 4096;
 /// Work units per enemy past [`HORDE_CACHED_ENEMIES`] (100 000 enemies:
 /// about 11.7–14 ms a tick; 1 000 000: about 144 ms).
 pub const HORDE_ENEMY_UNITS_UNCACHED: u64 = 140;
-/// Bytes of horde state per enemy: 26 in each of the two enemy buffers
-/// (position and id 12, velocity 8, hit points 4, crowd 2), 4 for its slot
-/// index, 12 for its separation sum and 12 for the grid's per-slot arrays.
-pub const HORDE_STATE_BYTES_PER_ENEMY: u64 = 2 * 26 + 4 + 12 + 12;
-/// An allowance for the horde's fixed-size tables (speed by crowding, the
-/// separation kernel).
-pub const HORDE_TABLE_BYTES: u64 = 64 * 1024;
+/// Bytes of horde state per enemy in a copy of the world (a snapshot): its
+/// arrays (position and id 12, velocity 8, hit points 4, crowd 2) and its
+/// slot index 4. A copy leaves out the scratch (the double buffer, the
+/// separation sums and the grid), which every step rebuilds.
+pub const HORDE_STATE_BYTES_PER_ENEMY: u64 = 26 + 4;
+/// An allowance for the horde's own table in a copy: the speed by crowding,
+/// 8 bytes for each of at most 1001 crowd counts (the separation kernel's
+/// table is shared between copies).
+pub const HORDE_TABLE_BYTES: u64 = 8 * 1024;
 
 impl CatalogSim for IslandWorld {
     const ID: &'static str = "island";
@@ -124,17 +126,12 @@ impl CatalogSim for HordeWorld {
         HORDE_TICK_UNITS + cached * HORDE_ENEMY_UNITS + (n - cached) * HORDE_ENEMY_UNITS_UNCACHED
     }
 
-    /// The world value, [`HORDE_STATE_BYTES_PER_ENEMY`] per enemy (its
-    /// arrays, the double buffer and the grid's per-slot arrays), 4 bytes per
-    /// grid cell of the field (with the grid's border cells) and a small
-    /// allowance for the speed and separation tables.
+    /// The world value, [`HORDE_STATE_BYTES_PER_ENEMY`] per enemy and a small
+    /// allowance for the speed table: what a copy (a snapshot) holds. The
+    /// scratch (grid, double buffer, sums) is not part of a copy.
     fn state_bytes(config: &HordeConfig) -> u64 {
-        let cell = u64::from(config.grid_cell_px().max(1));
-        let cols = u64::from(config.field_width_px()).div_ceil(cell) + 2;
-        let rows = u64::from(config.field_height_px()).div_ceil(cell) + 1;
         core::mem::size_of::<HordeWorld>() as u64
             + u64::from(config.enemies()) * HORDE_STATE_BYTES_PER_ENEMY
-            + 4 * (cols * rows + 3)
             + HORDE_TABLE_BYTES
     }
 

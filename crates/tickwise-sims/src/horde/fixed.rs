@@ -79,7 +79,9 @@ const KERNEL_BUCKETS: u64 = 4096;
 pub(super) struct SeparationKernel {
     radius_sq: i64,
     shift: u32,
-    weights: alloc::vec::Vec<u32>,
+    /// Shared, read-only: a world's clone (a rollback snapshot) shares the
+    /// table instead of copying its 16 KB.
+    weights: alloc::sync::Arc<[u32]>,
     nudge: i32,
 }
 
@@ -104,7 +106,8 @@ impl SeparationKernel {
                 // overlap < 2^15, strength * 256 <= 2^16: below 2^31.
                 u32::try_from((overlap * strength * 256) / len).unwrap_or(u32::MAX)
             })
-            .collect();
+            .collect::<alloc::vec::Vec<u32>>()
+            .into();
         SeparationKernel {
             radius_sq,
             shift,
@@ -113,6 +116,13 @@ impl SeparationKernel {
             // full-overlap push (see `Self::nudge`).
             nudge: i32::try_from((radius * strength) >> 9).unwrap_or(i32::MAX),
         }
+    }
+
+    /// Whether both are the same kernel: the same table (a clone's), or
+    /// equal values.
+    #[must_use]
+    pub(super) fn same(&self, o: &SeparationKernel) -> bool {
+        alloc::sync::Arc::ptr_eq(&self.weights, &o.weights) || self == o
     }
 
     /// The squared separation distance.

@@ -44,3 +44,75 @@ pub(super) fn join<RA: Send, RB: Send>(
 pub(super) fn join<RA, RB>(_par: bool, a: impl FnOnce() -> RA, b: impl FnOnce() -> RB) -> (RA, RB) {
     (a(), b())
 }
+
+/// Work that splits at an enemy index: slices of per-enemy data, per-piece
+/// data ([`PerPiece`]) and tuples of them, all cut at the same place.
+pub(super) trait Split: Sized + Send {
+    /// The parts before and after enemy `mid` (a multiple of [`CHUNK`]).
+    fn split(self, mid: usize) -> (Self, Self);
+}
+
+impl<T: Send> Split for &mut [T] {
+    fn split(self, mid: usize) -> (Self, Self) {
+        self.split_at_mut(mid)
+    }
+}
+
+impl<T: Sync> Split for &[T] {
+    fn split(self, mid: usize) -> (Self, Self) {
+        self.split_at(mid)
+    }
+}
+
+/// Data kept per piece of [`CHUNK`] enemies: `W` entries each.
+#[derive(Debug)]
+pub(super) struct PerPiece<'a, T, const W: usize>(pub(super) &'a mut [T]);
+
+impl<T: Send, const W: usize> Split for PerPiece<'_, T, W> {
+    fn split(self, mid: usize) -> (Self, Self) {
+        let (a, b) = self.0.split_at_mut(mid / CHUNK * W);
+        (PerPiece(a), PerPiece(b))
+    }
+}
+
+impl<A: Split, B: Split> Split for (A, B) {
+    fn split(self, mid: usize) -> (Self, Self) {
+        let (a0, a1) = self.0.split(mid);
+        let (b0, b1) = self.1.split(mid);
+        ((a0, b0), (a1, b1))
+    }
+}
+
+impl<A: Split, B: Split, C: Split> Split for (A, B, C) {
+    fn split(self, mid: usize) -> (Self, Self) {
+        let (a0, a1) = self.0.split(mid);
+        let (b0, b1) = self.1.split(mid);
+        let (c0, c1) = self.2.split(mid);
+        ((a0, b0, c0), (a1, b1, c1))
+    }
+}
+
+/// Calls `f(first, part)` for the pieces of `len` enemies (from enemy
+/// `first`) cut at multiples of [`CHUNK`], each piece at most `CHUNK` long,
+/// in parallel when `par`, and folds the results with `merge` in a tree
+/// fixed by `len` alone: the same pieces and the same merges on any pool.
+pub(super) fn pieces<S: Split, R: Send>(
+    par: bool,
+    part: S,
+    first: usize,
+    len: usize,
+    f: &(impl Fn(usize, S) -> R + Sync),
+    merge: &(impl Fn(R, R) -> R + Sync),
+) -> R {
+    if len <= CHUNK {
+        return f(first, part);
+    }
+    let mid = (len / CHUNK / 2).max(1) * CHUNK;
+    let (a, b) = part.split(mid);
+    let (ra, rb) = join(
+        par,
+        || pieces(par, a, first, mid, f, merge),
+        || pieces(par, b, first + mid, len - mid, f, merge),
+    );
+    merge(ra, rb)
+}

@@ -4,12 +4,13 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use tickwise::{Capture, Pcg32, Sim, StateVisitor, TickInput};
 
 use super::HordeConfig;
 use super::fixed::{SeparationKernel, oct_len};
-use super::grid::{Body, Grid};
+use super::grid::{Body, Bounds, Grid};
 use super::input::{STICK_MAX, move_vector};
 use super::par;
 use super::snapshot::HordeSnapshot;
@@ -93,6 +94,62 @@ impl Enemies {
     }
 }
 
+/// `slot_of[id]`: where enemy `id` is stored.
+///
+/// The cells are atomic so that the pieces of the parallel re-sort can each
+/// write the entries of their own enemies (every entry is written by exactly
+/// one piece, with a relaxed store; the join that ends the pass orders the
+/// writes before any read). A relaxed atomic store or load is a plain
+/// `mov` on the targets we build for.
+#[derive(Debug, Default)]
+pub(super) struct SlotOf(Vec<AtomicU32>);
+
+impl SlotOf {
+    /// Enemy `id` in slot `id`.
+    fn identity(n: usize) -> SlotOf {
+        SlotOf((0..n as u32).map(AtomicU32::new).collect())
+    }
+
+    /// Where enemy `id` is stored.
+    pub(super) fn get(&self, id: usize) -> Option<usize> {
+        self.0.get(id).map(|s| s.load(Ordering::Relaxed) as usize)
+    }
+
+    /// Records that enemy `id` is now in `slot`.
+    #[inline]
+    fn set(&self, id: u32, slot: u32) {
+        if let Some(s) = self.0.get(id as usize) {
+            s.store(slot, Ordering::Relaxed);
+        }
+    }
+
+    /// The slots in id order.
+    pub(super) fn iter(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        self.0.iter().map(|s| s.load(Ordering::Relaxed) as usize)
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl Clone for SlotOf {
+    fn clone(&self) -> SlotOf {
+        SlotOf(self.iter().map(|k| AtomicU32::new(k as u32)).collect())
+    }
+
+    /// Reuses the buffer when the sizes match: no allocation.
+    fn clone_from(&mut self, src: &SlotOf) {
+        if self.0.len() == src.0.len() {
+            for (d, s) in self.0.iter_mut().zip(&src.0) {
+                *d.get_mut() = s.load(Ordering::Relaxed);
+            }
+        } else {
+            *self = src.clone();
+        }
+    }
+}
+
 /// One enemy as seen from outside, by id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Enemy {
@@ -113,8 +170,13 @@ pub struct Enemy {
 /// See the [module docs](super) for the rules of one tick. All buffers are
 /// allocated by [`HordeWorld::new`]; [`Sim::step`] never allocates.
 ///
-/// `Clone::clone_from` reuses the world's buffers, so a rollback session
-/// saving a snapshot every tick allocates nothing after the first save.
+/// A clone is the state only: the scratch buffers (grid, back buffer,
+/// separation sums; rebuilt by every step) are left out, so a snapshot holds
+/// about 30 bytes per enemy, and a clone allocates its scratch on its first
+/// step. `Clone::clone_from` copies the state into the world's existing
+/// buffers and keeps its scratch, so a rollback session that saves a
+/// snapshot every tick and restores into its live world allocates nothing
+/// after the first save.
 #[derive(Debug)]
 pub struct HordeWorld {
     pub(super) p: Params,
@@ -139,8 +201,8 @@ pub struct HordeWorld {
     last_contacts: u32,
     pub(super) e: Enemies,
     /// `slot_of[id]`: where enemy `id` is stored.
-    slot_of: Vec<u32>,
-    // Scratch, rebuilt every tick.
+    slot_of: SlotOf,
+    // Scratch, rebuilt every tick; not part of a clone.
     grid: Grid,
     back: Enemies,
     /// Separation sums by slot.
@@ -170,17 +232,18 @@ impl Clone for HordeWorld {
             e: self.e.clone(),
             slot_of: self.slot_of.clone(),
             grid: self.grid.clone(),
-            back: self.back.clone(),
-            acc: self.acc.clone(),
+            back: Enemies::default(),
+            acc: Vec::new(),
         }
     }
 
     /// Copies the state into this world's existing buffers. The scratch
-    /// buffers (grid, back buffer, separation sums) are rebuilt at the start
-    /// of every step, so they are only copied when their sizes differ.
+    /// buffers (grid, back buffer, separation sums) are rebuilt by every
+    /// step, so they are kept as they are, never copied (the next step
+    /// resizes them if `src` has another shape).
     fn clone_from(&mut self, src: &HordeWorld) {
         self.p = src.p;
-        if self.kernel != src.kernel {
+        if !self.kernel.same(&src.kernel) {
             self.kernel.clone_from(&src.kernel);
         }
         self.band = src.band;
@@ -200,11 +263,7 @@ impl Clone for HordeWorld {
         self.last_contacts = src.last_contacts;
         self.e.clone_from(&src.e);
         self.slot_of.clone_from(&src.slot_of);
-        if self.acc.len() != src.acc.len() || self.back.body.len() != src.back.body.len() {
-            self.grid = src.grid.clone();
-            self.back = src.back.clone();
-            self.acc = src.acc.clone();
-        }
+        self.grid.clone_from(&src.grid);
     }
 }
 
@@ -270,7 +329,7 @@ impl HordeWorld {
             last_pairs: 0,
             last_contacts: 0,
             e: Enemies::new(n),
-            slot_of: (0..n as u32).collect(),
+            slot_of: SlotOf::identity(n),
             grid: Grid::new(to_i32(sub(cfg.grid_cell)), cols, rows, n),
             back: Enemies::new(n),
             acc: vec![Push::ZERO; n],
@@ -283,15 +342,16 @@ impl HordeWorld {
 
     /// One tick, finding neighbours with `how`. Both ways give the same state.
     pub(super) fn step_with(&mut self, input: &TickInput, how: Neighbours) {
+        self.reserve_scratch();
         self.move_player(input);
         if self.tick > 0 && self.tick.is_multiple_of(self.p.wave_ticks) {
             self.respawn_dead();
             self.waves += 1;
         }
-        self.steer();
+        let live = self.steer();
         let contacts = match how {
             Neighbours::Grid => {
-                self.sort_by_cell();
+                self.sort_by_cell(live);
                 self.separate_grid();
                 self.strike_grid()
             }
@@ -302,6 +362,18 @@ impl HordeWorld {
         };
         self.take_contacts(contacts);
         self.tick = self.tick.wrapping_add(1);
+    }
+
+    /// Gives a clone (which carries no scratch) its back buffer and sums;
+    /// the grid sizes its own. Nothing to do in a steady run.
+    fn reserve_scratch(&mut self) {
+        let n = self.slot_of.len();
+        if self.back.body.len() != n {
+            self.back = Enemies::new(n);
+        }
+        if self.acc.len() != n {
+            self.acc = vec![Push::ZERO; n];
+        }
     }
 
     fn move_player(&mut self, input: &TickInput) {
@@ -316,8 +388,7 @@ impl HordeWorld {
     fn respawn_dead(&mut self) {
         let (px, py) = (i64::from(self.player_x), i64::from(self.player_y));
         let e = &mut self.e;
-        for &slot in &self.slot_of {
-            let k = slot as usize;
+        for k in self.slot_of.iter() {
             if e.hp[k] <= 0 {
                 let (dx, dy) = self.band.sample(&mut self.rng);
                 e.body[k].x = clamp_i32(px + dx, self.p.max_x);
@@ -334,8 +405,9 @@ impl HordeWorld {
     /// then position += velocity, clamped to the field. An enemy with `c`
     /// overlapping neighbours last tick wants `speed · (K − min(c, K)) / K`
     /// (`K = crowdLimit`; 0 turns this off): a packed crowd stops driving
-    /// inward, which bounds its density.
-    fn steer(&mut self) {
+    /// inward, which bounds its density. Returns the live enemies' bounding
+    /// box (for the grid).
+    fn steer(&mut self) -> Bounds {
         let c = Steer {
             px: i64::from(self.player_x),
             py: i64::from(self.player_y),
@@ -346,23 +418,54 @@ impl HordeWorld {
             max_y: self.p.max_y,
         };
         let e = &mut self.e;
-        c.chunks(par::enabled(), &mut e.body, &mut e.vel, &e.hp, &e.crowd);
+        let n = e.hp.len();
+        let part = ((&mut e.body[..], &mut e.vel[..]), (&e.hp[..], &e.crowd[..]));
+        par::pieces(
+            par::enabled(),
+            part,
+            0,
+            n,
+            &|_, ((body, vel), (hp, crowd))| c.run(body, vel, hp, crowd),
+            &|a: Bounds, b| a.union(b),
+        )
     }
 
     /// Rebuilds the grid and moves every enemy array into its order (live
-    /// enemies by cell, then the dead), updating `slot_of`.
-    fn sort_by_cell(&mut self) {
-        self.grid.build(&self.e.body, &self.e.hp);
-        let (e, b) = (&self.e, &mut self.back);
-        let perm = self.grid.perm();
-        for (k, &d) in perm.iter().enumerate() {
-            let d = d as usize;
-            b.body[d] = e.body[k];
-            b.vel[d] = e.vel[k];
-            b.hp[d] = e.hp[k];
-            b.crowd[d] = e.crowd[k];
-            self.slot_of[e.body[k].id as usize] = d as u32;
-        }
+    /// enemies by cell, then the dead), updating `slot_of` and clearing the
+    /// separation sums on the way, in pieces of [`par::CHUNK`] new slots
+    /// (each piece gathers its own enemies).
+    fn sort_by_cell(&mut self, live: Bounds) {
+        let par = par::enabled();
+        self.grid.build(par, live, &self.e.body, &self.e.hp);
+        let (e, b, slot_of) = (&self.e, &mut self.back, &self.slot_of);
+        let order = self.grid.order();
+        let part = (
+            (&mut b.body[..], &mut b.vel[..]),
+            (&mut b.hp[..], &mut b.crowd[..]),
+            (order, &mut self.acc[..]),
+        );
+        par::pieces(
+            par,
+            part,
+            0,
+            order.len(),
+            &|first, ((body, vel), (hp, crowd), (order, acc))| {
+                let dst = body.iter_mut().zip(vel.iter_mut());
+                let dst = dst.zip(hp.iter_mut().zip(crowd.iter_mut()));
+                for (d, ((((body, vel), (hp, crowd)), &k), acc)) in
+                    dst.zip(order).zip(acc.iter_mut()).enumerate()
+                {
+                    let k = k as usize;
+                    *body = e.body[k];
+                    *vel = e.vel[k];
+                    *hp = e.hp[k];
+                    *crowd = e.crowd[k];
+                    *acc = Push::ZERO;
+                    slot_of.set(body.id, (first + d) as u32);
+                }
+            },
+            &|(), ()| (),
+        );
         core::mem::swap(&mut self.e, &mut self.back);
     }
 
@@ -376,8 +479,8 @@ impl HordeWorld {
     /// any number of threads.
     fn separate_grid(&mut self) {
         let n = self.grid.len();
+        // Cleared by the re-sort.
         let acc = &mut self.acc[..n];
-        acc.fill(Push::ZERO);
         let s = Separate {
             grid: &self.grid,
             kernel: &self.kernel,
@@ -523,11 +626,11 @@ impl HordeWorld {
     /// Enemy `id`, or `None` past [`HordeWorld::enemy_count`].
     #[must_use]
     pub fn enemy(&self, id: usize) -> Option<Enemy> {
-        self.slot_of.get(id).map(|&k| self.at(k as usize))
+        self.slot_of.get(id).map(|k| self.at(k))
     }
     /// All enemies in id order.
     pub fn enemies(&self) -> impl ExactSizeIterator<Item = Enemy> + '_ {
-        self.slot_of.iter().map(|&k| self.at(k as usize))
+        self.slot_of.iter().map(|k| self.at(k))
     }
     /// Field width in 1/256 px.
     #[must_use]
@@ -700,35 +803,12 @@ struct Steer<'a> {
 }
 
 impl Steer<'_> {
-    /// Steers every enemy of the slices, in pieces of [`par::CHUNK`] when `par`
-    /// (each enemy depends on its own state and the player only).
-    fn chunks(
-        &self,
-        par: bool,
-        body: &mut [Body],
-        vel: &mut [[i32; 2]],
-        hp: &[i32],
-        crowd: &[u16],
-    ) {
-        if !par || body.len() <= par::CHUNK {
-            self.run(body, vel, hp, crowd);
-            return;
-        }
-        let mid = (body.len() / par::CHUNK / 2).max(1) * par::CHUNK;
-        let (b0, b1) = body.split_at_mut(mid);
-        let (v0, v1) = vel.split_at_mut(mid);
-        let (h0, h1) = hp.split_at(mid);
-        let (c0, c1) = crowd.split_at(mid);
-        par::join(
-            par,
-            || self.chunks(par, b0, v0, h0, c0),
-            || self.chunks(par, b1, v1, h1, c1),
-        );
-    }
-
     /// Velocity toward the player (lerp by `2^-steerShift`, speed capped),
-    /// then position += velocity, clamped to the field.
-    fn run(&self, body: &mut [Body], vel: &mut [[i32; 2]], hp: &[i32], crowd: &[u16]) {
+    /// then position += velocity, clamped to the field. Each enemy depends on
+    /// its own state and the player only. Returns the live enemies' bounding
+    /// box.
+    fn run(&self, body: &mut [Body], vel: &mut [[i32; 2]], hp: &[i32], crowd: &[u16]) -> Bounds {
+        let mut live = Bounds::EMPTY;
         let most = self.want.len() - 1;
         let (px, py, speed, shift) = (self.px, self.py, self.speed, self.shift);
         let enemies = body
@@ -767,7 +847,9 @@ impl Steer<'_> {
             *vel = [nvx as i32, nvy as i32];
             pos.x = clamp_i32(i64::from(pos.x) + nvx, self.max_x);
             pos.y = clamp_i32(i64::from(pos.y) + nvy, self.max_y);
+            live.add(pos.x, pos.y);
         }
+        live
     }
 }
 
@@ -915,8 +997,8 @@ impl Sim for HordeWorld {
         ];
         for (name, get) in fields {
             v.field(name);
-            for &k in &self.slot_of {
-                v.value_i64(get(k as usize));
+            for k in self.slot_of.iter() {
+                v.value_i64(get(k));
             }
         }
     }
@@ -945,8 +1027,7 @@ impl Capture for HordeWorld {
             self.tick,
             (self.player_x, self.player_y),
             self.player_hp,
-            self.slot_of.iter().map(|&k| {
-                let k = k as usize;
+            self.slot_of.iter().map(|k| {
                 let b = self.e.body[k];
                 ([b.x, b.y], self.e.hp[k] > 0)
             }),
@@ -980,7 +1061,7 @@ mod tests {
     fn placed(c: &HordeConfig, at: &[(i32, i32)]) -> HordeWorld {
         let mut w = HordeWorld::new(&c.with_enemies(at.len() as u64).unwrap());
         for (i, &(dx, dy)) in at.iter().enumerate() {
-            assert_eq!(w.slot_of[i] as usize, i);
+            assert_eq!(w.slot_of.get(i), Some(i));
             w.e.body[i].x = w.player_x + dx;
             w.e.body[i].y = w.player_y + dy;
         }
@@ -1135,6 +1216,32 @@ mod tests {
             assert!(cheb >= inner, "enemy {i} spawned {cheb} from the player");
             assert_eq!(e.hp, 20);
         }
+    }
+
+    #[test]
+    fn a_copy_carries_no_scratch_and_steps_like_the_original() {
+        let c = cfg(&[]).with_enemies(500).unwrap();
+        let mut w = HordeWorld::new(&c);
+        for t in 0..50 {
+            w.step(&crate::horde::scripted_input(t));
+        }
+        let mut copy = w.clone();
+        assert!(copy.acc.is_empty() && copy.back.body.is_empty());
+        // A world of another size takes the state and keeps its own scratch
+        // until its next step resizes it.
+        let mut other = HordeWorld::new(&c.with_enemies(20).unwrap());
+        other.clone_from(&w);
+        assert_eq!(other.acc.len(), 20);
+        assert_eq!(other.checksum(), w.checksum());
+        for t in 50..200 {
+            let input = crate::horde::scripted_input(t);
+            w.step(&input);
+            copy.step(&input);
+            other.step(&input);
+            assert_eq!(copy.checksum(), w.checksum(), "copy, tick {t}");
+            assert_eq!(other.checksum(), w.checksum(), "other, tick {t}");
+        }
+        assert_eq!(other.acc.len(), 500);
     }
 
     #[test]
