@@ -271,33 +271,6 @@ impl IslandWorld {
         }
     }
 
-    /// One step, with `slow` for the friction when the product may overflow
-    /// or the denominator is not a power of two (see [`Sim::step`]).
-    #[inline(always)]
-    fn step_with(&mut self, input: &i32, slow: impl FnOnce(i64, i64, i64) -> i64) {
-        let v = self
-            .vel_x
-            .wrapping_add(i64::from(*input).wrapping_mul(self.accel));
-        // Floor division, also for negatives (JS Math.floor, Python //). With a
-        // positive divisor, div_euclid and an arithmetic right shift both floor;
-        // the shift keeps a step at a few ns instead of waiting on a divide.
-        let (p, overflow) = mul_or_flag(v, self.friction_num);
-        let v = if overflow | !self.friction_pow2 {
-            // Rare (a config whose denominator is not a power of two, or a
-            // product past 64 bits) and laid out of the hot path.
-            slow(v, self.friction_num, self.friction_den)
-        } else {
-            p >> self.friction_shift
-        };
-        self.vel_x = v;
-        self.pos_x = self.pos_x.wrapping_add(v);
-        self.vel_y = self.vel_y.wrapping_add(1);
-        self.pos_y = self.pos_y.wrapping_add(self.vel_y);
-        let r = self.rng.next_u32();
-        self.score = self.score.wrapping_add(u64::from(mod7(r)));
-        self.tick = self.tick.wrapping_add(1);
-    }
-
     /// Steps run.
     #[must_use]
     pub const fn tick(&self) -> u64 {
@@ -400,6 +373,21 @@ fn friction_split(v: i64, num: i64, den: i64) -> i64 {
     let (q, r) = floor_div_rem(v, den);
     let tail = (r * num).checked_div(den).unwrap_or_default();
     q.wrapping_mul(num).wrapping_add(tail)
+}
+
+/// The friction's slow path: [`friction_by_division`] natively,
+/// [`friction_split`] (the same value without 128-bit operations) on wasm32.
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+fn friction_slow(v: i64, num: i64, den: i64) -> i64 {
+    friction_by_division(v, num, den)
+}
+
+/// See the native version.
+#[cfg(target_arch = "wasm32")]
+#[inline(always)]
+fn friction_slow(v: i64, num: i64, den: i64) -> i64 {
+    friction_split(v, num, den)
 }
 
 /// `(floor(x / d), x - d·floor(x / d))` for `d >= 1`, with no panic path
@@ -515,10 +503,27 @@ impl Sim for IslandWorld {
     // Inlined across crates so a loop of steps keeps the world in registers.
     #[inline]
     fn step(&mut self, input: &i32) {
-        #[cfg(not(target_arch = "wasm32"))]
-        self.step_with(input, friction_by_division);
-        #[cfg(target_arch = "wasm32")]
-        self.step_with(input, friction_split);
+        let v = self
+            .vel_x
+            .wrapping_add(i64::from(*input).wrapping_mul(self.accel));
+        // Floor division, also for negatives (JS Math.floor, Python //). With a
+        // positive divisor, div_euclid and an arithmetic right shift both floor;
+        // the shift keeps a step at a few ns instead of waiting on a divide.
+        let (p, overflow) = mul_or_flag(v, self.friction_num);
+        let v = if overflow | !self.friction_pow2 {
+            // Rare (a config whose denominator is not a power of two, or a
+            // product past 64 bits) and laid out of the hot path.
+            friction_slow(v, self.friction_num, self.friction_den)
+        } else {
+            p >> self.friction_shift
+        };
+        self.vel_x = v;
+        self.pos_x = self.pos_x.wrapping_add(v);
+        self.vel_y = self.vel_y.wrapping_add(1);
+        self.pos_y = self.pos_y.wrapping_add(self.vel_y);
+        let r = self.rng.next_u32();
+        self.score = self.score.wrapping_add(u64::from(mod7(r)));
+        self.tick = self.tick.wrapping_add(1);
     }
 
     fn visit_state(&self, v: &mut dyn StateVisitor) {
