@@ -13,6 +13,8 @@
 //   setSpeed(p, q) -> bool            sim time at p/q of real time (false for bad numbers)
 //   replay() -> base64                the session since load or reset as a replay file
 //   downloadReplay() -> file name     the same bytes as horde-<tick>.twr (the button)
+//   advance(n) -> tick                n ticks at once, no frames (benchmarks)
+//   stopRecording()                   (benchmarks; reset() records again)
 // Real-time mode (default; ?manual turns it off) feeds requestAnimationFrame
 // timestamps; keyboard events carry their own event.timeStamp (same clock).
 import init, { Horde } from './pkg/tickwise_web.js';
@@ -176,6 +178,13 @@ export async function boot() {
       return ok;
     },
     replay: () => horde.replay(),
+    advance: (n) => {
+      const tick = horde.advance(n);
+      draw();
+      readout();
+      return tick;
+    },
+    stopRecording: () => horde.stopRecording(),
     downloadReplay: () => {
       const name = downloadBase64(horde.replay(), `horde-${horde.tick()}.twr`);
       status = `saved ${name}`;

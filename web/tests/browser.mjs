@@ -15,6 +15,7 @@
 // origin 'https://tickwise.test' to serveDir for APIs that need one
 // (crypto.subtle, etc.).
 import { chromium } from 'playwright-core';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -68,7 +69,56 @@ export async function launch(options = {}) {
       await rm(userDataDir, { recursive: true, force: true });
     }
   };
-  return { context, page, close };
+  return { context, page, close, userDataDir };
+}
+
+/** `/proc/PID/stat` fields after the command name: [state, ppid, ...]. */
+function procStat(path) {
+  try {
+    const text = readFileSync(path, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null; // the process or thread is gone
+  }
+}
+
+/**
+ * CPU time (user + system, in ms, at the kernel's 10 ms tick) used so far by
+ * the main threads of the renderer processes of the Chromium launched with
+ * `userDataDir`: the threads that run a page's JavaScript and wasm. Linux
+ * only. A benchmark on a machine busy with other work reads this before
+ * and after its run: unlike wall time it does not count the time the
+ * renderer waited for a core.
+ */
+export function rendererCpuMs(userDataDir) {
+  const procs = new Map(); // pid -> { ppid, cmd }
+  for (const name of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    const st = procStat(`/proc/${name}/stat`);
+    if (!st) continue;
+    let cmd = '';
+    try {
+      cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    procs.set(Number(name), { ppid: Number(st[1]), cmd });
+  }
+  const browsers = [...procs].filter(([, p]) => p.cmd.includes(userDataDir) && !p.cmd.includes('--type=')).map(([pid]) => pid);
+  const ours = (pid) => {
+    for (let p = pid, hops = 0; p > 1 && hops < 16; p = procs.get(p)?.ppid ?? 0, hops += 1) {
+      if (browsers.includes(p)) return true;
+    }
+    return false;
+  };
+  const ticksPerMs = 0.1; // USER_HZ = 100 on Linux
+  let ms = 0;
+  for (const [pid, p] of procs) {
+    if (!p.cmd.includes('--type=renderer') || !ours(pid)) continue;
+    const st = procStat(`/proc/${pid}/task/${pid}/stat`);
+    if (st) ms += (Number(st[11]) + Number(st[12])) / ticksPerMs;
+  }
+  return ms;
 }
 
 export const CONTENT_TYPES = {

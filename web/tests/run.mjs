@@ -7,7 +7,8 @@
 //   TICKWISE_BIN       the tickwise binary (default: `cargo build --release -p
 //                      tickwise-cli`, then target/release/tickwise)
 //   TICKWISE_WEB_DIST  the built pages (default web/dist)
-//   TICKWISE_BENCH_STEPS  island steps per speed sample (default 10000000)
+//   TICKWISE_BENCH_STEPS  island steps per recording-cost sample (default 10000000)
+//   TICKWISE_CPU_STEPS island steps per wasm-vs-native CPU-time sample (default 100000000)
 //   TICKWISE_DUEL_BIN  the duel example's own tool binary (default: built with
 //                      `cargo build --release -p tickwise-example-duel --features cli --bin duel`
 //                      when examples/duel/src/bin/duel.rs exists; the duel
@@ -24,16 +25,20 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { launch, serveDir } from './browser.mjs';
+import { launch, rendererCpuMs, serveDir } from './browser.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.resolve(process.env.TICKWISE_WEB_DIST || path.join(ROOT, 'web/dist'));
 const SHOTS = path.join(ROOT, 'out/screenshots');
 const ORIGIN = 'http://tickwise.test';
 const BENCH_STEPS = Number(process.env.TICKWISE_BENCH_STEPS || 10_000_000);
+// Island steps per CPU-time sample: enough for the renderer's 10 ms CPU tick.
+const CPU_STEPS = Number(process.env.TICKWISE_CPU_STEPS || 100_000_000);
 const BG = [15, 23, 42]; // both pages' canvas background, #0f172a
 
 const TIMELINES = Number(process.env.TICKWISE_TIMELINES || 3);
+// Horde speed samples: [enemies, ticks], sized for ~0.3 s of CPU each.
+const HORDE_BENCH = [[300, 20000], [10000, 300]];
 
 const report = { wasm: {}, island: {}, horde: {}, netplay: {}, speed: {}, replays: [] };
 
@@ -71,6 +76,27 @@ function runScript(text) {
   const r = spawnSync(cli(), ['script', '-'], { cwd: ROOT, input: text, encoding: 'utf8' });
   assert.equal(r.status, 0, `tickwise script failed: ${r.stderr}`);
   return r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+}
+
+/**
+ * Runs `tickwise ARGS` with `input` on stdin; its CPU time (user + system,
+ * ms, from getrusage) and its stdout. CPU time rather than wall time: the
+ * machine may be busy with other work.
+ */
+function cliCpuMs(args, input = '') {
+  const py = [
+    'import resource, subprocess, sys',
+    'r = subprocess.run(sys.argv[1:], input=sys.stdin.buffer.read(), stdout=subprocess.PIPE)',
+    'u = resource.getrusage(resource.RUSAGE_CHILDREN)',
+    'sys.stdout.write(r.stdout.decode())',
+    'sys.stdout.write("\\ncpu_ms %.3f %d\\n" % ((u.ru_utime + u.ru_stime) * 1000, r.returncode))',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', py, cli(), ...args], { cwd: ROOT, input, encoding: 'utf8' });
+  assert.equal(r.status, 0, `python3 wrapper failed: ${r.stderr}`);
+  const lines = r.stdout.trimEnd().split('\n');
+  const [, ms, code] = lines.pop().split(' ');
+  assert.equal(code, '0', `tickwise ${args.join(' ')} failed: ${r.stderr}`);
+  return { cpuMs: Number(ms), stdout: lines.join('\n') };
 }
 
 /** Collects page errors and console errors/warnings of a page. */
@@ -224,9 +250,14 @@ after(async () => {
     console.log(`replay ${r.file}: ${r.ticks} ticks, ${r.bytes} B, ${r.verify}${r.via ? ` (${r.via})` : ''}`);
   }
   if (s.chromiumStepsPerSec) {
-    console.log(`island steps/s: Chromium (wasm) ${(s.chromiumStepsPerSec / 1e6).toFixed(1)} M, ` +
+    console.log(`island steps per CPU second: Chromium (wasm) ${(s.chromiumStepsPerSec / 1e6).toFixed(1)} M, ` +
       `native ${(s.nativeStepsPerSec / 1e6).toFixed(1)} M, wasm/native ${(s.chromiumStepsPerSec / s.nativeStepsPerSec).toFixed(2)} ` +
       `(${s.steps} steps, best of ${s.samples})`);
+  }
+  for (const h of report.hordeSpeed || []) {
+    console.log(`horde ${h.enemies} enemies, ticks per CPU second: Chromium (wasm) ${h.chromiumTicksPerSec.toFixed(0)}, ` +
+      `native ${h.nativeTicksPerSec.toFixed(0)}, wasm/native ${(h.chromiumTicksPerSec / h.nativeTicksPerSec).toFixed(2)} ` +
+      `(${h.ticks} ticks, best of ${h.samples}; native one thread)`);
   }
   if (report.island.finalDigest) console.log(`island timeline final digest: ${report.island.finalDigest}`);
   const n = report.netplay;
@@ -338,12 +369,33 @@ describe('island page (module build over http)', () => {
   test('speed: island steps per second in Chromium versus native', async () => {
     const { page } = await open(`${ORIGIN}/island-module.html`);
     const samples = 3;
-    // The page records from load; `tickwise script` does not, so the
-    // comparison stops the recording. The recording's own cost is measured
-    // after it, on the same page.
+    // Speed: CPU time on both sides, so that other work on the machine
+    // (waiting for a core) counts on neither: the renderer's main thread
+    // (`rendererCpuMs`) around one `advance(n)` call, and the CPU time of
+    // `tickwise script` running `advance n` minus that of `advance 0`
+    // (process start, config parsing). Same session code, same steps, same
+    // inputs, not recording; best of `samples` on each side.
+    await page.evaluate(() => window.__tickwise.advance(100000)); // warm up
+    const wasmCpu = [];
+    let wasmWallMs = Infinity;
+    for (let i = 0; i < samples; i += 1) {
+      await page.evaluate(() => {
+        window.__tickwise.reset();
+        window.__tickwise.stopRecording();
+      });
+      const c0 = rendererCpuMs(browser.userDataDir);
+      const wall = await page.evaluate((n) => {
+        const t0 = performance.now();
+        window.__tickwise.advance(n);
+        return performance.now() - t0;
+      }, CPU_STEPS);
+      wasmCpu.push(rendererCpuMs(browser.userDataDir) - c0);
+      wasmWallMs = Math.min(wasmWallMs, wall);
+    }
+    // The recording's own cost, on the same page (wall time, 10^7 steps by
+    // default: a recording of 10^8 ticks would be a large buffer).
     const { wasmMs, recMs, recBytes } = await page.evaluate(([n, k]) => {
       const api = window.__tickwise;
-      api.advance(100000); // warm up
       const best = (recording) => {
         const times = [];
         for (let i = 0; i < k; i += 1) {
@@ -362,35 +414,31 @@ describe('island page (module build over http)', () => {
       return { wasmMs: plain, recMs: rec, recBytes: bytes };
     }, [BENCH_STEPS, samples]);
     await page.close();
-    // Native: the same steps through `tickwise script` (same session code),
-    // minus a run that does no steps (process start, config parsing).
-    const timeScript = (n) => {
-      let best = Infinity;
-      for (let i = 0; i < samples; i += 1) {
-        const t0 = process.hrtime.bigint();
-        runScript(`advance ${n}\n`);
-        best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
-      }
-      return best;
-    };
     cli();
-    // No clamp: 10^7 steps that measure as no time at all would be a broken
-    // measurement, and the assertion below must be able to say so.
-    const nativeMs = timeScript(BENCH_STEPS) - timeScript(0);
+    const nativeCpu = [];
+    for (let i = 0; i < samples; i += 1) {
+      nativeCpu.push(cliCpuMs(['script', '-'], `advance ${CPU_STEPS}\n`).cpuMs - cliCpuMs(['script', '-'], 'advance 0\n').cpuMs);
+    }
+    const chromiumCpuMs = Math.min(...wasmCpu);
+    const nativeCpuMs = Math.min(...nativeCpu);
     report.speed = {
-      steps: BENCH_STEPS,
+      steps: CPU_STEPS,
       samples,
-      chromiumMs: wasmMs,
-      nativeMs,
-      chromiumStepsPerSec: BENCH_STEPS / (wasmMs / 1000),
-      nativeStepsPerSec: BENCH_STEPS / (nativeMs / 1000),
+      chromiumCpuMs,
+      nativeCpuMs,
+      chromiumStepsPerSec: CPU_STEPS / (chromiumCpuMs / 1000),
+      nativeStepsPerSec: CPU_STEPS / (nativeCpuMs / 1000),
+      chromiumWallMs: wasmWallMs,
+      recordingSteps: BENCH_STEPS,
       recordingMs: recMs,
       recordingStepsPerSec: BENCH_STEPS / (recMs / 1000),
       recordingNsPerTick: ((recMs - wasmMs) * 1e6) / BENCH_STEPS,
       recordingBytesPerTick: recBytes / BENCH_STEPS,
     };
-    assert.ok(wasmMs > 0, `Chromium timing of ${BENCH_STEPS} steps is ${wasmMs} ms`);
-    assert.ok(nativeMs > 0, `native timing of ${BENCH_STEPS} steps minus startup is ${nativeMs} ms`);
+    // No clamp: steps that measure as no time at all would be a broken
+    // measurement, and these assertions must be able to say so.
+    assert.ok(chromiumCpuMs > 0, `Chromium CPU time of ${CPU_STEPS} steps is ${chromiumCpuMs} ms`);
+    assert.ok(nativeCpuMs > 0, `native CPU time of ${CPU_STEPS} steps minus startup is ${nativeCpuMs} ms`);
   });
 });
 
@@ -569,6 +617,62 @@ describe('horde page', () => {
     // Right held for 1000 ms = 30 ticks at 3 px per tick.
     assert.equal(a.dx, 90);
     await page.close();
+  });
+
+  test('speed: horde ticks per second in Chromium versus native, 300 and 10 000 enemies', async () => {
+    // The same work on both sides: the page's `advance(n)` (one wasm call,
+    // no keys held, not recording) and `tickwise horde --input still
+    // --threads 1` (one core, as the page has), both from the built-in
+    // config with the enemy count overridden; they must end on the same
+    // digest. CPU time on both sides, as for the island (the renderer's main
+    // thread; the CLI's CPU time minus that of a run of zero ticks).
+    const samples = 3;
+    const rows = [];
+    for (const [enemies, ticks] of HORDE_BENCH) {
+      const { page } = await open(`${ORIGIN}/horde.html?manual&enemies=${enemies}`);
+      await page.evaluate((n) => {
+        const api = window.__tickwiseHorde;
+        api.reset();
+        api.stopRecording();
+        api.advance(n); // warm up
+      }, Math.min(ticks, 30));
+      const wasmCpu = [];
+      let digest = '';
+      for (let i = 0; i < samples; i += 1) {
+        await page.evaluate(() => {
+          window.__tickwiseHorde.reset();
+          window.__tickwiseHorde.stopRecording();
+        });
+        const c0 = rendererCpuMs(browser.userDataDir);
+        await page.evaluate((n) => window.__tickwiseHorde.advance(n), ticks);
+        wasmCpu.push(rendererCpuMs(browser.userDataDir) - c0);
+        digest = await page.evaluate(() => window.__tickwiseHorde.state().digest);
+      }
+      await page.close();
+      const args = (t) => ['horde', '--enemies', String(enemies), '--ticks', String(t),
+        '--input', 'still', '--threads', '1', '--json'];
+      const nativeCpu = [];
+      let nativeDigest = '';
+      for (let i = 0; i < samples; i += 1) {
+        const run = cliCpuMs(args(ticks));
+        nativeDigest = JSON.parse(run.stdout).digest;
+        nativeCpu.push(run.cpuMs - cliCpuMs(args(0)).cpuMs);
+      }
+      assert.equal(digest, nativeDigest, `${enemies} enemies: the page and tickwise horde ran the same ticks`);
+      const chromiumCpuMs = Math.min(...wasmCpu);
+      const nativeCpuMs = Math.min(...nativeCpu);
+      assert.ok(chromiumCpuMs > 0 && nativeCpuMs > 0, `CPU times ${chromiumCpuMs} ms, ${nativeCpuMs} ms`);
+      rows.push({
+        enemies,
+        ticks,
+        samples,
+        chromiumCpuMs,
+        nativeCpuMs,
+        chromiumTicksPerSec: ticks / (chromiumCpuMs / 1000),
+        nativeTicksPerSec: ticks / (nativeCpuMs / 1000),
+      });
+    }
+    report.hordeSpeed = rows;
   });
 
   test('real keyboard in real-time mode moves the player', async () => {

@@ -20,7 +20,10 @@
 //!    away and reported as [`FrameReport::dropped`] (the island rules' `droppedMs`).
 //!
 //! All arithmetic is integer, in units of `1/den` ns where the step is `num/den` ns,
-//! so any rational rate is exact.
+//! so any rational rate is exact. The accumulator is kept in 128 bits, which no
+//! frame can overflow; a frame whose sum fits in 64 bits (every frame shorter
+//! than 194 years at 60 Hz, without the jitter guard) is computed in 64-bit
+//! arithmetic, with the same result: the per-frame cost is about half.
 
 use core::fmt;
 use core::num::NonZeroU32;
@@ -294,6 +297,81 @@ impl Clock {
     /// `max_steps_per_frame` steps.
     #[inline]
     pub fn advance(&mut self, dt: Nanos) -> FrameReport {
+        if self.config.jitter_tolerance.is_none()
+            && let Some(report) = self.advance_narrow(dt)
+        {
+            return report;
+        }
+        self.advance_wide(dt)
+    }
+
+    /// [`Clock::advance`] in 64-bit arithmetic: the common case, tried first.
+    ///
+    /// Without the jitter guard the drift is always zero and the accumulator
+    /// never negative, so when the accumulator plus the (clamped) frame in
+    /// `1/den` ns units fits in a `u64`, every quantity of the frame does:
+    /// the owed steps times the step are at most that sum, and so is what the
+    /// cap drops. A frame at 60 Hz (den 3) qualifies up to 194 years; only
+    /// frames of centuries, or steps with a huge denominator, take the
+    /// 128-bit path. Returns `None`, with the clock untouched, when the sum
+    /// does not fit; the result is otherwise exactly
+    /// [`Clock::advance_wide`]'s (the `narrow_path_equals_wide_path` proptest
+    /// compares them frame by frame).
+    #[inline]
+    fn advance_narrow(&mut self, dt: Nanos) -> Option<FrameReport> {
+        debug_assert!(self.config.jitter_tolerance.is_none() && self.drift == 0);
+        let step = self.config.step;
+        let unit = step.numerator();
+        let acc = u64::try_from(self.acc).ok()?;
+        let (clamped_dt, clamped) = match self.config.max_frame {
+            Some(max) if dt > max => (max, dt.saturating_sub(max)),
+            _ => (dt, Nanos::ZERO),
+        };
+        let total = clamped_dt
+            .as_nanos()
+            .checked_mul(step.denominator())?
+            .checked_add(acc)?;
+        // From here on the frame is committed: no early return.
+        self.frames = self.frames.saturating_add(1);
+        self.clamped_total += u128::from(clamped.as_nanos());
+        // floor(total / unit) without a division for the usual 0 or 1 step
+        // (`total - unit < unit`, as `2 * unit` may not fit in 64 bits).
+        let owed = if total < unit {
+            0
+        } else if total - unit < unit {
+            1
+        } else {
+            total / unit
+        };
+        let steps = owed.min(u64::from(self.config.max_steps_per_frame.get()));
+        // steps * unit <= owed * unit <= total: no overflow, no underflow.
+        let rest = total - steps * unit;
+        let capped = rest >= unit;
+        let (acc, dropped) = if capped { (0, rest) } else { (rest, 0) };
+        self.acc = i128::from(acc);
+        self.dropped_total += u128::from(dropped);
+        self.steps = self.steps.saturating_add(steps);
+        #[allow(clippy::cast_possible_truncation, reason = "steps <= cap (u32)")]
+        let steps = steps as u32;
+        Some(FrameReport {
+            steps,
+            sim_dt: dt,
+            clamped,
+            dropped: step.unscale_floor(u128::from(dropped)),
+            capped,
+            // acc < unit, as the 128-bit path's clamp to [0, unit) gives.
+            alpha: Alpha {
+                num: acc,
+                den: unit,
+            },
+            running: true,
+        })
+    }
+
+    /// [`Clock::advance`] in 128-bit arithmetic: any frame, any step, the
+    /// jitter guard. Exact for every input the types allow (see
+    /// [`crate::MAX_STEP_DENOMINATOR`]).
+    fn advance_wide(&mut self, dt: Nanos) -> FrameReport {
         let step = self.config.step;
         let unit = i128::from(step.numerator());
         self.frames = self.frames.saturating_add(1);
@@ -426,6 +504,7 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::MAX_STEP_DENOMINATOR;
     use proptest::prelude::*;
 
     fn island_rules_clock() -> Clock {
@@ -580,7 +659,161 @@ mod tests {
         assert!(cfg.with_jitter_tolerance(Nanos::from_millis(7)).is_ok());
     }
 
+    /// Everything the two paths must agree on after a frame.
+    impl Clock {
+        /// `advance_narrow` where `advance` would call it (no jitter guard).
+        fn advance_narrow_checked(&mut self, dt: Nanos) -> Option<FrameReport> {
+            if self.config.jitter_tolerance.is_some() {
+                return None;
+            }
+            self.advance_narrow(dt)
+        }
+    }
+
+    fn clock_state(c: &Clock) -> (i128, i128, u128, u128, u64, u64) {
+        (
+            c.acc,
+            c.drift,
+            c.dropped_total,
+            c.clamped_total,
+            c.frames,
+            c.steps,
+        )
+    }
+
+    #[test]
+    fn narrow_path_takes_usual_frames_and_refuses_what_does_not_fit() {
+        // 60 Hz: den = 3. A 16.7 ms frame is 50 000 001 units: 64-bit.
+        let step = StepLength::from_hz(60).unwrap();
+        let mut c = Clock::new(ClockConfig::new(step));
+        let r = c.advance_narrow(Nanos::from_nanos(16_666_667)).unwrap();
+        assert_eq!((r.steps, r.alpha.numerator()), (1, 1));
+        // u64::MAX ns times 3 does not fit in 64 bits: refused, clock untouched.
+        let before = clock_state(&c);
+        assert_eq!(c.advance_narrow(Nanos::MAX), None);
+        assert_eq!(clock_state(&c), before);
+        // The last frame that fits: acc (1) + dt * 3 <= u64::MAX.
+        let edge = (u64::MAX - 1) / 3;
+        assert!(c.clone().advance_narrow(Nanos::from_nanos(edge)).is_some());
+        assert_eq!(c.advance_narrow(Nanos::from_nanos(edge + 1)), None);
+        // The public entry point takes the 128-bit path then, and the step
+        // cap drops all but 8 steps of the frame.
+        let r = c.advance(Nanos::MAX);
+        assert_eq!((r.steps, r.capped), (8, true));
+    }
+
+    /// A frame for the narrow/wide comparison.
+    #[derive(Clone, Debug)]
+    enum TestFrame {
+        /// A frame of this many ns.
+        Ns(u64),
+        /// The longest frame the 64-bit path takes given the accumulator
+        /// at that moment, moved by the offset (so either side of the edge).
+        Edge(i16),
+        /// The frame that brings the accumulator to exactly this many whole
+        /// steps (rounded down when `den` does not divide it): the
+        /// boundaries of the step count and of the step cap.
+        Steps(u8),
+        /// A resume's carried remainder: this fraction (of 2^16) of a step
+        /// is added to the accumulator before the frame.
+        Carry(u16),
+    }
+
+    fn test_frame() -> impl Strategy<Value = TestFrame> {
+        prop_oneof![
+            4 => (0u64..100_000_000).prop_map(TestFrame::Ns),
+            1 => any::<u64>().prop_map(TestFrame::Ns),
+            1 => (0u64..1_000_000).prop_map(|d| TestFrame::Ns(u64::MAX - d)),
+            2 => any::<i16>().prop_map(TestFrame::Edge),
+            1 => any::<u16>().prop_map(TestFrame::Carry),
+            3 => (0u8..48).prop_map(TestFrame::Steps),
+        ]
+    }
+
     proptest! {
+        /// The 64-bit path gives exactly what the 128-bit path gives, report
+        /// and state, frame by frame: any step (denominators up to
+        /// `MAX_STEP_DENOMINATOR`), frames up to `u64::MAX` and right at the
+        /// edge where the 64-bit sum overflows, the step cap, the frame
+        /// clamp, carried remainders, and speeds (host frames scaled by
+        /// `Speed::scale` with its remainder carried, as the loop does).
+        /// With the jitter guard on, `advance` must take the 128-bit path.
+        #[test]
+        fn narrow_path_equals_wide_path(
+            num in prop_oneof![1u64..1_000, 1_000_000u64..100_000_000, 1u64..=u64::MAX],
+            den in prop_oneof![2 => Just(1u64), 1 => 1u64..1_000, 1 => (MAX_STEP_DENOMINATOR - 1_000)..=MAX_STEP_DENOMINATOR],
+            cap in prop_oneof![1u32..20, 1u32..=u32::MAX],
+            clamp in proptest::option::of(prop_oneof![0u64..300_000_000, any::<u64>()]),
+            jitter in proptest::option::of(3u64..100),
+            speed in proptest::option::of((1u32..=1_000, 1u32..=1_000)),
+            frames in proptest::collection::vec(test_frame(), 1..80),
+        ) {
+            let Ok(step) = StepLength::from_nanos_ratio(num, den) else {
+                return Ok(());
+            };
+            let mut cfg = ClockConfig::new(step)
+                .with_max_steps_per_frame(NonZeroU32::new(cap).unwrap());
+            if let Some(c) = clamp {
+                cfg = cfg.with_max_frame(Nanos::from_nanos(c));
+            }
+            if let Some(k) = jitter
+                && let Ok(j) = cfg.with_jitter_tolerance(Nanos::from_nanos(step.as_nanos_floor() / k))
+            {
+                cfg = j;
+            }
+            let speed = speed.and_then(|(p, q)| crate::Speed::new(p, q).ok());
+            let mut fast = Clock::new(cfg);
+            let mut wide = Clock::new(cfg);
+            let mut rem = 0u64;
+            for f in &frames {
+                let host = match *f {
+                    TestFrame::Ns(ns) => Nanos::from_nanos(ns),
+                    TestFrame::Edge(off) => {
+                        let acc = u64::try_from(fast.acc.max(0)).unwrap_or(u64::MAX);
+                        let edge = (u64::MAX - acc) / den;
+                        Nanos::from_nanos(edge.saturating_add_signed(i64::from(off)))
+                    }
+                    TestFrame::Steps(k) => {
+                        let acc = u128::try_from(fast.acc.max(0)).unwrap_or(0);
+                        let ns = (u128::from(k) * u128::from(num)).saturating_sub(acc) / u128::from(den);
+                        Nanos::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
+                    }
+                    TestFrame::Carry(frac) => {
+                        let carried = (u128::from(num) * u128::from(frac)) >> 16;
+                        fast.carry_scaled(carried);
+                        wide.carry_scaled(carried);
+                        continue;
+                    }
+                };
+                let dt = match speed {
+                    Some(s) => {
+                        let (sim, r) = s.scale(host, rem);
+                        rem = r;
+                        sim
+                    }
+                    None => host,
+                };
+                let before = clock_state(&fast);
+                let mut probe = fast.clone();
+                let narrow = probe.advance_narrow_checked(dt);
+                let want = wide.advance_wide(dt);
+                match narrow {
+                    Some(r) => {
+                        prop_assert_eq!(r, want);
+                        prop_assert_eq!(clock_state(&probe), clock_state(&wide));
+                    }
+                    None => prop_assert_eq!(clock_state(&probe), before),
+                }
+                let got = fast.advance(dt);
+                prop_assert_eq!(got, want);
+                prop_assert_eq!(clock_state(&fast), clock_state(&wide));
+                prop_assert_eq!(fast.alpha(), wide.alpha());
+                prop_assert_eq!(fast.accumulator(), wide.accumulator());
+                prop_assert_eq!(fast.dropped_total(), wide.dropped_total());
+                prop_assert_eq!(fast.clamped_total(), wide.clamped_total());
+            }
+        }
+
         /// Time is conserved: every nanosecond fed is a step, in the
         /// accumulator, in the drift, dropped or clamped.
         #[test]

@@ -217,6 +217,7 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
     ///
     /// While paused or in the background the host clock moves but no steps run
     /// (the report has `running: false`); the time is accounted at resume.
+    #[inline]
     pub fn frame(&mut self, dt: Nanos) -> FrameReport {
         self.frame_with(dt, |_| {})
     }
@@ -224,30 +225,39 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
     /// Like [`FixedLoop::frame`], calling `before_last_step(&sim)` just before
     /// the frame's last step (not at all when it runs none). An interpolating
     /// renderer captures its "previous" snapshot there.
+    #[inline]
     pub fn frame_with(&mut self, dt: Nanos, before_last_step: impl FnOnce(&S)) -> FrameReport {
         self.host_now = self.host_now.saturating_add(dt);
         if !self.lifecycle.is_running() {
-            return FrameReport {
-                steps: 0,
-                sim_dt: Nanos::ZERO,
-                clamped: Nanos::ZERO,
-                dropped: Nanos::ZERO,
-                capped: false,
-                alpha: self.clock.alpha(),
-                running: false,
-            };
+            return self.idle_report();
         }
         let sim_dt = Self::scale(self.speed, &mut self.speed_rem, dt);
         let report = self.clock.advance(sim_dt);
         self.run_steps(u64::from(report.steps), before_last_step);
-        let thrown = report.thrown_away();
-        if thrown > Nanos::ZERO {
-            self.time_dropped(thrown);
+        // Usually both are zero: test that without the saturating sum.
+        if (report.clamped.as_nanos() | report.dropped.as_nanos()) != 0 {
+            self.time_dropped(report.thrown_away());
         }
         report
     }
 
+    /// The report of a frame that arrives while paused or in the background
+    /// (out of line: the running frame is the one to keep small).
+    #[cold]
+    fn idle_report(&self) -> FrameReport {
+        FrameReport {
+            steps: 0,
+            sim_dt: Nanos::ZERO,
+            clamped: Nanos::ZERO,
+            dropped: Nanos::ZERO,
+            capped: false,
+            alpha: self.clock.alpha(),
+            running: false,
+        }
+    }
+
     /// Tells the sim about time it will never see, and records it.
+    #[cold]
     fn time_dropped(&mut self, thrown: Nanos) {
         self.sim.on_time_dropped(thrown);
         self.host_events = self.host_events.saturating_add(1);

@@ -77,7 +77,9 @@ pub struct IslandConfig {
     pub accel: i64,
     /// Friction numerator.
     pub friction_num: i64,
-    /// Friction denominator (positive).
+    /// Friction denominator (positive). `from_json` takes 1 to 10^6, and
+    /// a numerator up to the denominator; a world built from a hand-made
+    /// config clamps them into `0 <= num <= den <=` [`MAX_FRICTION_DEN`].
     pub friction_den: i64,
     /// Step cap per frame.
     pub max_steps_per_frame: u32,
@@ -248,6 +250,10 @@ impl IslandWorld {
     /// The initial world for a config.
     #[must_use]
     pub const fn new(cfg: &IslandConfig) -> IslandWorld {
+        // A friction outside 0 <= num <= den <= 2^31 can only come from a
+        // config built by hand (`from_json` refuses it): clamped, the same
+        // on every target (see `friction_split`).
+        let (num, den) = clamp_friction(cfg.friction_num, cfg.friction_den);
         IslandWorld {
             tick: 0,
             pos_x: 0,
@@ -258,10 +264,10 @@ impl IslandWorld {
             rng: Lcg32::new(cfg.seed, cfg.rng_multiplier, cfg.rng_increment),
             dropped_ns: 0,
             accel: cfg.accel,
-            friction_num: cfg.friction_num,
-            friction_den: cfg.friction_den,
-            friction_shift: cfg.friction_den.trailing_zeros(),
-            friction_pow2: cfg.friction_den > 0 && cfg.friction_den.count_ones() == 1,
+            friction_num: num,
+            friction_den: den,
+            friction_shift: den.trailing_zeros(),
+            friction_pow2: den.count_ones() == 1,
         }
     }
 
@@ -314,8 +320,11 @@ impl IslandWorld {
 /// the hot path, and with no call and no panic left in a loop of steps the
 /// compiler keeps the world's fields in registers for the whole loop (a
 /// call that may unwind forces every field back to memory each step). The
-/// config guarantees `den > 0` and `num <= den`, so the checked divisions
-/// never fail; their fallback (0) is unreachable.
+/// world keeps `1 <= den` and `0 <= num <= den`, so the checked divisions
+/// never fail; their fallback (0) is unreachable. Native targets only: on
+/// wasm32 the 128-bit operations are library calls, and [`friction_split`]
+/// computes the same value without them (a test compares the two).
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 #[cold]
 #[inline(always)]
 fn friction_by_division(v: i64, num: i64, den: i64) -> i64 {
@@ -340,9 +349,90 @@ fn friction_by_division(v: i64, num: i64, den: i64) -> i64 {
     }
 }
 
+/// [`friction_by_division`] in 64-bit operations only, for
+/// `0 <= num <= den <= 2^31` and any `v`: the same value, with no 128-bit
+/// multiply or divide. wasm32 has no instructions for those (they are
+/// library calls there), and a call anywhere in a loop of steps, even on a
+/// branch never taken, makes V8 keep the world's fields on the stack
+/// instead of in registers: 3.7 instead of 2.6 ns a step. (So do a larger
+/// slow path or more loop-invariant values here, such as a general
+/// 128-by-64-bit division, or reducing `num` modulo `den` too: 6.3 ns.
+/// Hence the friction's range, which [`IslandWorld::new`] enforces.)
+/// No call, no loop, no panic path.
+///
+/// With `v = q·den + r`, `0 <= r < den` (floor division),
+/// `v·num/den = q·num + r·num/den` and `q·num` is whole, so
+/// `floor(v·num/den) = q·num + floor(r·num/den)`, where
+/// `r·num < den² <= 2^62` is exact. The result lies between 0 and `v`
+/// (`num <= den`), so it fits in an `i64`; `q·num` alone may not (by less
+/// than `num`, near `i64::MIN`), but a sum whose exact value fits is exact
+/// in wrapping (mod 2^64) arithmetic.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[inline(always)]
+fn friction_split(v: i64, num: i64, den: i64) -> i64 {
+    let (q, r) = floor_div_rem(v, den);
+    let tail = (r * num).checked_div(den).unwrap_or_default();
+    q.wrapping_mul(num).wrapping_add(tail)
+}
+
+/// The friction's slow path: [`friction_by_division`] natively,
+/// [`friction_split`] (the same value without 128-bit operations) on wasm32.
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+fn friction_slow(v: i64, num: i64, den: i64) -> i64 {
+    friction_by_division(v, num, den)
+}
+
+/// See the native version.
+#[cfg(target_arch = "wasm32")]
+#[inline(always)]
+fn friction_slow(v: i64, num: i64, den: i64) -> i64 {
+    friction_split(v, num, den)
+}
+
+/// `(floor(x / d), x - d·floor(x / d))` for `d >= 1`, with no panic path
+/// (a panic is a call too; see [`friction_split`]); `(0, 0)` for `d < 1`,
+/// which its caller never passes.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[inline(always)]
+const fn floor_div_rem(x: i64, d: i64) -> (i64, i64) {
+    match (x.checked_div(d), x.checked_rem(d)) {
+        // d >= 2 whenever r < 0, so q - 1 >= i64::MIN / 2 - 1, r + d < d.
+        (Some(q), Some(r)) if r < 0 => (q - 1, r + d),
+        (Some(q), Some(r)) => (q, r),
+        _ => (0, 0),
+    }
+}
+
+/// The largest friction denominator a world keeps ([`IslandWorld::new`]):
+/// [`friction_split`] needs `den² <= 2^62`. `from_json` allows 10^6.
+pub const MAX_FRICTION_DEN: i64 = 1 << 31;
+
+/// The friction a world runs with: `(num, den)` clamped into
+/// `0 <= num <= den`, `1 <= den <=` [`MAX_FRICTION_DEN`]. Every config
+/// `from_json` accepts is inside already; only a hand-built one changes.
+const fn clamp_friction(num: i64, den: i64) -> (i64, i64) {
+    let den = if den < 1 {
+        1
+    } else if den > MAX_FRICTION_DEN {
+        MAX_FRICTION_DEN
+    } else {
+        den
+    };
+    let num = if num < 0 {
+        0
+    } else if num > den {
+        den
+    } else {
+        num
+    };
+    (num, den)
+}
+
 /// `floor(p / den)` for `den > 0` (the quotient rounded toward minus
 /// infinity, as `div_euclid` for a positive divisor), written out so that
 /// no library function is called (see [`friction_by_division`]).
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 #[inline(always)]
 fn floor_div_i64(p: i64, den: i64) -> i64 {
     match (p.checked_div(den), p.checked_rem(den)) {
@@ -377,7 +467,8 @@ const fn mod7(r: u32) -> u32 {
 }
 
 /// `v * num` and whether it may have overflowed (then the caller takes the
-/// exact 128-bit path). Natively the multiply's own overflow flag; on wasm32,
+/// exact slow path: [`friction_by_division`], or [`friction_split`] on
+/// wasm32). Natively the multiply's own overflow flag; on wasm32,
 /// which has none (an overflow-checked 64-bit multiply becomes a 128-bit
 /// multiply call), a bound instead: the config keeps `0 <= num <= 10^6 <
 /// 2^20`, so `|v| < 2^43` guarantees `|v * num| < 2^63`. Either way the
@@ -422,7 +513,7 @@ impl Sim for IslandWorld {
         let v = if overflow | !self.friction_pow2 {
             // Rare (a config whose denominator is not a power of two, or a
             // product past 64 bits) and laid out of the hot path.
-            friction_by_division(v, self.friction_num, self.friction_den)
+            friction_slow(v, self.friction_num, self.friction_den)
         } else {
             p >> self.friction_shift
         };
@@ -485,7 +576,48 @@ impl tickwise::Capture for IslandWorld {
 
 #[cfg(test)]
 mod tests {
-    use super::{friction_by_division, mod7, mul_bounded};
+    use super::{
+        MAX_FRICTION_DEN, clamp_friction, friction_by_division, friction_split, mod7, mul_bounded,
+    };
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The wasm32 friction equals the 128-bit one over its whole domain
+        /// (`0 <= num <= den <= 2^31`, any velocity), edges included; the
+        /// expected value is also checked against i128 `div_euclid`.
+        #[test]
+        fn friction_split_equals_the_128_bit_division(
+            v in prop_oneof![any::<i64>(), -100_000i64..100_000, Just(i64::MIN), Just(i64::MAX),
+                (0i64..64).prop_map(|k| i64::MIN + k), (0i64..64).prop_map(|k| i64::MAX - k)],
+            den in prop_oneof![1i64..=16, 1i64..=1_000_000, (MAX_FRICTION_DEN - 64)..=MAX_FRICTION_DEN],
+            num_frac in 0u32..=1 << 16,
+            num_edge in 0i64..4,
+        ) {
+            let num = match num_edge {
+                0 => 0,
+                1 => den,
+                2 => den - 1,
+                _ => i64::try_from((i128::from(den) * i128::from(num_frac)) >> 16).unwrap(),
+            };
+            let want = friction_by_division(v, num, den);
+            prop_assert_eq!(friction_split(v, num, den), want, "{} * {} / {}", v, num, den);
+            let exact = (i128::from(v) * i128::from(num)).div_euclid(i128::from(den));
+            prop_assert_eq!(i128::from(want), exact);
+        }
+    }
+
+    #[test]
+    fn hand_built_friction_is_clamped_into_the_split_domain() {
+        assert_eq!(clamp_friction(15, 16), (15, 16), "the island rules");
+        assert_eq!(clamp_friction(1_000_000, 1_000_000), (1_000_000, 1_000_000));
+        assert_eq!(clamp_friction(5, 0), (1, 1));
+        assert_eq!(clamp_friction(-3, -7), (0, 1));
+        assert_eq!(clamp_friction(9, 4), (4, 4));
+        assert_eq!(
+            clamp_friction(i64::MAX, i64::MAX),
+            (MAX_FRICTION_DEN, MAX_FRICTION_DEN)
+        );
+    }
 
     #[test]
     fn friction_division_floors_like_div_euclid() {
