@@ -107,10 +107,9 @@ impl fmt::Display for BlockFault {
                 f,
                 "the block covers {block_ticks} ticks but only {ticks_left} of the declared ticks are left"
             ),
-            BlockFault::UnknownMode { mode } => write!(
-                f,
-                "block mode {mode} is not known (0 = runs, 1 = packed)"
-            ),
+            BlockFault::UnknownMode { mode } => {
+                write!(f, "block mode {mode} is not known (0 = runs, 1 = packed)")
+            }
             BlockFault::RunPastBlock {
                 block_ticks,
                 covered,
@@ -118,14 +117,12 @@ impl fmt::Display for BlockFault {
                 f,
                 "its runs cover {covered} ticks, past the block's {block_ticks}"
             ),
-            BlockFault::PaletteSize { size } => write!(
-                f,
-                "palette of {size} inputs, outside 2..={MAX_PALETTE}"
-            ),
-            BlockFault::DuplicatePaletteEntry { index } => write!(
-                f,
-                "palette entry {index} repeats an earlier entry"
-            ),
+            BlockFault::PaletteSize { size } => {
+                write!(f, "palette of {size} inputs, outside 2..={MAX_PALETTE}")
+            }
+            BlockFault::DuplicatePaletteEntry { index } => {
+                write!(f, "palette entry {index} repeats an earlier entry")
+            }
             BlockFault::SymbolOutsidePalette {
                 index,
                 symbol,
@@ -512,8 +509,10 @@ struct Segment {
 /// Long runs (at least 64 ticks) are always stored as runs. Each maximal
 /// stretch of shorter runs whose distinct inputs fit a palette of 16 is
 /// stored packed when that is smaller than its runs plus the cost of
-/// breaking the surrounding runs block; consecutive stretches stored as runs
-/// share one block.
+/// breaking the surrounding runs block (counted as a header for all the
+/// ticks); consecutive stretches stored as runs share one block. So the
+/// section is never larger than the same runs in one runs block (what
+/// version 2 stored, plus that block's header).
 pub(crate) fn encode_blocks<I: ReplayInput>(runs: &[Run<I>]) -> (Vec<u8>, usize) {
     let mut merged: Vec<Run<I>> = Vec::with_capacity(runs.len());
     for run in runs {
@@ -530,6 +529,7 @@ pub(crate) fn encode_blocks<I: ReplayInput>(runs: &[Run<I>]) -> (Vec<u8>, usize)
             v.len() as u64
         })
         .collect();
+    let total: u64 = merged.iter().map(|r| r.len).sum();
     let mut segments: Vec<Segment> = Vec::new();
     let mut i = 0;
     while i < merged.len() {
@@ -565,8 +565,11 @@ pub(crate) fn encode_blocks<I: ReplayInput>(runs: &[Run<I>]) -> (Vec<u8>, usize)
                 })
                 .sum();
             let symbols = symbol_bytes(ticks, symbol_bits(palette.len())).unwrap_or(u64::MAX);
-            // Its own header, and a new header for the runs block after it.
-            let cost = 2 * (varint_len(ticks) + 1) + 1 + palette_bytes + symbols;
+            // Its own header and palette, and at most one more runs block
+            // header (the runs block it splits): charging that to the packed
+            // block keeps the section no larger than one runs block would be.
+            let cost =
+                (varint_len(ticks) + 1) + (varint_len(total) + 1) + 1 + palette_bytes + symbols;
             cost < as_runs
         };
         push_segment(&mut segments, i, j, packed);
