@@ -21,9 +21,8 @@
 //! ([`check_blocks`]: every fault has its own [`BlockFault`] and offset),
 //! and again, lazily, while a re-simulation steps through it
 //! ([`RunDecoder`]: one run at a time, in constant memory). Decoding yields
-//! the same merged runs whatever the block structure: equal neighbours are
-//! joined, also across blocks, so [`super::Replay::runs`] does not depend on
-//! the writer's choices.
+//! the runs as stored; [`super::Replay::runs`] joins equal neighbours (also
+//! across blocks), so it does not depend on the writer's choices.
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -165,13 +164,40 @@ const fn symbol_bytes(n: u64, bits: u32) -> Option<u64> {
     }
 }
 
-/// Symbol `i` of a packed block: bits `i·bits ..` of the little-endian bit
-/// stream (byte `k` holds stream bits `8k ..= 8k + 7`, bit 0 first).
-#[inline]
-fn symbol_at(symbols: &[u8], i: usize, bits: u32) -> u8 {
-    let bit = i * bits as usize;
-    let mask = ((1u16 << bits) - 1) as u8;
-    symbols.get(bit / 8).map_or(0, |b| (b >> (bit % 8)) & mask)
+/// Checks a packed block's `count` symbols (n ≥ 1) against a palette of
+/// `size`: returns the first and last symbols and how many times the symbol
+/// changes, or the index and value of the first symbol outside the palette.
+/// One pass over the bytes, a shift and a mask per symbol.
+fn check_symbols(
+    symbols: &[u8],
+    count: usize,
+    bits: u32,
+    size: usize,
+) -> Result<(u8, u8, usize), (u64, u8)> {
+    let per_byte = (8 / bits) as usize;
+    let mask = (1u32 << bits) - 1;
+    let mut i = 0usize;
+    let mut previous = u32::MAX;
+    let mut first = 0u32;
+    let mut changes = 0usize;
+    for &byte in symbols {
+        let mut b = u32::from(byte);
+        for _ in 0..per_byte.min(count - i) {
+            let sym = b & mask;
+            b >>= bits;
+            if sym as usize >= size {
+                return Err((i as u64, sym.to_le_bytes()[0]));
+            }
+            if i == 0 {
+                first = sym;
+            } else {
+                changes += usize::from(sym != previous);
+            }
+            previous = sym;
+            i += 1;
+        }
+    }
+    Ok((first.to_le_bytes()[0], previous.to_le_bytes()[0], changes))
 }
 
 /// Where a checked input blocks section lies in the file, and how many
@@ -274,25 +300,22 @@ pub(crate) fn check_blocks<I: ReplayInput>(
                 )?;
                 // n symbols fit in the bytes present, so n fits a usize.
                 let count = usize::try_from(n).unwrap_or(usize::MAX);
-                let size = palette.len();
-                let mut previous = usize::MAX;
-                for i in 0..count {
-                    let sym = symbol_at(symbols, i, bits);
-                    if usize::from(sym) >= size {
-                        return Err(fault(
-                            sym_offset + (i * bits as usize / 8) as u64,
+                let (first, last, changes) = check_symbols(symbols, count, bits, palette.len())
+                    .map_err(|(index, symbol)| {
+                        fault(
+                            sym_offset + index * u64::from(bits) / 8,
                             BlockFault::SymbolOutsidePalette {
-                                index: i as u64,
-                                symbol: sym,
-                                palette: u16::try_from(size).unwrap_or(u16::MAX),
+                                index,
+                                symbol,
+                                palette: u16::try_from(palette.len()).unwrap_or(u16::MAX),
                             },
-                        ));
-                    }
-                    if usize::from(sym) != previous {
-                        previous = usize::from(sym);
-                        counter.piece(palette[previous].clone());
-                    }
-                }
+                        )
+                    })?;
+                // The block's first run may continue the previous block's
+                // last; each change of symbol starts a run.
+                counter.piece(palette[usize::from(first)].clone());
+                counter.runs += changes;
+                counter.last = Some(palette[usize::from(last)].clone());
                 let used_bits = count * bits as usize;
                 if used_bits % 8 != 0
                     && let Some(&last) = symbols.last()
@@ -351,34 +374,30 @@ fn read_palette<I: ReplayInput>(
     Ok(())
 }
 
-/// Where a [`RunDecoder`] is inside the current block.
-#[derive(Clone, Debug)]
-enum Cursor<'a> {
-    /// Between blocks.
-    Between,
-    /// In a runs block, with this many ticks left.
-    Runs { left: u64 },
-    /// In a packed block: its symbols, the next symbol's index, the count.
-    Packed {
-        symbols: &'a [u8],
-        next: usize,
-        count: usize,
-        bits: u32,
-    },
-}
-
-/// The runs of a checked input blocks section, decoded one at a time, equal
-/// neighbours merged (also across blocks).
+/// The runs of a checked input blocks section, decoded one at a time, as
+/// stored: a run that a writer split across two blocks (or an unmerged
+/// neighbour in a runs block) comes out as two runs with the same input.
+/// Re-simulation does not care; [`super::Replay::runs`] merges them.
 ///
 /// Returned by [`super::Replay::encoded_runs`]; yields `Run`s by value, so a
 /// re-simulation holds one decoded run and one palette (at most
-/// [`MAX_PALETTE`] inputs) at a time, whatever the tick count.
+/// [`MAX_PALETTE`] inputs) at a time, whatever the tick count. Inside a
+/// packed block the next run is found with a shift and a mask per tick.
 #[derive(Clone, Debug)]
 pub struct RunDecoder<'a, I> {
     reader: ByteReader<'a>,
-    cursor: Cursor<'a>,
+    /// Ticks left in the current runs block (0 outside one).
+    runs_left: u64,
+    /// The current packed block's symbols (empty outside one).
+    symbols: &'a [u8],
+    /// Index of the next symbol, and the block's symbol count (equal
+    /// outside a packed block).
+    next: usize,
+    count: usize,
+    /// Bits per symbol and their mask.
+    bits: u32,
+    mask: u8,
     palette: Vec<I>,
-    pending: Option<Run<I>>,
 }
 
 impl<'a, I: ReplayInput> RunDecoder<'a, I> {
@@ -387,75 +406,78 @@ impl<'a, I: ReplayInput> RunDecoder<'a, I> {
     pub(crate) const fn new(section: &'a [u8]) -> RunDecoder<'a, I> {
         RunDecoder {
             reader: ByteReader::new(section),
-            cursor: Cursor::Between,
+            runs_left: 0,
+            symbols: &[],
+            next: 0,
+            count: 0,
+            bits: 1,
+            mask: 1,
             palette: Vec::new(),
-            pending: None,
         }
     }
 
-    /// The next piece: one run of a runs block, or the symbols of a packed
-    /// block up to the next change. The section was checked when the replay
-    /// was built, so no read fails; if one did, the iteration would end
-    /// early (never a panic).
     #[inline]
+    fn symbol(&self, i: usize) -> u8 {
+        let bit = i * self.bits as usize;
+        self.symbols
+            .get(bit / 8)
+            .map_or(0, |b| (b >> (bit % 8)) & self.mask)
+    }
+
+    /// The symbols of the current packed block up to the next change, as a
+    /// run. Only called with `next < count`.
+    #[inline]
+    fn packed_piece(&mut self) -> Run<I> {
+        let sym = self.symbol(self.next);
+        let start = self.next;
+        self.next += 1;
+        while self.next < self.count && self.symbol(self.next) == sym {
+            self.next += 1;
+        }
+        // The section was checked: every symbol names a palette entry.
+        let input = self
+            .palette
+            .get(usize::from(sym))
+            .cloned()
+            .unwrap_or_default();
+        Run {
+            len: (self.next - start) as u64,
+            input,
+        }
+    }
+
+    /// The next run of a runs block, or of the next block. The section was
+    /// checked when the replay was built, so no read fails; if one did, the
+    /// iteration would end early (never a panic). Out of line, so that
+    /// the loop that steps the sim keeps its registers.
+    #[inline(never)]
     fn piece(&mut self) -> Option<Run<I>> {
         loop {
-            match &mut self.cursor {
-                Cursor::Between => {
-                    if self.reader.is_empty() {
-                        return None;
-                    }
-                    let n = self.reader.varint("block tick count").ok()?;
-                    match self.reader.u8("block mode").ok()? {
-                        BLOCK_RUNS => self.cursor = Cursor::Runs { left: n },
-                        BLOCK_PACKED => {
-                            read_palette(&mut self.reader, &mut self.palette).ok()?;
-                            let bits = symbol_bits(self.palette.len());
-                            let count = usize::try_from(n).ok()?;
-                            let bytes = usize::try_from(symbol_bytes(n, bits)?).ok()?;
-                            let symbols = self.reader.take(bytes, "packed input symbols").ok()?;
-                            self.cursor = Cursor::Packed {
-                                symbols,
-                                next: 0,
-                                count,
-                                bits,
-                            };
-                        }
-                        _ => return None,
-                    }
+            if self.next < self.count {
+                return Some(self.packed_piece());
+            }
+            if self.runs_left > 0 {
+                let len = self.reader.varint("run length").ok()?;
+                self.runs_left = self.runs_left.saturating_sub(len);
+                let input = I::decode(&mut self.reader).ok()?;
+                return Some(Run { len, input });
+            }
+            if self.reader.is_empty() {
+                return None;
+            }
+            let n = self.reader.varint("block tick count").ok()?;
+            match self.reader.u8("block mode").ok()? {
+                BLOCK_RUNS => self.runs_left = n,
+                BLOCK_PACKED => {
+                    read_palette(&mut self.reader, &mut self.palette).ok()?;
+                    self.bits = symbol_bits(self.palette.len());
+                    self.mask = ((1u16 << self.bits) - 1).to_le_bytes()[0];
+                    let bytes = usize::try_from(symbol_bytes(n, self.bits)?).ok()?;
+                    self.symbols = self.reader.take(bytes, "packed input symbols").ok()?;
+                    self.count = usize::try_from(n).ok()?;
+                    self.next = 0;
                 }
-                Cursor::Runs { left } => {
-                    if *left == 0 {
-                        self.cursor = Cursor::Between;
-                        continue;
-                    }
-                    let len = self.reader.varint("run length").ok()?;
-                    *left = left.saturating_sub(len);
-                    let input = I::decode(&mut self.reader).ok()?;
-                    return Some(Run { len, input });
-                }
-                Cursor::Packed {
-                    symbols,
-                    next,
-                    count,
-                    bits,
-                } => {
-                    if *next >= *count {
-                        self.cursor = Cursor::Between;
-                        continue;
-                    }
-                    let sym = symbol_at(symbols, *next, *bits);
-                    let start = *next;
-                    *next += 1;
-                    while *next < *count && symbol_at(symbols, *next, *bits) == sym {
-                        *next += 1;
-                    }
-                    let input = self.palette.get(usize::from(sym))?.clone();
-                    return Some(Run {
-                        len: (*next - start) as u64,
-                        input,
-                    });
-                }
+                _ => return None,
             }
         }
     }
@@ -466,21 +488,24 @@ impl<I: ReplayInput> Iterator for RunDecoder<'_, I> {
 
     #[inline]
     fn next(&mut self) -> Option<Run<I>> {
-        let mut run = match self.pending.take() {
-            Some(run) => run,
-            None => self.piece()?,
-        };
-        loop {
-            match self.piece() {
-                Some(p) if p.input == run.input => run.len += p.len,
-                Some(p) => {
-                    self.pending = Some(p);
-                    return Some(run);
-                }
-                None => return Some(run),
-            }
+        if self.next < self.count {
+            return Some(self.packed_piece());
+        }
+        self.piece()
+    }
+}
+
+/// Collects runs, joining equal neighbours (the canonical runs of a replay,
+/// whatever its blocks).
+pub(crate) fn merge_runs<I: PartialEq>(runs: impl Iterator<Item = Run<I>>) -> Vec<Run<I>> {
+    let mut out: Vec<Run<I>> = Vec::new();
+    for run in runs {
+        match out.last_mut() {
+            Some(last) if last.input == run.input => last.len += run.len,
+            _ => out.push(run),
         }
     }
+    out
 }
 
 /// Bytes of `v` as a varint.

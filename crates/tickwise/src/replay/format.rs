@@ -10,7 +10,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::OnceCell;
 
-use super::blocks::{BlockSection, RunDecoder, check_blocks, encode_blocks};
+use super::blocks::{BlockSection, RunDecoder, check_blocks, encode_blocks, merge_runs};
 use super::bytes::{ByteReader, put_varint};
 use super::codec::ReplayInput;
 use super::error::ReplayError;
@@ -251,12 +251,13 @@ pub(crate) const fn check_interval(every: u64) -> Result<(), ReplayError> {
     Ok(())
 }
 
-/// A replay: header, per-tick inputs as runs, checkpoints and the final
-/// state. Always internally consistent (built by [`Replay::from_bytes`],
+/// A replay: header, per-tick inputs, checkpoints and the final state.
+/// Always internally consistent (built by [`Replay::from_bytes`],
 /// [`Replay::from_parts`] or [`super::Recorder`]).
 ///
-/// The input runs are kept encoded, as the file stores them (about 2 bytes
-/// a run instead of 16 decoded), and decoded while [`super::verify`] and
+/// The inputs are kept encoded, as the file stores them (input blocks: about
+/// 2 bytes a run, or 2 bits a tick for −1/0/1 inputs that change every tick,
+/// instead of 16 bytes a run decoded), and decoded while [`super::verify`] and
 /// [`super::compare_replays`] step through them: re-simulating a replay
 /// needs memory for the encoded file, not for every run decoded. The
 /// slice view [`Replay::runs`] (and [`Replay::inputs`]) decodes once, on
@@ -265,9 +266,10 @@ pub(crate) const fn check_interval(every: u64) -> Result<(), ReplayError> {
 pub struct Replay<I> {
     /// Everything but the runs (`parts.runs` is always empty here).
     parts: ReplayParts<I>,
-    /// The input runs section, encoded exactly as in the file (checked).
+    /// The input blocks section, encoded exactly as in the file (checked),
+    /// without its length prefix.
     run_bytes: Vec<u8>,
-    /// Runs in `run_bytes`.
+    /// Runs in `run_bytes` (equal neighbours merged).
     run_count: usize,
     /// `run_bytes` decoded, filled by the first [`Replay::runs`] call.
     decoded: OnceCell<Vec<Run<I>>>,
@@ -612,7 +614,7 @@ impl<I: ReplayInput> Replay<I> {
         })
     }
 
-    /// Reads a replay from a buffer it may keep: the input runs are moved to
+    /// Reads a replay from a buffer it may keep: the input blocks are moved to
     /// the front of `bytes` and the rest is dropped, so reading a file costs
     /// no second copy of its largest section (what `tickwise verify` uses).
     ///
@@ -792,10 +794,18 @@ impl<I> Replay<I> {
         self.parts.header.ticks
     }
 
-    /// How many input runs the replay holds.
+    /// How many input runs the replay holds (equal neighbours merged, also
+    /// across blocks).
     #[must_use]
     pub const fn run_count(&self) -> usize {
         self.run_count
+    }
+
+    /// Bytes of the input blocks section as stored in the file (without
+    /// its length prefix): what the inputs cost.
+    #[must_use]
+    pub const fn input_bytes(&self) -> usize {
+        self.run_bytes.len()
     }
 
     /// The host events, in tick order (see [`HostEvent`]).
@@ -847,18 +857,20 @@ impl<I> Replay<I> {
 
 impl<I: ReplayInput> Replay<I> {
     /// The input runs, in tick order, decoded one at a time from the stored
-    /// encoding: what re-simulation uses, in constant memory.
+    /// encoding: what re-simulation uses, in constant memory. Runs come out
+    /// as stored, so two neighbours may have the same input (a run a writer
+    /// split across blocks); [`Replay::runs`] joins them.
     #[must_use]
     pub fn encoded_runs(&self) -> RunDecoder<'_, I> {
         RunDecoder::new(&self.run_bytes)
     }
 
-    /// The input runs, in tick order, as a slice: decoded on the first call
-    /// and kept (16 bytes or more a run); [`Replay::encoded_runs`] streams
-    /// them instead.
+    /// The input runs, in tick order, as a slice, equal neighbours joined
+    /// ([`Replay::run_count`] of them): decoded on the first call and kept
+    /// (16 bytes or more a run); [`Replay::encoded_runs`] streams them instead.
     #[must_use]
     pub fn runs(&self) -> &[Run<I>] {
-        self.decoded.get_or_init(|| self.encoded_runs().collect())
+        self.decoded.get_or_init(|| merge_runs(self.encoded_runs()))
     }
 
     /// Every tick's input, in order (runs expanded lazily; the runs are
@@ -875,7 +887,7 @@ impl<I: ReplayInput> Replay<I> {
     pub fn into_parts(self) -> ReplayParts<I> {
         let runs = match self.decoded.into_inner() {
             Some(runs) => runs,
-            None => RunDecoder::new(&self.run_bytes).collect(),
+            None => merge_runs(RunDecoder::new(&self.run_bytes)),
         };
         ReplayParts { runs, ..self.parts }
     }
