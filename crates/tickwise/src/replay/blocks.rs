@@ -317,7 +317,7 @@ pub(crate) fn check_blocks<I: ReplayInput>(
                 counter.runs += changes;
                 counter.last = Some(palette[usize::from(last)].clone());
                 let used_bits = count * bits as usize;
-                if used_bits % 8 != 0
+                if !used_bits.is_multiple_of(8)
                     && let Some(&last) = symbols.last()
                     && last >> (used_bits % 8) != 0
                 {
