@@ -68,7 +68,8 @@ def input_end(buf, i, kind):
 
 
 def symbol_bits(size):
-    return 1 if size <= 2 else 2 if size <= 4 else 4 if size <= 16 else 8
+    assert 2 <= size <= 16, "palette size"
+    return 1 if size <= 2 else 2 if size <= 4 else 4
 
 
 def iter_blocks(section, kind):

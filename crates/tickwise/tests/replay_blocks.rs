@@ -221,10 +221,14 @@ fn bad(offset: u64, fault: BlockFault) -> ReplayError {
 
 #[test]
 fn palette_too_large_or_too_small() {
-    // 257 = 81 02.
     assert_eq!(
-        block_error(12, &[0x0c, 0x01, 0x81, 0x02, 0x00]),
-        bad(AT + 2, BlockFault::PaletteSize { size: 257 })
+        block_error(12, &[0x0c, 0x01, 0x11, 0x02, 0x00]),
+        bad(AT + 2, BlockFault::PaletteSize { size: 17 })
+    );
+    // 2^40 = 80 80 80 80 80 20: refused before any entry is read.
+    assert_eq!(
+        block_error(12, &[0x0c, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20]),
+        bad(AT + 2, BlockFault::PaletteSize { size: 1 << 40 })
     );
     assert_eq!(
         block_error(12, &[0x0c, 0x01, 0x01, 0x02, 0x00, 0x00, 0x00]),
@@ -368,9 +372,9 @@ fn empty_blocks_unknown_modes_and_runs_past_their_block() {
 
 #[test]
 fn block_errors_say_what_and_where() {
-    let msg = block_error(12, &[0x0c, 0x01, 0x81, 0x02]).to_string();
+    let msg = block_error(12, &[0x0c, 0x01, 0x11, 0x02]).to_string();
     assert!(
-        msg.contains("byte 53") && msg.contains("palette of 257"),
+        msg.contains("byte 53") && msg.contains("palette of 17 inputs, outside 2..=16"),
         "{msg}"
     );
 }

@@ -7,15 +7,18 @@
 //! * **runs** (mode 0): `run length, input` pairs, as versions 1 and 2 stored
 //!   every input. Long runs (a scripted walk, an idle player) cost two bytes
 //!   per run whatever its length.
-//! * **packed** (mode 1): a palette of the block's distinct inputs, then one
-//!   fixed-width symbol per tick (1, 2, 4 or 8 bits), least significant bits
-//!   first. Inputs that change every tick (a random −1/0/1 stick) cost 2 bits
+//! * **packed** (mode 1): a palette of the block's distinct inputs (2 to 16),
+//!   then one fixed-width symbol per tick (1, 2 or 4 bits), least
+//!   significant bits first. Inputs that change every tick (a random −1/0/1 stick) cost 2 bits
 //!   a tick instead of about 11 as runs; log2(3) ≈ 1.58 bits is the floor.
 //!
 //! Widths that divide 8 keep every symbol inside one byte, so the decoder
 //! shifts and masks one byte per tick, with no state carried across bytes;
-//! 3 or 5 bits would save at most a quarter on palettes of 5 to 8 or 17 to
-//! 32 inputs, which random ±1/0 inputs do not have.
+//! 3 bits would save a quarter on palettes of 5 to 8 inputs, which random
+//! ±1/0 inputs do not have. Palettes stop at 16: checking that no entry
+//! repeats compares every pair (inputs have no order or hash), so a bound
+//! of 16 keeps that at 120 comparisons per block of 19 bytes or more, and
+//! inputs with more distinct values per stretch are cheaper as runs.
 //!
 //! The section is read twice: once, fully, when a replay is read
 //! ([`check_blocks`]: every fault has its own [`BlockFault`] and offset),
@@ -36,11 +39,10 @@ use super::format::Run;
 pub const BLOCK_RUNS: u8 = 0;
 /// Block mode byte: a palette and fixed-width symbols.
 pub const BLOCK_PACKED: u8 = 1;
-/// The most inputs a packed block's palette may hold (8-bit symbols).
-pub const MAX_PALETTE: usize = 256;
-/// The largest palette the writer builds: 4-bit symbols. Inputs with more
-/// distinct values per stretch of short runs are stored as runs.
-const WRITER_MAX_PALETTE: usize = 16;
+/// The most inputs a packed block's palette may hold (4-bit symbols).
+/// Inputs with more distinct values per stretch of short runs are stored
+/// as runs.
+pub const MAX_PALETTE: usize = 16;
 /// Runs at least this long are always written as runs: in a packed block
 /// they would cost `len × width / 8` bytes instead of about 2, and a packed
 /// block's header and palette (about 8 bytes) is paid back within a few runs.
@@ -72,7 +74,7 @@ pub enum BlockFault {
         /// Ticks its runs cover, this run included.
         covered: u64,
     },
-    /// A packed block's palette size outside 2..=256.
+    /// A packed block's palette size outside 2..=16.
     PaletteSize {
         /// The size declared.
         size: u64,
@@ -141,18 +143,16 @@ fn fault(offset: u64, fault: BlockFault) -> ReplayError {
     ReplayError::BadInputBlock { offset, fault }
 }
 
-/// Bits per symbol for a palette of `size` inputs: the smallest of 1, 2, 4, 8
-/// that can number them.
+/// Bits per symbol for a palette of `size` inputs (2..=16): the smallest of
+/// 1, 2, 4 that can number them.
 #[must_use]
 pub const fn symbol_bits(size: usize) -> u32 {
     if size <= 2 {
         1
     } else if size <= 4 {
         2
-    } else if size <= 16 {
-        4
     } else {
-        8
+        4
     }
 }
 
@@ -571,7 +571,7 @@ pub(crate) fn encode_blocks<I: ReplayInput>(runs: &[Run<I>]) -> (Vec<u8>, usize)
         while j < merged.len() && merged[j].len < WRITER_LONG_RUN {
             let input = &merged[j].input;
             if !palette.contains(&input) {
-                if palette.len() == WRITER_MAX_PALETTE {
+                if palette.len() == MAX_PALETTE {
                     break;
                 }
                 palette.push(input);
