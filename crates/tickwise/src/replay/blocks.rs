@@ -539,21 +539,20 @@ struct Segment {
 /// section is never larger than the same runs in one runs block (what
 /// version 2 stored, plus that block's header).
 pub(crate) fn encode_blocks<I: ReplayInput>(runs: &[Run<I>]) -> (Vec<u8>, usize) {
-    let mut merged: Vec<Run<I>> = Vec::with_capacity(runs.len());
-    for run in runs {
-        match merged.last_mut() {
-            Some(last) if last.input == run.input => last.len += run.len,
-            _ => merged.push(run.clone()),
-        }
-    }
-    let sizes: Vec<u64> = merged
-        .iter()
-        .map(|r| {
-            let mut v = Vec::new();
-            r.input.encode(&mut v);
-            v.len() as u64
-        })
-        .collect();
+    // A recorder's runs are merged already: copy only when they are not.
+    let copy: Vec<Run<I>>;
+    let merged: &[Run<I>] = if runs.windows(2).any(|w| w[0].input == w[1].input) {
+        copy = merge_runs(runs.iter().cloned());
+        &copy
+    } else {
+        runs
+    };
+    let mut scratch = Vec::new();
+    let mut size = |input: &I| {
+        scratch.clear();
+        input.encode(&mut scratch);
+        scratch.len() as u64
+    };
     let total: u64 = merged.iter().map(|r| r.len).sum();
     let mut segments: Vec<Segment> = Vec::new();
     let mut i = 0;
@@ -577,18 +576,11 @@ pub(crate) fn encode_blocks<I: ReplayInput>(runs: &[Run<I>]) -> (Vec<u8>, usize)
                 palette.push(input);
             }
             ticks += merged[j].len;
-            as_runs += varint_len(merged[j].len) + sizes[j];
+            as_runs += varint_len(merged[j].len) + size(input);
             j += 1;
         }
         let packed = palette.len() >= 2 && {
-            let palette_bytes: u64 = palette
-                .iter()
-                .map(|p| {
-                    let mut v = Vec::new();
-                    p.encode(&mut v);
-                    v.len() as u64
-                })
-                .sum();
+            let palette_bytes: u64 = palette.iter().map(|p| size(p)).sum();
             let symbols = symbol_bytes(ticks, symbol_bits(palette.len())).unwrap_or(u64::MAX);
             // Its own header and palette, and at most one more runs block
             // header (the runs block it splits): charging that to the packed
