@@ -56,8 +56,11 @@ pub struct Recorded {
     pub bytes: Vec<u8>,
     /// Ticks recorded.
     pub ticks: u64,
-    /// Input runs in the file (runs of identical inputs are stored once).
+    /// Input runs in the file (runs of identical inputs, merged).
     pub runs: usize,
+    /// Bytes of the file's input blocks section (the inputs alone: the
+    /// rest is header, checkpoints and final state).
+    pub input_bytes: usize,
     /// The final text digest.
     pub digest: String,
 }
@@ -656,7 +659,9 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         Ok(Recorded {
             bytes,
             ticks,
-            runs: replay.runs().len(),
+            // The count kept while encoding: no decoding of every run.
+            runs: replay.run_count(),
+            input_bytes: replay.input_bytes(),
             digest: replay.final_digest().into(),
         })
     }

@@ -243,25 +243,33 @@ fn checked_in_replays_verify_or_are_refused_by_version() {
 }
 
 #[test]
-fn replays_recorded_before_format_2_are_refused_by_version_never_as_forgeries() {
-    // Real files written by the build before this format change (format 1:
-    // no host-events section; the horde one also predates horde version 2).
+fn replays_recorded_before_format_3_are_refused_by_version_never_as_forgeries() {
+    // Real files written by builds before the format changes (format 1: no
+    // host-events section, the horde one also predates horde version 2;
+    // format 2: inputs as bare runs, written by the build before format 3).
     // Their content is genuine; the only honest answer is "recorded by an
     // older build", never a divergence.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    for name in ["horde_v1_format1.twr", "island_v1_format1.twr"] {
+    for (name, format) in [
+        ("horde_v1_format1.twr", 1u16),
+        ("island_v1_format1.twr", 1),
+        ("island_v1_format2.twr", 2),
+    ] {
         let bytes = std::fs::read(dir.join(name)).unwrap();
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), format, "{name}");
         let e = catalog().verify(&bytes, &LIMITS).unwrap_err();
         assert_eq!(
             e,
             CatalogError::Replay(tickwise::ReplayError::UnsupportedVersion {
-                found: 1,
+                found: format,
                 supported: tickwise::FORMAT_VERSION
             }),
             "{name}"
         );
         assert!(
-            e.to_string().contains("version 1 is not supported"),
+            e.to_string().contains(&format!(
+                "replay format version {format} is not supported (this build reads version 3)"
+            )),
             "{name}: {e}"
         );
     }

@@ -186,7 +186,7 @@ impl<S: Sim, I: InputSource<S::Input>> WebLoop<S, I> {
         self.replay_fn = None;
     }
 
-    /// The session so far as a replay file (format version 2): the bytes
+    /// The session so far as a replay file (the current format version): the bytes
     /// `tickwise verify` reads. Non-destructive: recording goes on.
     ///
     /// # Errors

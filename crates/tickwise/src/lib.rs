@@ -91,10 +91,10 @@ pub use input::{
 pub use lifecycle::{AppState, CatchUpPolicy, Lifecycle, LifecycleError, ResumeReport};
 pub use present::{Capture, Presenter};
 pub use replay::{
-    Checkpoint, Comparison, DEFAULT_CHECKPOINT_EVERY, Divergence, FORMAT_VERSION, HostEvent,
-    HostEventKind, INPUT_KIND_I32, INPUT_KIND_TICK_INPUT, MAGIC, Recorder, Replay, ReplayError,
-    ReplayHeader, ReplayInput, ReplayLimits, ReplayParts, ReplayVerdict, Run, RunDecoder,
-    SyncMismatch, SyncTestReport, TickDivergence, VerifyReport, compare_lockstep,
+    BlockFault, Checkpoint, Comparison, DEFAULT_CHECKPOINT_EVERY, Divergence, FORMAT_VERSION,
+    HostEvent, HostEventKind, INPUT_KIND_I32, INPUT_KIND_TICK_INPUT, MAGIC, Recorder, Replay,
+    ReplayError, ReplayHeader, ReplayInput, ReplayLimits, ReplayParts, ReplayVerdict, Run,
+    RunDecoder, SyncMismatch, SyncTestReport, TickDivergence, VerifyReport, compare_lockstep,
     compare_lockstep_with_events, compare_replays, read_header, read_header_unchecked, sync_test,
     verify,
 };

@@ -69,7 +69,7 @@ struct FileBuilder {
 impl FileBuilder {
     fn new() -> FileBuilder {
         let mut bytes = b"TWREPLAY".to_vec();
-        bytes.extend([0x02, 0x00, 0x00, 0x00]); // version 2, flags 0
+        bytes.extend([0x03, 0x00, 0x00, 0x00]); // version 3, flags 0
         bytes.extend([0u8; 8]); // length, patched by finish
         FileBuilder { bytes }
     }
@@ -120,8 +120,9 @@ fn golden_header(ticks: u64, every: u64) -> FileBuilder {
 /// dropped after tick 3, a checkpoint every 2.
 fn golden() -> Vec<u8> {
     golden_header(5, 2)
-        // runs: (2 × +1) (1 × -1) (2 × 0); zigzag(1) = 2, zigzag(-1) = 1
-        .lp(&[0x02, 0x02, 0x01, 0x01, 0x02, 0x00])
+        // one block of 5 ticks, mode 0 (runs): (2 × +1) (1 × -1) (2 × 0);
+        // zigzag(1) = 2, zigzag(-1) = 1
+        .lp(&[0x05, 0x00, 0x02, 0x02, 0x01, 0x01, 0x02, 0x00])
         // host events: 1 event, tick delta 3, kind 1 (time dropped), 300 ns = ac 02
         .raw(&[0x01, 0x03, 0x01, 0xac, 0x02])
         .varint(2)
@@ -182,8 +183,8 @@ fn recorder_writes_the_documented_bytes() {
     let expected = golden();
     assert_eq!(
         expected.len(),
-        137,
-        "the layout in docs/replay-format.md adds up to 137 bytes"
+        139,
+        "the layout in docs/replay-format.md adds up to 139 bytes"
     );
     let written = record_with_drop(&[1, 1, -1, 0, 0], 2, Some((3, 300))).to_bytes();
     assert_eq!(written, expected);
@@ -315,12 +316,12 @@ fn wrong_magic() {
 #[test]
 fn wrong_version_and_flags() {
     let mut f = golden();
-    f[8] = 3;
+    f[8] = 4;
     assert_eq!(
         read(&f).unwrap_err(),
         ReplayError::UnsupportedVersion {
-            found: 3,
-            supported: 2
+            found: 4,
+            supported: 3
         }
     );
     let mut f = golden();
@@ -338,8 +339,8 @@ fn appended_bytes() {
     assert_eq!(
         read(&f).unwrap_err(),
         ReplayError::TrailingBytes {
-            declared: 137,
-            actual: 141
+            declared: 139,
+            actual: 143
         }
     );
 }
@@ -364,12 +365,12 @@ fn oversized_file_is_refused_before_parsing() {
 fn corrupted_body_fails_the_integrity_checksum() {
     let mut f = golden();
     f[60] ^= 0x10;
-    let stored = u64::from_le_bytes(f[129..137].try_into().unwrap());
+    let stored = u64::from_le_bytes(f[131..139].try_into().unwrap());
     assert_eq!(
         read(&f).unwrap_err(),
         ReplayError::ChecksumMismatch {
             stored,
-            computed: fnv(&f[..129])
+            computed: fnv(&f[..131])
         }
     );
 }
@@ -426,19 +427,19 @@ fn absurd_lengths() {
             ..
         }
     ));
-    // An input runs section longer than the file.
+    // An input blocks section longer than the file.
     let f = golden_header(5, 2).varint(1 << 50).finish();
     assert!(matches!(
         read(&f).unwrap_err(),
         ReplayError::Truncated {
-            what: "input runs",
+            what: "input blocks",
             needed: 1_125_899_906_842_624,
             ..
         }
     ));
     // A million fields.
     let f = golden_header(1, 2)
-        .lp(&[0x01, 0x02])
+        .lp(&[0x01, 0x00, 0x01, 0x02])
         .varint(0)
         .varint(1_000_000)
         .finish();
@@ -457,7 +458,8 @@ fn checkpoints_missing_from_a_short_file() {
     // 10 million ticks at a checkpoint every tick: 240 MB of checkpoints that
     // are not there. Refused from the sizes alone, before any is read.
     let f = golden_header(10_000_000, 1)
-        .lp(&[0x80, 0xad, 0xe2, 0x04, 0x00]) // one run of 10,000,000 zeros
+        // one runs block of 10,000,000 ticks: one run of 10,000,000 zeros
+        .lp(&[0x80, 0xad, 0xe2, 0x04, 0x00, 0x80, 0xad, 0xe2, 0x04, 0x00])
         .varint(0) // no host events
         .varint(2)
         .lp(b"steps")
@@ -476,7 +478,7 @@ fn checkpoints_missing_from_a_short_file() {
 
 #[test]
 fn runs_that_do_not_cover_the_ticks() {
-    let short = golden_header(5, 2).lp(&[0x02, 0x02]).finish();
+    let short = golden_header(5, 2).lp(&[0x02, 0x00, 0x02, 0x02]).finish();
     assert_eq!(
         read(&short).unwrap_err(),
         ReplayError::RunsDoNotCoverTicks {
@@ -484,15 +486,22 @@ fn runs_that_do_not_cover_the_ticks() {
             covered: 2
         }
     );
-    let long = golden_header(5, 2).lp(&[0x02, 0x02, 0x09, 0x00]).finish();
+    // Blocks of 2 and 9 ticks: the second passes T = 5. The section starts
+    // at 20 + 4 + 4 + 3 + 8 + 8 + 3 (T, K, kind) + 1 (its length) = 51.
+    let long = golden_header(5, 2)
+        .lp(&[0x02, 0x00, 0x02, 0x02, 0x09, 0x00, 0x09, 0x00])
+        .finish();
     assert_eq!(
         read(&long).unwrap_err(),
-        ReplayError::RunsDoNotCoverTicks {
-            declared: 5,
-            covered: 11
+        ReplayError::BadInputBlock {
+            offset: 55,
+            fault: tickwise::BlockFault::PastEnd {
+                block_ticks: 9,
+                ticks_left: 3
+            }
         }
     );
-    let empty_run = golden_header(5, 2).lp(&[0x00, 0x02]).finish();
+    let empty_run = golden_header(5, 2).lp(&[0x05, 0x00, 0x00, 0x02]).finish();
     assert!(matches!(
         read(&empty_run).unwrap_err(),
         ReplayError::EmptyRun { .. }
@@ -501,7 +510,9 @@ fn runs_that_do_not_cover_the_ticks() {
 
 #[test]
 fn malformed_fields() {
-    let overlong = golden_header(5, 2).lp(&[0x85, 0x00, 0x02]).finish();
+    let overlong = golden_header(5, 2)
+        .lp(&[0x05, 0x00, 0x85, 0x00, 0x02])
+        .finish();
     assert!(matches!(
         read(&overlong).unwrap_err(),
         ReplayError::BadVarint {
@@ -510,7 +521,7 @@ fn malformed_fields() {
         }
     ));
     let bad_input = golden_header(5, 2)
-        .lp(&[0x05, 0x80, 0x80, 0x80, 0x80, 0x10])
+        .lp(&[0x05, 0x00, 0x05, 0x80, 0x80, 0x80, 0x80, 0x10])
         .finish();
     assert!(matches!(
         read(&bad_input).unwrap_err(),
@@ -549,7 +560,7 @@ fn malformed_fields() {
     let mut other_kind = golden();
     other_kind[49] = 0x02; // the input kind byte: TickInput
     let other_kind = FileBuilder {
-        bytes: other_kind[..129].to_vec(),
+        bytes: other_kind[..131].to_vec(),
     }
     .finish();
     assert_eq!(
@@ -562,37 +573,43 @@ fn malformed_fields() {
 }
 
 #[test]
-fn version_1_files_are_refused_with_a_clear_error() {
-    // A version 1 file: the same envelope with version 1 (and no host events
-    // section, which the reader never gets to).
-    let mut f = golden();
-    f[8] = 1;
-    let e = read(&f).unwrap_err();
-    assert_eq!(
-        e,
-        ReplayError::UnsupportedVersion {
-            found: 1,
-            supported: 2
-        }
-    );
-    let msg = e.to_string();
-    assert!(
-        msg.contains("format version 1 is not supported (this build reads version 2)"),
-        "{msg}"
-    );
-    assert_eq!(
-        read_header(&f, &ReplayLimits::DEFAULT).unwrap_err(),
-        ReplayError::UnsupportedVersion {
-            found: 1,
-            supported: 2
-        }
-    );
+fn version_1_and_2_files_are_refused_with_a_clear_error() {
+    // Files of versions 1 and 2: the same envelope with the older version (a
+    // version 2 body stores its inputs as bare runs, which the reader never
+    // gets to: the version decides first).
+    for old in [1u16, 2] {
+        let mut f = golden();
+        f[8..10].copy_from_slice(&old.to_le_bytes());
+        let e = read(&f).unwrap_err();
+        assert_eq!(
+            e,
+            ReplayError::UnsupportedVersion {
+                found: old,
+                supported: 3
+            }
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&format!(
+                "replay format version {old} is not supported (this build reads version 3)"
+            )),
+            "{msg}"
+        );
+        assert!(msg.contains("must be recorded again"), "{msg}");
+        assert_eq!(
+            read_header(&f, &ReplayLimits::DEFAULT).unwrap_err(),
+            ReplayError::UnsupportedVersion {
+                found: old,
+                supported: 3
+            }
+        );
+    }
 }
 
 /// The golden file's header and runs, then `events` as the host events section.
 fn with_events(events: &[u8]) -> Vec<u8> {
     golden_header(5, 2)
-        .lp(&[0x02, 0x02, 0x01, 0x01, 0x02, 0x00])
+        .lp(&[0x05, 0x00, 0x02, 0x02, 0x01, 0x01, 0x02, 0x00])
         .raw(events)
         .varint(2)
         .lp(b"steps")
@@ -623,11 +640,11 @@ fn malformed_host_events() {
             ticks: 5
         }
     );
-    // Kind 9 at file offset: 20 + 4 + 4 + 3 + 8 + 8 + 3 (T, K, kind) + 7 (runs) + 2 = 59.
+    // Kind 9 at file offset: 20 + 4 + 4 + 3 + 8 + 8 + 3 (T, K, kind) + 9 (blocks) + 2 = 61.
     assert_eq!(
         read(&with_events(&[0x01, 0x00, 0x09, 0x00])).unwrap_err(),
         ReplayError::UnknownHostEvent {
-            offset: 59,
+            offset: 61,
             kind: 9
         }
     );
@@ -638,7 +655,7 @@ fn malformed_host_events() {
             e,
             ReplayError::Truncated {
                 what: "host events",
-                offset: 57,
+                offset: 59,
                 needed: 3_298_534_883_328,
                 ..
             }
@@ -655,7 +672,7 @@ fn malformed_host_events() {
     ));
     // Events at the last tick and several at one tick are fine.
     let ok = golden_header(5, 2)
-        .lp(&[0x05, 0x00])
+        .lp(&[0x05, 0x00, 0x05, 0x00])
         .raw(&[0x03, 0x05, 0x01, 0x07, 0x00, 0x01, 0x01, 0x00, 0x01, 0x02])
         .varint(2)
         .lp(b"steps")
@@ -709,10 +726,10 @@ fn a_tampered_host_event_is_caught_by_verification() {
     // The honest golden replay, with its event edited to 301 ns and the
     // integrity checksum recomputed (a forgery, not corruption).
     let mut f = golden();
-    assert_eq!(f[60..62], [0xac, 0x02]); // the payload: 57 count, 58 delta, 59 kind
-    f[60] = 0xad;
+    assert_eq!(f[62..64], [0xac, 0x02]); // the payload: 59 count, 60 delta, 61 kind
+    f[62] = 0xad;
     let forged = FileBuilder {
-        bytes: f[..129].to_vec(),
+        bytes: f[..131].to_vec(),
     }
     .finish();
     let r = read(&forged).unwrap();

@@ -180,8 +180,10 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     #[allow(clippy::cast_precision_loss, reason = "a ratio for display")]
     let per_tick = rec.bytes.len() as f64 / rec.ticks.max(1) as f64;
+    #[allow(clippy::cast_precision_loss, reason = "a ratio for display")]
+    let inputs_per_tick = rec.input_bytes as f64 / rec.ticks.max(1) as f64;
     println!(
-        "wrote {}: {} {} ticks, {} input runs, {} bytes ({per_tick:.3} bytes/tick), digest {}",
+        "wrote {}: {} {} ticks, {} input runs, {} bytes ({per_tick:.3} bytes/tick, of which inputs {inputs_per_tick:.3}), digest {}",
         args.out.display(),
         info.id,
         rec.ticks,

@@ -118,6 +118,16 @@ pub enum ReplayError {
         /// File offset of the run.
         offset: u64,
     },
+    /// An input block breaks the block rules (format version 3): see
+    /// [`super::BlockFault`] for each rule.
+    BadInputBlock {
+        /// File offset of the faulty part: the block's first byte for its
+        /// tick count, its mode byte, the run, the palette size or entry, or
+        /// the byte holding the faulty symbol or padding.
+        offset: u64,
+        /// What is wrong.
+        fault: super::BlockFault,
+    },
     /// The input runs do not add up to the declared tick count.
     RunsDoNotCoverTicks {
         /// Ticks the header declares.
@@ -268,6 +278,9 @@ impl fmt::Display for ReplayError {
             }
             ReplayError::EmptyRun { offset } => {
                 write!(f, "input run at byte {offset} covers zero ticks")
+            }
+            ReplayError::BadInputBlock { offset, fault } => {
+                write!(f, "invalid input block at byte {offset}: {fault}")
             }
             ReplayError::RunsDoNotCoverTicks { declared, covered } => write!(
                 f,

@@ -10,6 +10,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::OnceCell;
 
+use super::blocks::{BlockSection, RunDecoder, check_blocks, encode_blocks, merge_runs};
 use super::bytes::{ByteReader, put_varint};
 use super::codec::ReplayInput;
 use super::error::ReplayError;
@@ -20,9 +21,11 @@ use crate::time::Nanos;
 /// The first eight bytes of every replay file.
 pub const MAGIC: [u8; 8] = *b"TWREPLAY";
 /// The format version this build reads and writes. Version 2 added the
-/// host events section; version 1 files are refused
-/// ([`ReplayError::UnsupportedVersion`]) and must be recorded again.
-pub const FORMAT_VERSION: u16 = 2;
+/// host events section; version 3 stores the inputs as blocks of runs or of
+/// packed symbols (random inputs cost 2 bits a tick instead of about 11).
+/// Files of other versions are refused ([`ReplayError::UnsupportedVersion`])
+/// and must be recorded again.
+pub const FORMAT_VERSION: u16 = 3;
 /// Host event kind byte of [`HostEventKind::TimeDropped`].
 pub const HOST_EVENT_TIME_DROPPED: u8 = 1;
 /// The fewest bytes one host event takes in a file (tick delta, kind,
@@ -248,12 +251,13 @@ pub(crate) const fn check_interval(every: u64) -> Result<(), ReplayError> {
     Ok(())
 }
 
-/// A replay: header, per-tick inputs as runs, checkpoints and the final
-/// state. Always internally consistent (built by [`Replay::from_bytes`],
+/// A replay: header, per-tick inputs, checkpoints and the final state.
+/// Always internally consistent (built by [`Replay::from_bytes`],
 /// [`Replay::from_parts`] or [`super::Recorder`]).
 ///
-/// The input runs are kept encoded, as the file stores them (about 2 bytes
-/// a run instead of 16 decoded), and decoded while [`super::verify`] and
+/// The inputs are kept encoded, as the file stores them (input blocks: about
+/// 2 bytes a run, or 2 bits a tick for −1/0/1 inputs that change every tick,
+/// instead of 16 bytes a run decoded), and decoded while [`super::verify`] and
 /// [`super::compare_replays`] step through them: re-simulating a replay
 /// needs memory for the encoded file, not for every run decoded. The
 /// slice view [`Replay::runs`] (and [`Replay::inputs`]) decodes once, on
@@ -262,9 +266,10 @@ pub(crate) const fn check_interval(every: u64) -> Result<(), ReplayError> {
 pub struct Replay<I> {
     /// Everything but the runs (`parts.runs` is always empty here).
     parts: ReplayParts<I>,
-    /// The input runs section, encoded exactly as in the file (checked).
+    /// The input blocks section, encoded exactly as in the file (checked),
+    /// without its length prefix.
     run_bytes: Vec<u8>,
-    /// Runs in `run_bytes`.
+    /// Runs in `run_bytes` (equal neighbours merged).
     run_count: usize,
     /// `run_bytes` decoded, filled by the first [`Replay::runs`] call.
     decoded: OnceCell<Vec<Run<I>>>,
@@ -440,102 +445,6 @@ pub fn read_header_unchecked(
     header(&mut r, limits)
 }
 
-/// Where a checked input runs section lies in the file, and how many runs it holds.
-struct RunSection {
-    start: usize,
-    end: usize,
-    count: usize,
-}
-
-/// Checks the input runs section without keeping anything: every run
-/// decodes canonically, none is empty, and together they cover exactly
-/// `ticks` ticks. One pass, no allocation; the runs are decoded again (and
-/// known to be good) when a re-simulation steps through them.
-fn check_runs<I: ReplayInput>(
-    r: &mut ByteReader<'_>,
-    ticks: u64,
-) -> Result<RunSection, ReplayError> {
-    let len = r.varint("input runs length")?;
-    let start = r.offset();
-    let section = r.take(usize::try_from(len).unwrap_or(usize::MAX), "input runs")?;
-    let mut s = ByteReader::with_base(section, start);
-    let mut covered = 0u64;
-    let mut count = 0usize;
-    while !s.is_empty() {
-        let run_offset = s.offset();
-        let n = s.varint("run length")?;
-        if n == 0 {
-            return Err(ReplayError::EmptyRun { offset: run_offset });
-        }
-        covered = match covered.checked_add(n) {
-            Some(c) if c <= ticks => c,
-            _ => {
-                return Err(ReplayError::RunsDoNotCoverTicks {
-                    declared: ticks,
-                    covered: covered.saturating_add(n),
-                });
-            }
-        };
-        I::decode(&mut s)?;
-        count += 1;
-    }
-    if covered != ticks {
-        return Err(ReplayError::RunsDoNotCoverTicks {
-            declared: ticks,
-            covered,
-        });
-    }
-    // The offsets are within `bytes`, which is a slice in memory.
-    let start = usize::try_from(start).unwrap_or(usize::MAX);
-    Ok(RunSection {
-        start,
-        end: start + section.len(),
-        count,
-    })
-}
-
-/// The runs of a checked section, decoded one at a time.
-///
-/// Returned by [`Replay::encoded_runs`]; yields `Run`s by value, so a
-/// re-simulation holds one decoded run at a time.
-#[derive(Clone, Debug)]
-pub struct RunDecoder<'a, I> {
-    reader: ByteReader<'a>,
-    left: usize,
-    _input: core::marker::PhantomData<fn() -> I>,
-}
-
-impl<I: ReplayInput> Iterator for RunDecoder<'_, I> {
-    type Item = Run<I>;
-
-    #[inline]
-    fn next(&mut self) -> Option<Run<I>> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        // The section was checked when the replay was built, so neither read
-        // fails; if one did, the iteration would end early (never a panic).
-        let len = self.reader.varint("run length").ok()?;
-        let input = I::decode(&mut self.reader).ok()?;
-        Some(Run { len, input })
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.left))
-    }
-}
-
-/// Encodes runs as the file's input runs section (without its length prefix).
-fn encode_runs<I: ReplayInput>(runs: &[Run<I>]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(2 * runs.len());
-    for run in runs {
-        put_varint(&mut out, run.len);
-        run.input.encode(&mut out);
-    }
-    out
-}
-
 fn read_events(r: &mut ByteReader<'_>, ticks: u64) -> Result<Vec<HostEvent>, ReplayError> {
     let offset = r.offset();
     let count = r.varint("host event count")?;
@@ -615,7 +524,7 @@ fn read_hashes(r: &mut ByteReader<'_>, n: usize, out: &mut Vec<u32>) -> Result<(
 fn parse<I: ReplayInput>(
     bytes: &[u8],
     limits: &ReplayLimits,
-) -> Result<(ReplayParts<I>, RunSection), ReplayError> {
+) -> Result<(ReplayParts<I>, BlockSection), ReplayError> {
     let mut r = envelope(bytes, limits)?;
     let header = header(&mut r, limits)?;
     if header.input_kind != I::KIND {
@@ -624,7 +533,7 @@ fn parse<I: ReplayInput>(
             found: header.input_kind,
         });
     }
-    let runs = check_runs::<I>(&mut r, header.ticks)?;
+    let runs = check_blocks::<I>(&mut r, header.ticks)?;
     let host_events = read_events(&mut r, header.ticks)?;
     let max_fields = limits.max_fields as u64;
     let n_fields = r.varint_in("field count", 1, max_fields)?;
@@ -700,12 +609,12 @@ impl<I: ReplayInput> Replay<I> {
         Ok(Replay {
             parts,
             run_bytes: bytes[runs.start..runs.end].to_vec(),
-            run_count: runs.count,
+            run_count: runs.runs,
             decoded: OnceCell::new(),
         })
     }
 
-    /// Reads a replay from a buffer it may keep: the input runs are moved to
+    /// Reads a replay from a buffer it may keep: the input blocks are moved to
     /// the front of `bytes` and the rest is dropped, so reading a file costs
     /// no second copy of its largest section (what `tickwise verify` uses).
     ///
@@ -719,7 +628,7 @@ impl<I: ReplayInput> Replay<I> {
         Ok(Replay {
             parts,
             run_bytes: bytes,
-            run_count: runs.count,
+            run_count: runs.runs,
             decoded: OnceCell::new(),
         })
     }
@@ -801,8 +710,7 @@ impl<I: ReplayInput> Replay<I> {
                 });
             }
         }
-        let run_bytes = encode_runs(&parts.runs);
-        let run_count = parts.runs.len();
+        let (run_bytes, run_count) = encode_blocks(&parts.runs);
         parts.runs = Vec::new();
         Ok(Replay {
             parts,
@@ -886,10 +794,18 @@ impl<I> Replay<I> {
         self.parts.header.ticks
     }
 
-    /// How many input runs the replay holds.
+    /// How many input runs the replay holds (equal neighbours merged, also
+    /// across blocks).
     #[must_use]
     pub const fn run_count(&self) -> usize {
         self.run_count
+    }
+
+    /// Bytes of the input blocks section as stored in the file (without
+    /// its length prefix): what the inputs cost.
+    #[must_use]
+    pub const fn input_bytes(&self) -> usize {
+        self.run_bytes.len()
     }
 
     /// The host events, in tick order (see [`HostEvent`]).
@@ -941,22 +857,20 @@ impl<I> Replay<I> {
 
 impl<I: ReplayInput> Replay<I> {
     /// The input runs, in tick order, decoded one at a time from the stored
-    /// encoding: what re-simulation uses, in constant memory.
+    /// encoding: what re-simulation uses, in constant memory. Runs come out
+    /// as stored, so two neighbours may have the same input (a run a writer
+    /// split across blocks); [`Replay::runs`] joins them.
     #[must_use]
     pub fn encoded_runs(&self) -> RunDecoder<'_, I> {
-        RunDecoder {
-            reader: ByteReader::new(&self.run_bytes),
-            left: self.run_count,
-            _input: core::marker::PhantomData,
-        }
+        RunDecoder::new(&self.run_bytes)
     }
 
-    /// The input runs, in tick order, as a slice: decoded on the first call
-    /// and kept (16 bytes or more a run); [`Replay::encoded_runs`] streams
-    /// them instead.
+    /// The input runs, in tick order, as a slice, equal neighbours joined
+    /// ([`Replay::run_count`] of them): decoded on the first call and kept
+    /// (16 bytes or more a run); [`Replay::encoded_runs`] streams them instead.
     #[must_use]
     pub fn runs(&self) -> &[Run<I>] {
-        self.decoded.get_or_init(|| self.encoded_runs().collect())
+        self.decoded.get_or_init(|| merge_runs(self.encoded_runs()))
     }
 
     /// Every tick's input, in order (runs expanded lazily; the runs are
@@ -973,12 +887,7 @@ impl<I: ReplayInput> Replay<I> {
     pub fn into_parts(self) -> ReplayParts<I> {
         let runs = match self.decoded.into_inner() {
             Some(runs) => runs,
-            None => RunDecoder {
-                reader: ByteReader::new(&self.run_bytes),
-                left: self.run_count,
-                _input: core::marker::PhantomData,
-            }
-            .collect(),
+            None => merge_runs(RunDecoder::new(&self.run_bytes)),
         };
         ReplayParts { runs, ..self.parts }
     }

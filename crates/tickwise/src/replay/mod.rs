@@ -2,7 +2,7 @@
 //!
 //! A replay is everything needed to re-simulate a run and prove its result:
 //! the sim's id and version, its config bytes, the inputs of every tick
-//! (run-length encoded), the host events that changed the sim's state
+//! (in blocks of runs or of packed symbols, whichever is smaller), the host events that changed the sim's state
 //! outside a step (time dropped by the loop), a checkpoint of the state
 //! every K ticks, and the final state. The byte layout is specified in
 //! `docs/replay-format.md` so that a server in any language can read it.
@@ -49,6 +49,7 @@
 //! # Ok::<(), tickwise::ReplayError>(())
 //! ```
 
+mod blocks;
 mod bytes;
 mod codec;
 mod compare;
@@ -59,6 +60,7 @@ mod record;
 mod sync_test;
 mod verify;
 
+pub use blocks::{BLOCK_PACKED, BLOCK_RUNS, BlockFault, MAX_PALETTE, RunDecoder, symbol_bits};
 pub use bytes::{ByteReader, MAX_VARINT_BYTES, put_varint, unzigzag, zigzag};
 pub use codec::{INPUT_KIND_I32, INPUT_KIND_TICK_INPUT, ReplayInput};
 pub use compare::{
@@ -68,7 +70,7 @@ pub use error::ReplayError;
 pub use format::{
     Checkpoint, DEFAULT_CHECKPOINT_EVERY, FIXED_HEADER_BYTES, FORMAT_VERSION,
     HOST_EVENT_TIME_DROPPED, HostEvent, HostEventKind, MAGIC, MAX_NAME_BYTES, MIN_HOST_EVENT_BYTES,
-    Replay, ReplayHeader, ReplayLimits, ReplayParts, Run, RunDecoder, TRAILER_BYTES, is_valid_name,
+    Replay, ReplayHeader, ReplayLimits, ReplayParts, Run, TRAILER_BYTES, is_valid_name,
     read_header, read_header_unchecked,
 };
 pub use record::Recorder;
