@@ -150,6 +150,37 @@ pub trait Queue: Send + Sync + 'static {
         id: JobId,
     ) -> impl Future<Output = Result<Option<JobRecord>, QueueError>> + Send;
 
+    /// Queues many jobs sharing `meta` at once: one lock (memory) or one
+    /// round trip (Redis) instead of one per job. `jobs` must hold distinct
+    /// ids (the HTTP layer folds duplicates of a batch into one job). All or
+    /// nothing: when the new jobs do not all fit, none is queued.
+    ///
+    /// # Errors
+    ///
+    /// [`QueueError::Full`] when the new jobs would pass the capacity,
+    /// [`QueueError::Backend`].
+    fn submit_many(
+        &self,
+        jobs: Vec<(JobId, bytes::Bytes)>,
+        meta: JobMeta,
+    ) -> impl Future<Output = Result<Vec<Submitted>, QueueError>> + Send;
+
+    /// The records of many jobs in one lock or round trip, in the order of
+    /// `ids`; `None` for an unknown id.
+    ///
+    /// # Errors
+    ///
+    /// [`QueueError::Backend`].
+    fn status_many(
+        &self,
+        ids: &[JobId],
+    ) -> impl Future<Output = Result<Vec<Option<JobRecord>>, QueueError>> + Send;
+
+    /// A receiver that changes whenever a verdict is stored, for a queue
+    /// that can push (the memory engine); `None` when waiting requests must
+    /// poll every [`Queue::poll_interval`] (Redis).
+    fn verdicts(&self) -> Option<tokio::sync::watch::Receiver<u64>>;
+
     /// Counters for `/metrics`.
     ///
     /// # Errors
