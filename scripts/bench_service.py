@@ -2,6 +2,7 @@
 
 import json
 import os
+import resource
 import re
 import shutil
 import signal
@@ -52,6 +53,24 @@ def make(dirpath, sim, ticks, n, base):
     jobs = [(sim, ticks, base + i, os.path.join(dirpath, f"{sim}-{i:05}.twr")) for i in range(n)]
     with ThreadPoolExecutor(2) as ex:
         list(ex.map(record, jobs))
+
+
+def child_cpu():
+    """CPU seconds (user + system) of every child process waited for so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def cpu_per_replay(run, n):
+    """Runs `run()` (which starts, uses and stops its processes) and adds the
+    CPU milliseconds per replay that its processes used, all of them: the
+    load generator and verifyd as well as the verification. Wall-clock rates
+    on a shared machine swing with other people's builds; CPU per replay
+    barely does, so the two ways are also compared by it."""
+    before = child_cpu()
+    out = run()
+    out["cpu_ms"] = (child_cpu() - before) * 1e3 / n
+    return out
 
 
 def cli_verify(d):
@@ -138,13 +157,17 @@ def main():
                            ("horde-300 10 min", horde, BATCH_HORDE)]:
         clis, https, batched = [], [], []
         for _ in range(ROUNDS):
-            clis.append(cli_verify(d))
-            v = verifyd()
-            https.append(loadtest(v.url(), d))
-            v.stop()
-            v = verifyd()
-            batched.append(loadtest(v.url(), d, conc=BATCH_CONC, extra=["--batch", str(batch)]))
-            v.stop()
+            n = len(os.listdir(d))
+            clis.append(cpu_per_replay(lambda: cli_verify(d), n))
+
+            def http_run(extra, conc):
+                v = verifyd()
+                out = loadtest(v.url(), d, conc=conc, extra=extra)
+                v.stop()
+                return out
+            https.append(cpu_per_replay(lambda: http_run([], CONC), n))
+            batched.append(cpu_per_replay(
+                lambda: http_run(["--batch", str(batch)], BATCH_CONC), n))
         rows.append((name, batch, clis, https, batched))
 
     print(f"\n{ROUNDS} alternating rounds each; median (best) of the rounds; "
@@ -158,8 +181,11 @@ def main():
               f" {h:8.1f} ({best(https, 'replays_s'):.1f}) /s {ht / 1e6:5.1f} Mt/s {(1 - h / c) * 100:5.1f} %"
               f" {b:8.1f} ({best(batched, 'replays_s'):.1f}) /s {bt / 1e6:5.1f} Mt/s {(1 - b / c) * 100:5.1f} %"
               f"  (--batch {batch}; errors {sum(x['errors'] for x in https + batched)})")
-        ratios = sorted(x["replays_s"] / y["replays_s"] for x, y in zip(batched, clis))
-        print(f"{'':17} batched/verify per round: " + ", ".join(f"{r:.3f}" for r in ratios))
+        for label, xs in [("one per request", https), ("batches", batched)]:
+            ratios = sorted(x["replays_s"] / y["replays_s"] for x, y in zip(xs, clis))
+            print(f"{'':17} {label}: service/verify per round " + ", ".join(f"{r:.3f}" for r in ratios)
+                  + f"; CPU per replay (every process) verify {med(clis, 'cpu_ms'):.3f} ms,"
+                  f" service {med(xs, 'cpu_ms'):.3f} ms (x{med(xs, 'cpu_ms') / med(clis, 'cpu_ms'):.2f})")
     sat = {name: (med(h, "replays_s"), med(b, "replays_s"), batch)
            for name, batch, _, h, b in rows}
 

@@ -381,13 +381,14 @@ async fn upload<Q: Queue>(
 /// Waits up to `wait` until every record in `records` (those of `ids`, in
 /// order) is final, refreshing them in place.
 ///
-/// With a queue that pushes (the memory engine) the waiter sleeps until a
-/// verdict is stored and then reads the records in order, stopping at the
-/// first still open: verdicts come roughly in upload order, so each wake-up
-/// costs about one lookup, however large the batch. With a polled queue
-/// (Redis) every open record is read in one round trip per
-/// [`Queue::poll_interval`]. Either way the open records are read once
-/// more at the end, so a `202` shows whether each is queued or running.
+/// The waiter sleeps until the queue announces a stored verdict (or
+/// [`Queue::poll_interval`] passes without one), then re-reads. Where a
+/// status is a lock away (memory) it reads the records in order, stopping
+/// at the first still open: verdicts come roughly in upload order, so each
+/// wake-up costs about one lookup however large the batch. Where it is a
+/// round trip (Redis) every open record is read in one call. Either way the
+/// open records are read once more at the end, so a `202` shows whether
+/// each is queued or running.
 ///
 /// # Errors
 ///
@@ -400,12 +401,15 @@ pub async fn await_verdicts<Q: Queue>(
 ) -> Result<(), QueueError> {
     let deadline = tokio::time::Instant::now() + wait;
     let mut push = queue.verdicts();
+    let local = queue.status_is_local();
     let mut next = 0;
     loop {
         if let Some(rx) = push.as_mut() {
             // Everything stored before this point is seen below; anything
             // later wakes `changed()`.
             rx.borrow_and_update();
+        }
+        if local {
             while next < ids.len() {
                 if !records[next].status.is_final() {
                     match queue.status(ids[next]).await? {
@@ -426,13 +430,14 @@ pub async fn await_verdicts<Q: Queue>(
         if now >= deadline {
             break;
         }
+        let nap = queue.poll_interval().min(deadline - now);
         match push.as_mut() {
             Some(rx) => {
-                if let Ok(Err(_)) = tokio::time::timeout(deadline - now, rx.changed()).await {
-                    break; // the queue is gone
+                if let Ok(Err(_)) = tokio::time::timeout(nap, rx.changed()).await {
+                    push = None; // the notifier is gone: poll from now on
                 }
             }
-            None => tokio::time::sleep(queue.poll_interval().min(deadline - now)).await,
+            None => tokio::time::sleep(nap).await,
         }
     }
     refresh_open(queue, ids, records).await

@@ -376,7 +376,12 @@ impl Queue for MemoryQueue {
     }
 
     fn poll_interval(&self) -> Duration {
-        Duration::from_millis(2)
+        // Only a safety net: every stored verdict notifies.
+        Duration::from_millis(100)
+    }
+
+    fn status_is_local(&self) -> bool {
+        true
     }
 
     fn engine(&self) -> &'static str {

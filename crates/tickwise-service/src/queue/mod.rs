@@ -176,10 +176,17 @@ pub trait Queue: Send + Sync + 'static {
         ids: &[JobId],
     ) -> impl Future<Output = Result<Vec<Option<JobRecord>>, QueueError>> + Send;
 
-    /// A receiver that changes whenever a verdict is stored, for a queue
-    /// that can push (the memory engine); `None` when waiting requests must
-    /// poll every [`Queue::poll_interval`] (Redis).
+    /// A receiver that changes whenever a verdict is stored (the memory
+    /// engine: at once; Redis: when the verdict script's `PUBLISH` arrives),
+    /// or `None` when waiting requests can only poll. Waiters still re-read
+    /// every [`Queue::poll_interval`], so a lost notification (Redis
+    /// restarting) only delays an answer.
     fn verdicts(&self) -> Option<tokio::sync::watch::Receiver<u64>>;
+
+    /// Whether reading one status is as cheap as a lock (memory) rather
+    /// than a network round trip (Redis): decides whether a waiter reads
+    /// its open records one at a time or all in one call.
+    fn status_is_local(&self) -> bool;
 
     /// Counters for `/metrics`.
     ///
@@ -188,7 +195,8 @@ pub trait Queue: Send + Sync + 'static {
     /// [`QueueError::Backend`].
     fn stats(&self) -> impl Future<Output = Result<QueueStats, QueueError>> + Send;
 
-    /// How often a waiting request (`?wait=`) re-reads the status.
+    /// How often a waiting request (`?wait=`) re-reads the status when no
+    /// notification came.
     fn poll_interval(&self) -> Duration;
 
     /// A short name for logs and `/healthz` (`memory`, `redis`).

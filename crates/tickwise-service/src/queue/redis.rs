@@ -89,6 +89,7 @@ struct Keys {
     group: String,
     dead: String,
     stats: String,
+    verdicts: String,
     prefix: String,
 }
 
@@ -99,6 +100,7 @@ impl Keys {
             group: format!("{prefix}:workers"),
             dead: format!("{prefix}:dead"),
             stats: format!("{prefix}:stats"),
+            verdicts: format!("{prefix}:verdicts"),
             prefix: prefix.to_string(),
         }
     }
@@ -252,15 +254,17 @@ return out
 ";
 
 /// Stores verdicts, one or many per round trip. KEYS: stream, stats, then
-/// result and job key per verdict. ARGV: group, then per verdict: record
-/// JSON, entry id (empty for a verdict reached at upload), outcome field,
-/// ticks, nanos, latency bucket field, latency ms. Per verdict, atomically:
-/// `SET NX` (first verdict wins), the counters, `DEL` of the job hash,
-/// `XACK` + `XDEL`. Answers how many verdicts were new.
+/// result and job key per verdict. ARGV: group, notification channel, then
+/// per verdict: record JSON, entry id (empty for a verdict reached at
+/// upload), outcome field, ticks, nanos, latency bucket field, latency ms.
+/// Per verdict, atomically: `SET NX` (first verdict wins), the counters,
+/// `DEL` of the job hash, `XACK` + `XDEL`; then one `PUBLISH` for the whole
+/// call, which wakes the front ends' waiting requests. Answers how many
+/// verdicts were new.
 const FINISH: &str = r"
 local stored = 0
 for i = 1, (#KEYS - 2) / 2 do
-  local a = 1 + (i - 1) * 7
+  local a = 2 + (i - 1) * 7
   local set = redis.call('SET', KEYS[2 * i + 1], ARGV[a + 1], 'NX')
   if set then
     stored = stored + 1
@@ -278,6 +282,7 @@ for i = 1, (#KEYS - 2) / 2 do
     redis.call('XDEL', KEYS[1], ARGV[a + 2])
   end
 end
+redis.call('PUBLISH', ARGV[2], stored)
 return stored
 ";
 
@@ -300,7 +305,10 @@ fn finish_call<'s>(
     verdicts: &[Verdict<'_>],
 ) -> redis::ScriptInvocation<'s> {
     let mut call = script.prepare_invoke();
-    call.key(&keys.stream).key(&keys.stats).arg(&keys.group);
+    call.key(&keys.stream)
+        .key(&keys.stats)
+        .arg(&keys.group)
+        .arg(&keys.verdicts);
     for v in verdicts {
         call.key(keys.result(v.id))
             .key(keys.job(v.id))
@@ -381,6 +389,8 @@ pub struct RedisQueue {
     finish: Arc<Script>,
     submit_many: Arc<Script>,
     status_many: Arc<Script>,
+    /// Bumped by the subscriber task on every verdict notification.
+    notified: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl std::fmt::Debug for RedisQueue {
@@ -402,6 +412,9 @@ impl RedisQueue {
         let mut con = connect(&config.url, Duration::from_secs(5)).await?;
         let keys = Keys::new(&config.prefix);
         ensure_group(&mut con, &keys).await?;
+        let notified = Arc::new(tokio::sync::watch::Sender::new(0u64));
+        let client = Client::open(config.url.as_str()).map_err(|e| backend(&e))?;
+        tokio::spawn(listen(client, keys.verdicts.clone(), Arc::downgrade(&notified)));
         Ok(RedisQueue {
             con,
             keys: Arc::new(keys),
@@ -411,6 +424,7 @@ impl RedisQueue {
             finish: Arc::new(Script::new(FINISH)),
             submit_many: Arc::new(Script::new(SUBMIT_MANY)),
             status_many: Arc::new(Script::new(STATUS_MANY)),
+            notified,
         })
     }
 }
@@ -603,7 +617,11 @@ impl Queue for RedisQueue {
     }
 
     fn verdicts(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
-        None
+        Some(self.notified.subscribe())
+    }
+
+    fn status_is_local(&self) -> bool {
+        false
     }
 
     async fn status(&self, id: JobId) -> Result<Option<JobRecord>, QueueError> {
@@ -689,11 +707,44 @@ impl Queue for RedisQueue {
     }
 
     fn poll_interval(&self) -> Duration {
-        Duration::from_millis(20)
+        // The safety net behind the `PUBLISH` notifications (a message is
+        // lost while the subscriber reconnects).
+        Duration::from_millis(200)
     }
 
     fn engine(&self) -> &'static str {
         "redis"
+    }
+}
+
+/// Subscribes to the verdict channel and bumps `notified` on every message,
+/// reconnecting (every half second) when Redis goes away, until the queue
+/// is dropped. After every (re)subscription it bumps once too, since
+/// messages published while it was away are lost.
+async fn listen(
+    client: Client,
+    channel: String,
+    notified: std::sync::Weak<tokio::sync::watch::Sender<u64>>,
+) {
+    use futures_util::StreamExt as _;
+    let bump = |n: &mut u64| *n = n.wrapping_add(1);
+    loop {
+        if let Ok(mut sub) = client.get_async_pubsub().await
+            && sub.subscribe(&channel).await.is_ok()
+        {
+            let Some(tx) = notified.upgrade() else { return };
+            tx.send_modify(bump);
+            drop(tx);
+            let mut messages = sub.into_on_message();
+            while messages.next().await.is_some() {
+                let Some(tx) = notified.upgrade() else { return };
+                tx.send_modify(bump);
+            }
+        }
+        if notified.strong_count() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
 
