@@ -20,9 +20,9 @@ HORDE = int(os.environ.get("HORDE", "20"))
 JOBS = os.environ.get("JOBS", "2")
 CONC = os.environ.get("CONCURRENCY", "8")
 # Batched mode: replays per request (island / horde) and requests in flight.
-BATCH_ISLAND = int(os.environ.get("BATCH_ISLAND", "64"))
+BATCH_ISLAND = int(os.environ.get("BATCH_ISLAND", "32"))
 BATCH_HORDE = int(os.environ.get("BATCH_HORDE", "2"))
-BATCH_CONC = os.environ.get("BATCH_CONCURRENCY", "4")
+BATCH_CONC = os.environ.get("BATCH_CONCURRENCY", "8")
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 
 

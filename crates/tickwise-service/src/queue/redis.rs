@@ -414,7 +414,11 @@ impl RedisQueue {
         ensure_group(&mut con, &keys).await?;
         let notified = Arc::new(tokio::sync::watch::Sender::new(0u64));
         let client = Client::open(config.url.as_str()).map_err(|e| backend(&e))?;
-        tokio::spawn(listen(client, keys.verdicts.clone(), Arc::downgrade(&notified)));
+        tokio::spawn(listen(
+            client,
+            keys.verdicts.clone(),
+            Arc::downgrade(&notified),
+        ));
         Ok(RedisQueue {
             con,
             keys: Arc::new(keys),
