@@ -1016,3 +1016,72 @@ pub async fn serve(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame made by hand: big-endian length, then the bytes.
+    fn framed(parts: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in parts {
+            out.extend_from_slice(&u32::try_from(p.len()).unwrap().to_be_bytes());
+            out.extend_from_slice(p);
+        }
+        out
+    }
+
+    #[test]
+    fn batches_split_the_same_however_the_body_arrives() {
+        let parts: [&[u8]; 4] = [b"abc", b"", b"0123456789", b"z"];
+        let body = framed(&parts);
+        assert_eq!(body, frame_batch(&parts), "the encoder frames the same way");
+        for chunk in 1..=body.len() {
+            let mut r = BatchReader::new(16, 8, 1024);
+            for c in body.chunks(chunk) {
+                r.feed(c).unwrap();
+            }
+            let got = r.finish().unwrap();
+            let want: Vec<Bytes> = parts.iter().map(|p| Bytes::copy_from_slice(p)).collect();
+            assert_eq!(got, want, "chunks of {chunk}");
+        }
+    }
+
+    #[test]
+    fn batch_limits_trip_as_soon_as_their_bytes_arrive() {
+        // A frame declaring 17 bytes for a limit of 16: refused from its
+        // 4-byte length, before any of its bytes.
+        let mut r = BatchReader::new(16, 8, 1024);
+        r.feed(b"\x00\x00\x00\x02ok").unwrap();
+        assert_eq!(
+            r.feed(&[0, 0, 0, 17]),
+            Err(BatchError::ReplayTooLarge {
+                index: 1,
+                declared: 17,
+                limit: 16
+            })
+        );
+        // The third frame of a batch capped at two: refused at its length.
+        let mut r = BatchReader::new(16, 2, 1024);
+        r.feed(&framed(&[b"a", b"b"])).unwrap();
+        assert_eq!(
+            r.feed(&[0, 0, 0, 1]),
+            Err(BatchError::TooManyReplays { limit: 2 })
+        );
+        // 14 + 6 = 20 bytes in all for a total of 16.
+        let mut r = BatchReader::new(64, 8, 16);
+        r.feed(&framed(&[b"0123456789"])).unwrap();
+        assert_eq!(
+            r.feed(&framed(&[b"01"])),
+            Err(BatchError::TooLarge { limit: 16 })
+        );
+        // Cut inside a frame, and nothing at all.
+        let mut r = BatchReader::new(64, 8, 1024);
+        r.feed(&framed(&[b"abc"])[..5]).unwrap();
+        assert_eq!(r.finish(), Err(BatchError::Truncated { left: 5 }));
+        assert_eq!(
+            BatchReader::new(64, 8, 1024).finish(),
+            Err(BatchError::Empty)
+        );
+    }
+}

@@ -10,6 +10,7 @@
 //! | `P:result:ID` | string | the verdict record (JSON), written once with `SET NX` |
 //! | `P:dead` | stream | dead-lettered jobs: `id`, `deliveries`, `error` |
 //! | `P:stats` | hash | counters for `/metrics`, shared by every process |
+//! | `P:verdicts` | pub/sub channel | one message per verdict script call: wakes the front ends' waiting requests |
 //!
 //! Delivery is at least once. A worker reads with `XREADGROUP`; the entry
 //! stays pending until the verdict is stored. The verdict, the `XACK`, the
@@ -21,6 +22,12 @@
 //! takes it over while it runs. An entry delivered more than
 //! [`MAX_DELIVERIES`] times goes to `P:dead` with its last error and gets an
 //! `invalid` verdict, so a poison job cannot loop forever.
+//!
+//! Round trips are shared where the rules allow: a batch upload is one
+//! script call, a worker loop reads up to [`MAX_BATCH`] new entries at once
+//! (as many as it verifies in about [`BATCH_BUDGET`]) and stores all their
+//! verdicts in one script call; claims, delivery counts, dead letters and
+//! the first-verdict-wins rule stay per entry.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
