@@ -3,9 +3,11 @@
 # replay files, in one run, and prints the figures side by side:
 #   * replays/s and ticks/s for 10-minute island (60 Hz, 36 000 ticks) and
 #     horde-300 (30 Hz, 18 000 ticks) replays: `tickwise verify --jobs 2`
-#     vs `verifyd` (memory queue) fed by `tickwise loadtest`;
+#     vs `verifyd` (memory queue) fed by `tickwise loadtest`, one replay
+#     per request and in batches (`--batch`, BATCH_ISLAND / BATCH_HORDE),
+#     with the CPU per replay of every process next to the wall rates;
 #   * p50/p99 verdict latency at half the saturating rate;
-#   * throughput with 1 and 2 Redis workers;
+#   * throughput with 1 and 2 Redis workers, both upload modes;
 #   * time for a SIGKILLed worker's job to be finished by another (default
 #     5 s claim timeout).
 # Everything runs on 127.0.0.1 with a private redis-server in a temp dir.

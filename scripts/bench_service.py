@@ -2,6 +2,7 @@
 
 import json
 import os
+import resource
 import re
 import shutil
 import signal
@@ -18,6 +19,10 @@ ISLAND = int(os.environ.get("ISLAND", "2000"))
 HORDE = int(os.environ.get("HORDE", "20"))
 JOBS = os.environ.get("JOBS", "2")
 CONC = os.environ.get("CONCURRENCY", "8")
+# Batched mode: replays per request (island / horde) and requests in flight.
+BATCH_ISLAND = int(os.environ.get("BATCH_ISLAND", "8"))
+BATCH_HORDE = int(os.environ.get("BATCH_HORDE", "2"))
+BATCH_CONC = os.environ.get("BATCH_CONCURRENCY", "8")
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 
 
@@ -48,6 +53,24 @@ def make(dirpath, sim, ticks, n, base):
     jobs = [(sim, ticks, base + i, os.path.join(dirpath, f"{sim}-{i:05}.twr")) for i in range(n)]
     with ThreadPoolExecutor(2) as ex:
         list(ex.map(record, jobs))
+
+
+def child_cpu():
+    """CPU seconds (user + system) of every child process waited for so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def cpu_per_replay(run, n):
+    """Runs `run()` (which starts, uses and stops its processes) and adds the
+    CPU milliseconds per replay that its processes used, all of them: the
+    load generator and verifyd as well as the verification. Wall-clock rates
+    on a shared machine swing with other people's builds; CPU per replay
+    barely does, so the two ways are also compared by it."""
+    before = child_cpu()
+    out = run()
+    out["cpu_ms"] = (child_cpu() - before) * 1e3 / n
+    return out
 
 
 def cli_verify(d):
@@ -123,69 +146,94 @@ def main():
     t = time.time()
     make(island, "island", 36_000, ISLAND, 1)
     make(horde, "horde", 18_000, HORDE, 1)
+    print(f"load average at start: {os.getloadavg()}", flush=True)
     print(f"recorded {ISLAND} island x 36000 ticks and {HORDE} horde-300 x 18000 ticks "
           f"in {time.time() - t:.1f} s ({tmp})", flush=True)
     # The machine is shared: alternate the two ways ROUNDS times and
     # compare medians (and bests), so a burst of someone else's load does
     # not land on one side only.
     rows = []
-    for name, d in [("island 10 min", island), ("horde-300 10 min", horde)]:
-        clis, https = [], []
+    for name, d, batch in [("island 10 min", island, BATCH_ISLAND),
+                           ("horde-300 10 min", horde, BATCH_HORDE)]:
+        clis, https, batched = [], [], []
         for _ in range(ROUNDS):
-            clis.append(cli_verify(d))
+            n = len(os.listdir(d))
+            clis.append(cpu_per_replay(lambda: cli_verify(d), n))
+
+            def http_run(extra, conc):
+                v = verifyd()
+                before = child_cpu()
+                out = loadtest(v.url(), d, conc=conc, extra=extra)
+                # The load generator alone (verifyd is still running, so not
+                # yet counted): what the clients would spend elsewhere.
+                out["gen_ms"] = (child_cpu() - before) * 1e3 / n
+                v.stop()
+                return out
+            https.append(cpu_per_replay(lambda: http_run([], CONC), n))
+            batched.append(cpu_per_replay(
+                lambda: http_run(["--batch", str(batch)], BATCH_CONC), n))
+        rows.append((name, batch, clis, https, batched))
+
+    print(f"\n{ROUNDS} alternating rounds each; median (best) of the rounds; "
+          f"overhead = 1 - service/verify")
+    print(f"{'replays':17} {'verify --jobs ' + JOBS:>30} {'verifyd, one replay per request':>40}"
+          f" {'verifyd, batches':>40}")
+    for name, batch, clis, https, batched in rows:
+        c, h, b = med(clis, "replays_s"), med(https, "replays_s"), med(batched, "replays_s")
+        ct, ht, bt = med(clis, "ticks_s"), med(https, "ticks_s"), med(batched, "ticks_s")
+        print(f"{name:17} {c:8.1f} ({best(clis, 'replays_s'):.1f}) /s {ct / 1e6:5.1f} Mt/s"
+              f" {h:8.1f} ({best(https, 'replays_s'):.1f}) /s {ht / 1e6:5.1f} Mt/s {(1 - h / c) * 100:5.1f} %"
+              f" {b:8.1f} ({best(batched, 'replays_s'):.1f}) /s {bt / 1e6:5.1f} Mt/s {(1 - b / c) * 100:5.1f} %"
+              f"  (--batch {batch}; errors {sum(x['errors'] for x in https + batched)})")
+        for label, xs in [("one per request", https), ("batches", batched)]:
+            ratios = sorted(x["replays_s"] / y["replays_s"] for x, y in zip(xs, clis))
+            print(f"{'':17} {label}: service/verify per round " + ", ".join(f"{r:.3f}" for r in ratios)
+                  + f"; CPU per replay: verify {med(clis, 'cpu_ms'):.3f} ms,"
+                  f" verifyd + loadtest {med(xs, 'cpu_ms'):.3f} ms (x{med(xs, 'cpu_ms') / med(clis, 'cpu_ms'):.2f}),"
+                  f" verifyd alone {med(xs, 'cpu_ms') - med(xs, 'gen_ms'):.3f} ms"
+                  f" (x{(med(xs, 'cpu_ms') - med(xs, 'gen_ms')) / med(clis, 'cpu_ms'):.2f})")
+    sat = {name: (med(h, "replays_s"), med(b, "replays_s"), batch)
+           for name, batch, _, h, b in rows}
+
+    # Latency at half the saturating rate, fresh replays, both modes.
+    print()
+    for name, sim, n_secs, conc in [("island 10 min", "island", 10, 64),
+                                    ("horde-300 10 min", "horde", 20, 16)]:
+        one, many, batch = sat[name]
+        for mode, s_rate, extra, c in [("one per request", one, [], conc),
+                                       (f"batches of {batch}", many, ["--batch", str(batch)], conc)]:
+            rate = max(1, s_rate / 2)
+            n = max(4, int(rate * n_secs))
             v = verifyd()
-            https.append(loadtest(v.url(), d))
+            half = loadtest(v.url(), generate=n, rate=rate, seconds=120, conc=c,
+                            extra=["--sim", sim, *extra])
             v.stop()
-        rows.append((name, clis, https))
-
-    print(f"\n{ROUNDS} alternating rounds each; median (best) of the rounds")
-    print(f"{'replays':18} {'verify --jobs ' + JOBS:>32} {'verifyd (HTTP, memory queue)':>34} {'overhead':>9}")
-    for name, clis, https in rows:
-        c, h = med(clis, "replays_s"), med(https, "replays_s")
-        ct, ht = med(clis, "ticks_s"), med(https, "ticks_s")
-        over = (1 - h / c) * 100
-        print(f"{name:18} {c:8.1f} ({best(clis, 'replays_s'):.1f}) replays/s {ct / 1e6:5.1f} Mt/s"
-              f" {h:8.1f} ({best(https, 'replays_s'):.1f}) replays/s {ht / 1e6:5.1f} Mt/s {over:7.1f} %"
-              f"  (errors {sum(x['errors'] for x in https)})")
-    rows = [(n, {"replays_s": med(c, "replays_s")}, {"replays_s": med(h, "replays_s")}) for n, c, h in rows]
-
-    # Latency at half the saturating island rate, fresh replays.
-    sat = rows[0][2]["replays_s"]
-    rate = max(1, sat / 2)
-    n = int(rate * 10)
-    v = verifyd()
-    half = loadtest(v.url(), generate=n, rate=rate, seconds=60, conc=64,
-                    extra=["--sim", "island"])
-    v.stop()
-    print(f"\nverdict latency, island, {rate:.0f} uploads/s (half of {sat:.0f}/s), {n} replays:"
-          f" p50 {half['p50']:.1f} ms, p99 {half['p99']:.1f} ms, errors {half['errors']}")
-    sat_h = rows[1][2]["replays_s"]
-    n_h = max(4, int(sat_h / 2 * 20))
-    v = verifyd()
-    half_h = loadtest(v.url(), generate=n_h, rate=max(1, sat_h / 2), seconds=120, conc=16,
-                      extra=["--sim", "horde"])
-    v.stop()
-    print(f"verdict latency, horde-300, {sat_h / 2:.2f} uploads/s (half of {sat_h:.2f}/s), {n_h} replays:"
-          f" p50 {half_h['p50']:.1f} ms, p99 {half_h['p99']:.1f} ms, errors {half_h['errors']}")
+            print(f"verdict latency, {name}, {mode}, {rate:.1f} replays/s (half of {s_rate:.1f}/s),"
+                  f" {n} replays: p50 {half['p50']:.1f} ms, p99 {half['p99']:.1f} ms,"
+                  f" errors {half['errors']}", flush=True)
 
     # Redis: 1 vs 2 workers (one verification thread each).
     r = Redis()
     front = verifyd(r.url)
-    print("\nRedis workers (1 verification thread each), same files, Redis flushed between runs:")
-    for name, d in [("horde-300 10 min", horde), ("island 10 min", island)]:
-        res = {1: [], 2: []}
-        for _ in range(ROUNDS):
-            for k in (1, 2):
-                r.cli("FLUSHALL")
-                ws = [Proc(["worker", "--redis", r.url, "--jobs", "1"]) for _ in range(k)]
-                time.sleep(0.3)
-                res[k].append(loadtest(front.url(), d))
-                for w in ws:
-                    w.stop()
-        one, two = med(res[1], "replays_s"), med(res[2], "replays_s")
-        print(f"  {name:18} 1 worker {one:8.1f} ({best(res[1], 'replays_s'):.1f}) replays/s,"
-              f" 2 workers {two:8.1f} ({best(res[2], 'replays_s'):.1f}) replays/s: x{two / one:.2f}"
-              f" (median of {ROUNDS}, best in brackets)")
+    print(f"\nRedis workers (1 verification thread each), same files, Redis flushed between runs,"
+          f" median (best) of {ROUNDS}:")
+    for name, d, batch in [("horde-300 10 min", horde, BATCH_HORDE),
+                           ("island 10 min", island, BATCH_ISLAND)]:
+        for mode, extra, conc in [("one per request", [], CONC),
+                                  (f"batches of {batch}", ["--batch", str(batch)], BATCH_CONC)]:
+            res = {1: [], 2: []}
+            for _ in range(ROUNDS):
+                for k in (1, 2):
+                    r.cli("FLUSHALL")
+                    ws = [Proc(["worker", "--redis", r.url, "--jobs", "1"]) for _ in range(k)]
+                    time.sleep(0.3)
+                    res[k].append(loadtest(front.url(), d, conc=conc, extra=extra))
+                    for w in ws:
+                        w.stop()
+            one, two = med(res[1], "replays_s"), med(res[2], "replays_s")
+            print(f"  {name:17} {mode:18} 1 worker {one:8.1f} ({best(res[1], 'replays_s'):.1f}) replays/s,"
+                  f" 2 workers {two:8.1f} ({best(res[2], 'replays_s'):.1f}) replays/s: x{two / one:.2f}"
+                  f"  errors {sum(x['errors'] for x in res[1] + res[2])}", flush=True)
 
     # A killed worker's job, finished by another (default 5 s claim timeout).
     r.cli("FLUSHALL")
@@ -216,6 +264,7 @@ def main():
         w.stop()
     front.stop()
     r.stop()
+    print(f"load average at end: {os.getloadavg()}")
     shutil.rmtree(tmp, ignore_errors=True)
 
 

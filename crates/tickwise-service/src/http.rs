@@ -10,6 +10,7 @@
 //! a byte of the body is read).
 
 use std::convert::Infallible;
+use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -77,15 +78,24 @@ pub struct ApiLimits {
     pub body_deadline: Duration,
     /// The longest `?wait=` honoured.
     pub max_wait: Duration,
+    /// Largest batch upload (`POST /v1/batches`), framing included
+    /// (`413` above it, checked while receiving). Each replay in it is
+    /// still held to `max_upload_bytes`.
+    pub max_batch_bytes: usize,
+    /// The most replays in one batch, and ids in one `GET /v1/replays?ids=`.
+    pub max_batch_replays: usize,
 }
 
 impl Default for ApiLimits {
-    /// 16 MiB uploads, 20 s per body, waits up to 30 s.
+    /// 16 MiB uploads, 20 s per body, waits up to 30 s, batches of at
+    /// most 256 replays and 64 MiB.
     fn default() -> ApiLimits {
         ApiLimits {
             max_upload_bytes: 16 * 1024 * 1024,
             body_deadline: Duration::from_secs(20),
             max_wait: Duration::from_secs(30),
+            max_batch_bytes: 64 * 1024 * 1024,
+            max_batch_replays: 256,
         }
     }
 }
@@ -107,6 +117,8 @@ pub struct HttpStats {
     pub rejected_early: AtomicU64,
     /// Requests that failed on a queue backend error (`503`).
     pub backend_errors: AtomicU64,
+    /// Batch uploads taken in (their replays count above, one by one).
+    pub batches: AtomicU64,
 }
 
 /// What the handlers share.
@@ -131,12 +143,22 @@ pub fn app<Q: Queue>(queue: Q, verifier: Verifier, limits: ApiLimits, conn: &Con
         stats: HttpStats::default(),
     });
     Router::new()
-        .route("/v1/replays", post(upload::<Q>))
+        // The single upload keeps its own, smaller body limit inside the
+        // router-wide one (the batch size).
+        .route(
+            "/v1/replays",
+            post(upload::<Q>)
+                .layer(RequestBodyLimitLayer::new(limits.max_upload_bytes))
+                .get(many_status::<Q>),
+        )
         .route("/v1/replays/{id}", get(job_status::<Q>))
+        .route("/v1/batches", post(batch_upload::<Q>))
         .route("/healthz", get(healthz::<Q>))
         .route("/metrics", get(metrics_text::<Q>))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint") })
-        .layer(RequestBodyLimitLayer::new(limits.max_upload_bytes))
+        .layer(RequestBodyLimitLayer::new(
+            limits.max_batch_bytes.max(limits.max_upload_bytes),
+        ))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             conn.request_deadline,
@@ -341,20 +363,559 @@ async fn upload<Q: Queue>(
         }
     };
     if wait > Duration::ZERO {
-        let deadline = tokio::time::Instant::now() + wait;
-        loop {
-            match state.queue.status(id).await {
-                Ok(Some(r)) if r.status.is_final() => return json(StatusCode::OK, &r),
-                Ok(_) => {}
-                Err(e) => return queue_error(&state.stats, &e),
-            }
-            if tokio::time::Instant::now() >= deadline {
-                break;
-            }
-            tokio::time::sleep(state.queue.poll_interval()).await;
+        let mut records = [pending];
+        if let Err(e) = await_verdicts(&state.queue, &[id], &mut records, wait).await {
+            return queue_error(&state.stats, &e);
         }
+        let [record] = records;
+        let code = if record.status.is_final() {
+            StatusCode::OK
+        } else {
+            StatusCode::ACCEPTED
+        };
+        return json(code, &record);
     }
     json(StatusCode::ACCEPTED, &pending)
+}
+
+/// Waits up to `wait` until every record in `records` (those of `ids`, in
+/// order) is final, refreshing them in place.
+///
+/// The waiter sleeps until the queue announces a stored verdict (or
+/// [`Queue::poll_interval`] passes without one), then re-reads. Where a
+/// status is a lock away (memory) it reads the records in order, stopping
+/// at the first still open: verdicts come roughly in upload order, so each
+/// wake-up costs about one lookup however large the batch. Where it is a
+/// round trip (Redis) every open record is read in one call. Either way the
+/// open records are read once more at the end, so a `202` shows whether
+/// each is queued or running.
+///
+/// # Errors
+///
+/// The queue's error.
+pub async fn await_verdicts<Q: Queue>(
+    queue: &Q,
+    ids: &[JobId],
+    records: &mut [JobRecord],
+    wait: Duration,
+) -> Result<(), QueueError> {
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut push = queue.verdicts();
+    let local = queue.status_is_local();
+    let mut next = 0;
+    loop {
+        if let Some(rx) = push.as_mut() {
+            // Everything stored before this point is seen below; anything
+            // later wakes `changed()`.
+            rx.borrow_and_update();
+        }
+        if local {
+            while next < ids.len() {
+                if !records[next].status.is_final() {
+                    match queue.status(ids[next]).await? {
+                        Some(r) if r.status.is_final() => records[next] = r,
+                        _ => break,
+                    }
+                }
+                next += 1;
+            }
+        } else {
+            refresh_open(queue, ids, records).await?;
+            next = records.iter().take_while(|r| r.status.is_final()).count();
+        }
+        if next >= ids.len() {
+            return Ok(());
+        }
+        let now = tokio::time::Instant::now();
+        if now >= deadline {
+            break;
+        }
+        let nap = queue.poll_interval().min(deadline - now);
+        match push.as_mut() {
+            Some(rx) => {
+                if let Ok(Err(_)) = tokio::time::timeout(nap, rx.changed()).await {
+                    push = None; // the notifier is gone: poll from now on
+                }
+            }
+            None => tokio::time::sleep(nap).await,
+        }
+    }
+    refresh_open(queue, ids, records).await
+}
+
+/// Re-reads the records that are not final, in one queue call.
+async fn refresh_open<Q: Queue>(
+    queue: &Q,
+    ids: &[JobId],
+    records: &mut [JobRecord],
+) -> Result<(), QueueError> {
+    let open: Vec<usize> = (0..ids.len())
+        .filter(|&i| !records[i].status.is_final())
+        .collect();
+    if open.is_empty() {
+        return Ok(());
+    }
+    let asked: Vec<JobId> = open.iter().map(|&i| ids[i]).collect();
+    let found = queue.status_many(&asked).await?;
+    for (i, r) in open.into_iter().zip(found) {
+        if let Some(r) = r {
+            records[i] = r;
+        }
+    }
+    Ok(())
+}
+
+/// The content type of a batch upload: replays framed one after another,
+/// each as a 4-byte big-endian length and then that many bytes.
+pub const BATCH_CONTENT_TYPE: &str = "application/x-tickwise-batch";
+
+/// Frames `replays` as a batch body (the inverse of what
+/// `POST /v1/batches` reads). A replay longer than `u32::MAX` bytes cannot
+/// be framed and is left out (no service accepts one that large).
+#[must_use]
+pub fn frame_batch<B: AsRef<[u8]>>(replays: &[B]) -> Vec<u8> {
+    let total: usize = replays.iter().map(|r| r.as_ref().len() + 4).sum();
+    let mut out = Vec::with_capacity(total);
+    for r in replays {
+        let r = r.as_ref();
+        if let Ok(n) = u32::try_from(r.len()) {
+            out.extend_from_slice(&n.to_be_bytes());
+            out.extend_from_slice(r);
+        }
+    }
+    out
+}
+
+/// Why a batch body was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchError {
+    /// Replay number `index` (from 0) declares more bytes than one upload
+    /// may have.
+    ReplayTooLarge {
+        /// Its position in the batch.
+        index: usize,
+        /// The length its frame declares.
+        declared: u64,
+        /// The limit for one replay.
+        limit: usize,
+    },
+    /// More replays than one batch may hold.
+    TooManyReplays {
+        /// The limit.
+        limit: usize,
+    },
+    /// The whole body is over the batch size limit.
+    TooLarge {
+        /// The limit.
+        limit: usize,
+    },
+    /// The body ended inside a frame.
+    Truncated {
+        /// Bytes left over after the last whole frame.
+        left: usize,
+    },
+    /// The body holds no replay.
+    Empty,
+}
+
+impl fmt::Display for BatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BatchError::ReplayTooLarge {
+                index,
+                declared,
+                limit,
+            } => write!(
+                f,
+                "replay {index} of the batch declares {declared} bytes, over the limit of {limit} bytes per replay"
+            ),
+            BatchError::TooManyReplays { limit } => {
+                write!(f, "the batch holds more than {limit} replays")
+            }
+            BatchError::TooLarge { limit } => {
+                write!(f, "the batch is larger than the limit of {limit} bytes")
+            }
+            BatchError::Truncated { left } => write!(
+                f,
+                "the batch ends inside a frame ({left} bytes after the last whole replay)"
+            ),
+            BatchError::Empty => f.write_str("the batch holds no replay"),
+        }
+    }
+}
+
+impl std::error::Error for BatchError {}
+
+/// Splits a batch body into replays as its bytes arrive, checking every
+/// limit as soon as the bytes that break it are in: a frame longer than
+/// one upload may be is refused from its 4-byte length alone, before its
+/// bytes come, and a frame past the replay cap from its length too.
+#[derive(Debug)]
+pub struct BatchReader {
+    buf: BytesMut,
+    replays: Vec<Bytes>,
+    received: usize,
+    max_replay: usize,
+    max_replays: usize,
+    max_total: usize,
+}
+
+impl BatchReader {
+    /// A reader for batches of at most `max_replays` replays of at most
+    /// `max_replay` bytes each, `max_total` bytes in all.
+    #[must_use]
+    pub fn new(max_replay: usize, max_replays: usize, max_total: usize) -> BatchReader {
+        BatchReader {
+            buf: BytesMut::new(),
+            replays: Vec::new(),
+            received: 0,
+            max_replay,
+            max_replays: max_replays.max(1),
+            max_total,
+        }
+    }
+
+    /// Takes in the next bytes of the body.
+    ///
+    /// # Errors
+    ///
+    /// The first limit the bytes so far break.
+    pub fn feed(&mut self, data: &[u8]) -> Result<(), BatchError> {
+        self.received = self.received.saturating_add(data.len());
+        if self.received > self.max_total {
+            return Err(BatchError::TooLarge {
+                limit: self.max_total,
+            });
+        }
+        self.buf.extend_from_slice(data);
+        while self.buf.len() >= 4 {
+            let declared = u32::from_be_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]]);
+            let len = usize::try_from(declared).unwrap_or(usize::MAX);
+            if len > self.max_replay {
+                return Err(BatchError::ReplayTooLarge {
+                    index: self.replays.len(),
+                    declared: u64::from(declared),
+                    limit: self.max_replay,
+                });
+            }
+            if self.replays.len() >= self.max_replays {
+                return Err(BatchError::TooManyReplays {
+                    limit: self.max_replays,
+                });
+            }
+            if self.buf.len() - 4 < len {
+                break;
+            }
+            let _ = self.buf.split_to(4);
+            self.replays.push(self.buf.split_to(len).freeze());
+        }
+        Ok(())
+    }
+
+    /// The replays, once the body has ended.
+    ///
+    /// # Errors
+    ///
+    /// [`BatchError::Truncated`] when the body stopped inside a frame,
+    /// [`BatchError::Empty`] when it held none.
+    pub fn finish(self) -> Result<Vec<Bytes>, BatchError> {
+        if !self.buf.is_empty() {
+            return Err(BatchError::Truncated {
+                left: self.buf.len(),
+            });
+        }
+        if self.replays.is_empty() {
+            return Err(BatchError::Empty);
+        }
+        Ok(self.replays)
+    }
+}
+
+enum BatchBodyError {
+    Batch(BatchError),
+    Timeout,
+    Broken,
+}
+
+/// Reads a batch body through a [`BatchReader`] within `deadline`.
+async fn read_batch(
+    body: Body,
+    reader: BatchReader,
+    deadline: Duration,
+) -> Result<Vec<Bytes>, BatchBodyError> {
+    let limit = reader.max_total;
+    let read = async move {
+        let mut body = body;
+        let mut reader = reader;
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| {
+                if format!("{e:?}").contains("LengthLimit") {
+                    BatchBodyError::Batch(BatchError::TooLarge { limit })
+                } else {
+                    BatchBodyError::Broken
+                }
+            })?;
+            if let Ok(data) = frame.into_data() {
+                reader.feed(&data).map_err(BatchBodyError::Batch)?;
+            }
+        }
+        reader.finish().map_err(BatchBodyError::Batch)
+    };
+    tokio::time::timeout(deadline, read)
+        .await
+        .unwrap_or(Err(BatchBodyError::Timeout))
+}
+
+fn records_json(records: &[&JobRecord]) -> String {
+    let mut out = String::from("{\"replays\":[");
+    for (i, r) in records.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&r.to_json());
+    }
+    out.push_str("]}");
+    out
+}
+
+/// `POST /v1/batches`: many replays in one request, each its own job (id =
+/// SHA-256 of its bytes, idempotent) with its own verdict. Answers
+/// `{"replays": [record, …]}` in the order of the frames (a replay that
+/// appears twice is one job and shows the same record twice): `200` when
+/// every record is a verdict, else `202`.
+async fn batch_upload<Q: Queue>(
+    State(state): State<Arc<AppState<Q>>>,
+    Query(query): Query<UploadQuery>,
+    request: Request,
+) -> Response {
+    let wait = match parse_wait(query.wait.as_deref(), state.limits.max_wait) {
+        Ok(w) => w,
+        Err(r) => return *r,
+    };
+    let session = match session_ms(request.headers()) {
+        Ok(s) => s,
+        Err(r) => return *r,
+    };
+    let limits = state.limits;
+    let reader = BatchReader::new(
+        limits.max_upload_bytes,
+        limits.max_batch_replays,
+        limits.max_batch_bytes,
+    );
+    let replays = match read_batch(request.into_body(), reader, limits.body_deadline).await {
+        Ok(r) => r,
+        Err(BatchBodyError::Batch(e @ BatchError::Truncated { .. } | e @ BatchError::Empty)) => {
+            return error(StatusCode::BAD_REQUEST, &e.to_string());
+        }
+        Err(BatchBodyError::Batch(e)) => {
+            state.stats.too_large.fetch_add(1, Ordering::Relaxed);
+            return error(StatusCode::PAYLOAD_TOO_LARGE, &e.to_string());
+        }
+        Err(BatchBodyError::Timeout) => {
+            state.stats.body_timeouts.fetch_add(1, Ordering::Relaxed);
+            return error(
+                StatusCode::REQUEST_TIMEOUT,
+                "the batch did not arrive within the body deadline",
+            );
+        }
+        Err(BatchBodyError::Broken) => {
+            return error(StatusCode::BAD_REQUEST, "the batch broke off");
+        }
+    };
+    state.stats.batches.fetch_add(1, Ordering::Relaxed);
+    let meta = JobMeta::now(session);
+    // Hashing 16 MiB per replay is not free: off the async threads.
+    let hashed = tokio::task::spawn_blocking(move || {
+        let ids: Vec<JobId> = replays.iter().map(|b| JobId::of(b)).collect();
+        let mut seen = std::collections::BTreeSet::new();
+        let distinct: Vec<(JobId, Bytes)> = ids
+            .iter()
+            .zip(replays)
+            .filter(|(id, _)| seen.insert(**id))
+            .map(|(id, b)| (*id, b))
+            .collect();
+        (ids, distinct)
+    })
+    .await;
+    let Ok((ids, distinct)) = hashed else {
+        return error(StatusCode::INTERNAL_SERVER_ERROR, "hashing failed");
+    };
+    let dupes_in_batch = (ids.len() - distinct.len()) as u64;
+    state
+        .stats
+        .duplicates
+        .fetch_add(dupes_in_batch, Ordering::Relaxed);
+    let order: Vec<JobId> = distinct.iter().map(|(id, _)| *id).collect();
+    // Known already? Those need no look at their bytes (as for one upload).
+    let known = match state.queue.status_many(&order).await {
+        Ok(k) => k,
+        Err(e) => return queue_error(&state.stats, &e),
+    };
+    let mut records: Vec<JobRecord> = Vec::with_capacity(order.len());
+    let mut unknown = Vec::new();
+    for ((id, bytes), k) in distinct.into_iter().zip(known) {
+        if let Some(r) = k {
+            state.stats.duplicates.fetch_add(1, Ordering::Relaxed);
+            records.push(r);
+        } else {
+            unknown.push((records.len(), id, bytes));
+            records.push(JobRecord::bare(id.to_string(), JobStatus::Queued));
+        }
+    }
+    let verifier = state.verifier.clone();
+    let checked = tokio::task::spawn_blocking(move || {
+        unknown
+            .into_iter()
+            .map(|(at, id, bytes)| {
+                let pre = verifier.precheck(&bytes);
+                (at, id, bytes, pre)
+            })
+            .collect::<Vec<_>>()
+    })
+    .await;
+    let Ok(checked) = checked else {
+        return error(StatusCode::INTERNAL_SERVER_ERROR, "pre-check failed");
+    };
+    let mut fresh = Vec::new();
+    let mut fresh_at = Vec::new();
+    for (at, id, bytes, pre) in checked {
+        match pre {
+            Ok(()) => {
+                fresh.push((id, bytes));
+                fresh_at.push(at);
+            }
+            Err(reason) => {
+                state.stats.rejected_early.fetch_add(1, Ordering::Relaxed);
+                let mut record = JobRecord::invalid(id, reason);
+                record.attempts = Some(0);
+                match state.queue.store_verdict(record).await {
+                    Ok(r) => records[at] = r,
+                    Err(e) => return queue_error(&state.stats, &e),
+                }
+            }
+        }
+    }
+    match state.queue.submit_many(fresh, meta).await {
+        Ok(submitted) => {
+            for (at, s) in fresh_at.into_iter().zip(submitted) {
+                match s {
+                    Submitted::Queued => {
+                        state.stats.accepted.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Submitted::Duplicate(r) => {
+                        state.stats.duplicates.fetch_add(1, Ordering::Relaxed);
+                        records[at].status = r.status;
+                    }
+                    Submitted::Done(r) => {
+                        state.stats.duplicates.fetch_add(1, Ordering::Relaxed);
+                        records[at] = r;
+                    }
+                }
+            }
+        }
+        Err(e) => return queue_error(&state.stats, &e),
+    }
+    if wait > Duration::ZERO
+        && let Err(e) = await_verdicts(&state.queue, &order, &mut records, wait).await
+    {
+        return queue_error(&state.stats, &e);
+    }
+    answer_many(&order, &records, &ids)
+}
+
+/// The records of `ids` (in request order, repeats included) from the
+/// distinct `order`/`records`.
+fn answer_many(order: &[JobId], records: &[JobRecord], ids: &[JobId]) -> Response {
+    let index: std::collections::BTreeMap<JobId, usize> =
+        order.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+    let picked: Vec<&JobRecord> = ids
+        .iter()
+        .filter_map(|id| index.get(id).map(|&i| &records[i]))
+        .collect();
+    let code = if records.iter().all(|r| r.status.is_final()) {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    (
+        code,
+        [(header::CONTENT_TYPE, "application/json")],
+        records_json(&picked),
+    )
+        .into_response()
+}
+
+/// The query of `GET /v1/replays?ids=…`.
+#[derive(Debug, Deserialize)]
+pub struct ManyQuery {
+    /// Job ids, comma-separated.
+    pub ids: Option<String>,
+    /// Seconds to wait until every one has a verdict.
+    pub wait: Option<String>,
+}
+
+/// `GET /v1/replays?ids=ID,ID,…[&wait=S]`: many records in one request
+/// (at most `max_batch_replays` ids), `{"replays": [...], "unknown": [...]}`;
+/// with `wait`, answered as soon as all known ones have verdicts.
+async fn many_status<Q: Queue>(
+    State(state): State<Arc<AppState<Q>>>,
+    Query(query): Query<ManyQuery>,
+) -> Response {
+    let wait = match parse_wait(query.wait.as_deref(), state.limits.max_wait) {
+        Ok(w) => w,
+        Err(r) => return *r,
+    };
+    let Some(list) = query.ids.as_deref() else {
+        return error(StatusCode::BAD_REQUEST, "give ids=ID,ID,...");
+    };
+    let mut ids = Vec::new();
+    for part in list.split(',').filter(|p| !p.is_empty()) {
+        if ids.len() >= state.limits.max_batch_replays {
+            return error(
+                StatusCode::BAD_REQUEST,
+                &format!("at most {} ids per request", state.limits.max_batch_replays),
+            );
+        }
+        let Some(id) = JobId::parse(part) else {
+            return error(StatusCode::BAD_REQUEST, &format!("not a job id: {part:?}"));
+        };
+        ids.push(id);
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    ids.retain(|id| seen.insert(*id));
+    let found = match state.queue.status_many(&ids).await {
+        Ok(f) => f,
+        Err(e) => return queue_error(&state.stats, &e),
+    };
+    let mut known = Vec::new();
+    let mut records = Vec::new();
+    let mut unknown = Vec::new();
+    for (id, r) in ids.iter().zip(found) {
+        match r {
+            Some(r) => {
+                known.push(*id);
+                records.push(r);
+            }
+            None => unknown.push(id.to_string()),
+        }
+    }
+    if wait > Duration::ZERO
+        && let Err(e) = await_verdicts(&state.queue, &known, &mut records, wait).await
+    {
+        return queue_error(&state.stats, &e);
+    }
+    let refs: Vec<&JobRecord> = records.iter().collect();
+    let mut body = records_json(&refs);
+    body.pop(); // the closing brace
+    body.push_str(",\"unknown\":");
+    body.push_str(&serde_json::to_string(&unknown).unwrap_or_else(|_| "[]".into()));
+    body.push('}');
+    let code = if records.iter().all(|r| r.status.is_final()) {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    (code, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 async fn job_status<Q: Queue>(
@@ -453,5 +1014,74 @@ pub async fn serve(
             let _ = tokio::time::timeout(limits.connection_lifetime, conn).await;
             drop(permit);
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame made by hand: big-endian length, then the bytes.
+    fn framed(parts: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in parts {
+            out.extend_from_slice(&u32::try_from(p.len()).unwrap().to_be_bytes());
+            out.extend_from_slice(p);
+        }
+        out
+    }
+
+    #[test]
+    fn batches_split_the_same_however_the_body_arrives() {
+        let parts: [&[u8]; 4] = [b"abc", b"", b"0123456789", b"z"];
+        let body = framed(&parts);
+        assert_eq!(body, frame_batch(&parts), "the encoder frames the same way");
+        for chunk in 1..=body.len() {
+            let mut r = BatchReader::new(16, 8, 1024);
+            for c in body.chunks(chunk) {
+                r.feed(c).unwrap();
+            }
+            let got = r.finish().unwrap();
+            let want: Vec<Bytes> = parts.iter().map(|p| Bytes::copy_from_slice(p)).collect();
+            assert_eq!(got, want, "chunks of {chunk}");
+        }
+    }
+
+    #[test]
+    fn batch_limits_trip_as_soon_as_their_bytes_arrive() {
+        // A frame declaring 17 bytes for a limit of 16: refused from its
+        // 4-byte length, before any of its bytes.
+        let mut r = BatchReader::new(16, 8, 1024);
+        r.feed(b"\x00\x00\x00\x02ok").unwrap();
+        assert_eq!(
+            r.feed(&[0, 0, 0, 17]),
+            Err(BatchError::ReplayTooLarge {
+                index: 1,
+                declared: 17,
+                limit: 16
+            })
+        );
+        // The third frame of a batch capped at two: refused at its length.
+        let mut r = BatchReader::new(16, 2, 1024);
+        r.feed(&framed(&[b"a", b"b"])).unwrap();
+        assert_eq!(
+            r.feed(&[0, 0, 0, 1]),
+            Err(BatchError::TooManyReplays { limit: 2 })
+        );
+        // 14 + 6 = 20 bytes in all for a total of 16.
+        let mut r = BatchReader::new(64, 8, 16);
+        r.feed(&framed(&[b"0123456789"])).unwrap();
+        assert_eq!(
+            r.feed(&framed(&[b"01"])),
+            Err(BatchError::TooLarge { limit: 16 })
+        );
+        // Cut inside a frame, and nothing at all.
+        let mut r = BatchReader::new(64, 8, 1024);
+        r.feed(&framed(&[b"abc"])[..5]).unwrap();
+        assert_eq!(r.finish(), Err(BatchError::Truncated { left: 5 }));
+        assert_eq!(
+            BatchReader::new(64, 8, 1024).finish(),
+            Err(BatchError::Empty)
+        );
     }
 }

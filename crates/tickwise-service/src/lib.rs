@@ -4,9 +4,10 @@
 //! verdicts come back, a crash loses nothing, and the work spreads over
 //! many machines when one is not enough.
 //!
-//! * [`http`]: the API (`POST /v1/replays`, `GET /v1/replays/{id}`,
-//!   `/healthz`, `/metrics`) on axum + hyper + tokio, with connection
-//!   caps, head/body/request deadlines and upload limits.
+//! * [`http`]: the API (`POST /v1/replays`, `POST /v1/batches`,
+//!   `GET /v1/replays/{id}`, `GET /v1/replays?ids=`, `/healthz`,
+//!   `/metrics`) on axum + hyper + tokio, with connection caps,
+//!   head/body/request deadlines and upload limits.
 //! * [`queue`]: one [`Queue`](queue::Queue) interface, two engines: the
 //!   embedded [`MemoryQueue`](queue::MemoryQueue) (one process, threads on
 //!   every core) and [`RedisQueue`](queue::RedisQueue) +

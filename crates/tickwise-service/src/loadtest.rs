@@ -25,6 +25,8 @@ use crate::job::{JobRecord, JobStatus};
 pub const MAX_SECONDS: u64 = 3_600;
 /// The most concurrent clients.
 pub const MAX_CONCURRENCY: usize = 1_024;
+/// The most replays per batch request (the service's default cap).
+pub const MAX_BATCH: usize = 256;
 
 /// What to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +41,11 @@ pub struct LoadConfig {
     pub rate: Option<u32>,
     /// The session duration header to send, if any.
     pub session_ms: Option<u64>,
+    /// Replays per request: 1 uploads each with `POST /v1/replays`; more
+    /// sends them together with `POST /v1/batches` and waits for the
+    /// verdicts with `?wait=` on the batch, then `GET /v1/replays?ids=…&wait=`
+    /// for any still open.
+    pub batch: usize,
 }
 
 /// Why a load test could not run.
@@ -204,10 +211,15 @@ async fn call(
     path: &str,
     body: Bytes,
 ) -> Result<(StatusCode, Option<Duration>, Bytes), String> {
+    let kind = if path.starts_with("/v1/batches") {
+        crate::http::BATCH_CONTENT_TYPE
+    } else {
+        "application/octet-stream"
+    };
     let mut req = Request::builder()
         .method(method)
         .uri(format!("{}{path}", s.base))
-        .header("content-type", "application/octet-stream");
+        .header("content-type", kind);
     if let Some(ms) = s.config.session_ms {
         req = req.header(crate::http::SESSION_HEADER, ms);
     }
@@ -293,7 +305,139 @@ async fn one(s: &Shared, replay: Bytes) -> Result<(JobRecord, Duration), String>
     }
 }
 
+/// The records of a `{"replays": [...]}` answer.
+fn records_of(body: &[u8]) -> Result<Vec<JobRecord>, String> {
+    #[derive(serde::Deserialize)]
+    struct Many {
+        replays: Vec<JobRecord>,
+    }
+    serde_json::from_slice::<Many>(body)
+        .map(|m| m.replays)
+        .map_err(|e| format!("bad JSON from the service: {e}"))
+}
+
+/// Uploads `replays` as one batch and waits for all their verdicts; the
+/// verdicts in upload order, each with its latency (batch sent → that
+/// verdict received).
+async fn many(s: &Shared, replays: &[Bytes]) -> Result<Vec<(JobRecord, Duration)>, String> {
+    let sent = Instant::now();
+    let wait = |now: Instant| {
+        s.deadline
+            .saturating_duration_since(now)
+            .as_secs()
+            .clamp(1, 30)
+    };
+    let body = Bytes::from(crate::http::frame_batch(replays));
+    let records = loop {
+        if Instant::now() >= s.deadline {
+            return Err("time budget ran out before the batch was accepted".into());
+        }
+        let path = format!("/v1/batches?wait={}", wait(Instant::now()));
+        let (status, retry, reply) = call(s, Method::POST, &path, body.clone()).await?;
+        match status {
+            StatusCode::OK | StatusCode::ACCEPTED => break records_of(&reply)?,
+            StatusCode::TOO_MANY_REQUESTS => {
+                s.report.lock().await.throttled += 1;
+                let d = retry.unwrap_or(Duration::from_millis(200));
+                tokio::time::sleep(d.min(Duration::from_secs(2))).await;
+            }
+            other => return Err(format!("{other}: {}", String::from_utf8_lossy(&reply))),
+        }
+    };
+    if records.len() != replays.len() {
+        return Err(format!(
+            "the service answered {} records for a batch of {}",
+            records.len(),
+            replays.len()
+        ));
+    }
+    let at = sent.elapsed();
+    let mut out: Vec<(JobRecord, Duration)> = records.into_iter().map(|r| (r, at)).collect();
+    loop {
+        let open: Vec<&str> = out
+            .iter()
+            .filter(|(r, _)| !r.status.is_final())
+            .map(|(r, _)| r.id.as_str())
+            .collect();
+        if open.is_empty() {
+            return Ok(out);
+        }
+        if Instant::now() >= s.deadline {
+            return Err(format!(
+                "no verdict for {} replays of a batch within the time budget",
+                open.len()
+            ));
+        }
+        let path = format!(
+            "/v1/replays?ids={}&wait={}",
+            open.join(","),
+            wait(Instant::now())
+        );
+        let (status, _, reply) = call(s, Method::GET, &path, Bytes::new()).await?;
+        if status != StatusCode::OK && status != StatusCode::ACCEPTED {
+            return Err(format!("{status}: {}", String::from_utf8_lossy(&reply)));
+        }
+        let now = sent.elapsed();
+        for r in records_of(&reply)? {
+            if r.status.is_final() {
+                for slot in out.iter_mut().filter(|(o, _)| o.id == r.id) {
+                    *slot = (r.clone(), now);
+                }
+            }
+        }
+    }
+}
+
+fn count(report: &mut LoadReport, record: &JobRecord, latency: Duration, start: Instant) {
+    let k = match record.status {
+        JobStatus::Ok => 0,
+        JobStatus::Diverged => 1,
+        _ => 2,
+    };
+    report.verdicts[k] += 1;
+    report.ticks += record.ticks_run.unwrap_or(0);
+    report.latencies_ms.push(latency.as_secs_f64() * 1e3);
+    report.elapsed = start.elapsed();
+}
+
+async fn batch_task(s: Arc<Shared>) {
+    let n = s.config.batch;
+    loop {
+        let i = s.next.fetch_add(n, Ordering::Relaxed);
+        if i >= s.replays.len() {
+            return;
+        }
+        let chunk = &s.replays[i..(i + n).min(s.replays.len())];
+        if let Some(rate) = s.config.rate {
+            let due = s.start + Duration::from_secs_f64(i as f64 / f64::from(rate.max(1)));
+            tokio::time::sleep_until(due.into()).await;
+        }
+        if Instant::now() >= s.deadline {
+            return;
+        }
+        let result = many(&s, chunk).await;
+        let mut report = s.report.lock().await;
+        report.uploaded += chunk.len() as u64;
+        match result {
+            Ok(verdicts) => {
+                for (record, latency) in &verdicts {
+                    count(&mut report, record, *latency, s.start);
+                }
+            }
+            Err(e) => {
+                report.errors += chunk.len() as u64;
+                if report.error_samples.len() < 5 {
+                    report.error_samples.push(e);
+                }
+            }
+        }
+    }
+}
+
 async fn client_task(s: Arc<Shared>) {
+    if s.config.batch > 1 {
+        return batch_task(s).await;
+    }
     loop {
         let i = s.next.fetch_add(1, Ordering::Relaxed);
         let Some(replay) = s.replays.get(i).cloned() else {
@@ -310,17 +454,7 @@ async fn client_task(s: Arc<Shared>) {
         let mut report = s.report.lock().await;
         report.uploaded += 1;
         match result {
-            Ok((record, latency)) => {
-                let k = match record.status {
-                    JobStatus::Ok => 0,
-                    JobStatus::Diverged => 1,
-                    _ => 2,
-                };
-                report.verdicts[k] += 1;
-                report.ticks += record.ticks_run.unwrap_or(0);
-                report.latencies_ms.push(latency.as_secs_f64() * 1e3);
-                report.elapsed = s.start.elapsed();
-            }
+            Ok((record, latency)) => count(&mut report, &record, latency, s.start),
             Err(e) => {
                 report.errors += 1;
                 if report.error_samples.len() < 5 {
@@ -353,6 +487,12 @@ pub async fn run(config: LoadConfig, replays: Vec<Bytes>) -> Result<LoadReport, 
         return Err(LoadError::OutOfRange {
             what: "seconds",
             limit: MAX_SECONDS,
+        });
+    }
+    if config.batch == 0 || config.batch > MAX_BATCH {
+        return Err(LoadError::OutOfRange {
+            what: "batch",
+            limit: MAX_BATCH as u64,
         });
     }
     if config.rate == Some(0) {

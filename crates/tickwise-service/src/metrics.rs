@@ -151,6 +151,17 @@ pub fn render(q: &QueueStats, h: &HttpStats, engine: &str) -> String {
             c.load(Ordering::Relaxed)
         );
     }
+    family(
+        &mut o,
+        "tickwise_batches_total",
+        "counter",
+        "Batch uploads (POST /v1/batches) accepted by this process; their replays count in tickwise_uploads_total.",
+    );
+    let _ = writeln!(
+        o,
+        "tickwise_batches_total {}",
+        h.batches.load(Ordering::Relaxed)
+    );
     o
 }
 

@@ -7,8 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Instant;
 
-use tickwise::ReplayLimits;
-use tickwise::ReplayVerdict;
+use tickwise::{ReplayLimits, ReplayVerdict, read_header_unchecked};
 use tickwise_catalog::{Catalog, CatalogError};
 
 use crate::job::{JobId, JobMeta, JobRecord, JobStatus, WallClock, unix_ms};
@@ -52,14 +51,30 @@ impl Verifier {
     /// the work fits the limit. `Err` carries the reason for an `invalid`
     /// verdict that needs no worker.
     ///
+    /// The file's integrity checksum is *not* checked here: it is a pass
+    /// over the whole file, and the verification checks it anyway (a corrupt
+    /// file gets the same `invalid` verdict from the worker). Hashing a
+    /// 10-minute island replay costs about a third of re-simulating it, so
+    /// checking it at the front end too made every job pay for it twice.
+    ///
     /// # Errors
     ///
     /// The catalog's error, as text.
     pub fn precheck(&self, bytes: &[u8]) -> Result<(), String> {
-        let (info, header) = self
+        let header = read_header_unchecked(bytes, &self.limits)
+            .map_err(|e| CatalogError::from(e).to_string())?;
+        let info = self
             .catalog
-            .identify(bytes, &self.limits)
+            .get(&header.sim_id)
             .map_err(|e| e.to_string())?;
+        if header.sim_version != info.version {
+            return Err(CatalogError::VersionMismatch {
+                id: header.sim_id,
+                found: header.sim_version,
+                supported: info.version,
+            }
+            .to_string());
+        }
         let profile = self
             .catalog
             .profile(info.id, Some(&header.config))
@@ -100,20 +115,36 @@ impl Verifier {
     }
 
     fn verify_inner(&self, id: JobId, bytes: &[u8], meta: &JobMeta) -> JobRecord {
-        let (info, header) = match self.catalog.identify(bytes, &self.limits) {
-            Ok(x) => x,
-            Err(e) => return JobRecord::invalid(id, e.to_string()),
+        // One pass over the file, as `tickwise verify` makes: `verify_vec`
+        // checks the checksum once (`verify` would check it twice), and the
+        // header is read unchecked only after that pass succeeded. The copy
+        // costs a memcpy, far less than a second checksum pass.
+        let report = match self.catalog.verify_vec(bytes.to_vec(), &self.limits) {
+            Ok(report) => report,
+            Err(e) => {
+                // The slow path, for files that cannot be verified only:
+                // name the sim and ticks when the checked header reads.
+                return match self.catalog.identify(bytes, &self.limits) {
+                    Ok((info, header)) => {
+                        let mut r = JobRecord::invalid(id, e.to_string());
+                        r.sim = Some(info.id.to_string());
+                        r.ticks = Some(header.ticks);
+                        r
+                    }
+                    Err(_) => JobRecord::invalid(id, e.to_string()),
+                };
+            }
+        };
+        let header = match read_header_unchecked(bytes, &self.limits) {
+            Ok(h) => h,
+            Err(e) => return JobRecord::invalid(id, CatalogError::from(e).to_string()),
+        };
+        let Ok(info) = self.catalog.get(&header.sim_id) else {
+            return JobRecord::invalid(id, format!("unknown sim {:?}", header.sim_id));
         };
         let mut r = JobRecord::bare(id.to_string(), JobStatus::Invalid);
         r.sim = Some(info.id.to_string());
         r.ticks = Some(header.ticks);
-        let report = match self.catalog.verify(bytes, &self.limits) {
-            Ok(report) => report,
-            Err(e) => {
-                r.error = Some(e.to_string());
-                return r;
-            }
-        };
         r.ticks_run = Some(report.ticks_run);
         // The digest the replay claims, for every outcome (an early
         // divergence included): what the client said next to what we found.

@@ -396,3 +396,67 @@ fn a_panicking_sim_is_retried_then_dead_lettered_and_the_service_lives_on() {
         "{body}"
     );
 }
+
+#[test]
+fn a_mixed_batch_gets_one_verdict_per_replay_and_repeats_are_one_job() {
+    let server = default_server();
+    let distinct = check_mixed_batch(server.addr, 0);
+    let (_, m) = http(server.addr, "GET", "/metrics", b"");
+    let total: u64 = ["ok", "diverged", "invalid"]
+        .iter()
+        .map(|o| metric(&m, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
+        .sum();
+    assert_eq!(
+        total, distinct as u64,
+        "one verdict per distinct replay:\n{m}"
+    );
+    assert_eq!(metric(&m, "tickwise_batches_total"), 2, "{m}");
+}
+
+#[test]
+fn batch_limits_are_checked_while_receiving() {
+    let server = start(
+        moody_catalog(),
+        MemoryConfig::default(),
+        ApiLimits {
+            max_upload_bytes: 64 * 1024,
+            max_batch_replays: 4,
+            max_batch_bytes: 256 * 1024,
+            ..ApiLimits::default()
+        },
+        ConnLimits::default(),
+    );
+    check_batch_limits(server.addr);
+    let (_, m) = http(server.addr, "GET", "/metrics", b"");
+    assert_eq!(metric(&m, "tickwise_batches_total"), 0, "{m}");
+}
+
+#[test]
+fn a_batch_that_does_not_fit_the_queue_is_refused_whole() {
+    let server = start(
+        moody_catalog(),
+        MemoryConfig {
+            jobs: 1,
+            capacity: 3,
+            max_results: 100,
+        },
+        ApiLimits::default(),
+        ConnLimits::default(),
+    );
+    let jobs: Vec<Vec<u8>> = (0..4).map(|i| moody(&[200, i])).collect();
+    let refs: Vec<&[u8]> = jobs.iter().map(Vec::as_slice).collect();
+    let (code, body) = http(server.addr, "POST", "/v1/batches", &frame(&refs));
+    assert_eq!(code, 429, "{body}");
+    // Nothing of it was queued: a batch of three fits, and all get verdicts.
+    let (code, body) = http(
+        server.addr,
+        "POST",
+        "/v1/batches?wait=20",
+        &frame(&refs[..3]),
+    );
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        replays_of(&body).iter().all(|r| r["status"] == "ok"),
+        "{body}"
+    );
+}

@@ -33,6 +33,15 @@ impl Drop for Running {
 }
 
 fn verifyd(catalog: Catalog, redis: &Redis, prefix: &str) -> (SocketAddr, Running) {
+    verifyd_with(catalog, redis, prefix, ApiLimits::default())
+}
+
+fn verifyd_with(
+    catalog: Catalog,
+    redis: &Redis,
+    prefix: &str,
+    api: ApiLimits,
+) -> (SocketAddr, Running) {
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let (addr_tx, addr_rx) = std::sync::mpsc::channel();
     let config = VerifydConfig {
@@ -42,7 +51,7 @@ fn verifyd(catalog: Catalog, redis: &Redis, prefix: &str) -> (SocketAddr, Runnin
             prefix: prefix.into(),
             capacity: 10_000,
         }),
-        api: ApiLimits::default(),
+        api,
         conn: ConnLimits::default(),
         replay: ReplayLimits::DEFAULT,
     };
@@ -224,4 +233,105 @@ fn a_second_verdict_never_replaces_the_first() {
     assert_eq!(field(&body, "error").as_deref(), Some("planted"), "{body}");
     let (_, m) = http(addr, "GET", "/metrics", b"");
     assert_eq!(metric(&m, "tickwise_duplicate_verdicts_total"), 1, "{m}");
+}
+
+#[test]
+fn a_mixed_batch_through_redis_gets_one_verdict_per_replay() {
+    let redis = Redis::start();
+    let (a, _front_a) = verifyd(Catalog::builtin(), &redis, "t5");
+    let (b, _front_b) = verifyd(Catalog::builtin(), &redis, "t5");
+    let _w1 = worker(Catalog::builtin(), &redis, "t5", 1, 2_000);
+    let _w2 = worker(Catalog::builtin(), &redis, "t5", 1, 2_000);
+    let distinct = check_mixed_batch(a, 3);
+    // Any front end answers for the whole batch.
+    let again = check_mixed_batch(b, 3);
+    assert_eq!(again, distinct);
+    let (_, m) = http(b, "GET", "/metrics", b"");
+    let total: u64 = ["ok", "diverged", "invalid"]
+        .iter()
+        .map(|o| metric(&m, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
+        .sum();
+    assert_eq!(
+        total, distinct as u64,
+        "one verdict per distinct replay:\n{m}"
+    );
+    assert_eq!(metric(&m, "tickwise_duplicate_verdicts_total"), 0, "{m}");
+    assert_eq!(redis.cli(&["XLEN", "t5:jobs"]).trim(), "0");
+}
+
+#[test]
+fn batch_limits_hold_with_redis() {
+    let redis = Redis::start();
+    let (addr, _front) = verifyd_with(
+        moody_catalog(),
+        &redis,
+        "t6",
+        ApiLimits {
+            max_upload_bytes: 64 * 1024,
+            max_batch_replays: 4,
+            max_batch_bytes: 256 * 1024,
+            ..ApiLimits::default()
+        },
+    );
+    check_batch_limits(addr);
+    assert_eq!(
+        redis.cli(&["XLEN", "t6:jobs"]).trim(),
+        "0",
+        "nothing queued"
+    );
+}
+
+#[test]
+fn a_worker_takes_many_short_jobs_per_read_and_stores_each_verdict_once() {
+    let redis = Redis::start();
+    let (addr, _front) = verifyd(Catalog::builtin(), &redis, "t7");
+    // Queue first, then start one worker: it finds 60 short jobs waiting.
+    let uploads: Vec<Vec<u8>> = (0..60u64)
+        .map(|i| {
+            Catalog::builtin()
+                .record(
+                    "island",
+                    None,
+                    &tickwise_catalog::InputPlan::Random(1000 + i),
+                    600,
+                    60,
+                )
+                .unwrap()
+                .bytes
+        })
+        .collect();
+    let refs: Vec<&[u8]> = uploads.iter().map(Vec::as_slice).collect();
+    let (code, body) = http(addr, "POST", "/v1/batches", &frame(&refs));
+    assert_eq!(code, 202, "{body}");
+    assert_eq!(redis.cli(&["XLEN", "t7:jobs"]).trim(), "60");
+    let _w = worker(Catalog::builtin(), &redis, "t7", 1, 2_000);
+    let ids: Vec<String> = refs.iter().map(|b| sha256_hex(b)).collect();
+    let (code, body) = http(
+        addr,
+        "GET",
+        &format!("/v1/replays?ids={}&wait=30", ids.join(",")),
+        b"",
+    );
+    assert_eq!(code, 200, "{body}");
+    let got = replays_of(&body);
+    assert_eq!(got.len(), 60);
+    assert!(
+        got.iter()
+            .all(|r| r["status"] == "ok" && r["attempts"] == 1),
+        "{body}"
+    );
+    let (_, m) = http(addr, "GET", "/metrics", b"");
+    assert_eq!(metric(&m, "tickwise_jobs_total{outcome=\"ok\"}"), 60, "{m}");
+    assert_eq!(metric(&m, "tickwise_duplicate_verdicts_total"), 0, "{m}");
+    assert_eq!(metric(&m, "tickwise_redeliveries_total"), 0, "{m}");
+    assert_eq!(redis.cli(&["XLEN", "t7:jobs"]).trim(), "0");
+    assert_eq!(
+        redis
+            .cli(&["XPENDING", "t7:jobs", "t7:workers"])
+            .lines()
+            .next()
+            .unwrap()
+            .trim(),
+        "0"
+    );
 }

@@ -48,6 +48,11 @@ pub struct Args {
     /// Send `Tickwise-Session-Ms` with this value (the wall-clock check).
     #[arg(long, value_name = "MS")]
     pub session_ms: Option<u64>,
+    /// Replays per request: 1 uploads each on its own (`POST /v1/replays`),
+    /// more sends them in batches (`POST /v1/batches`, verdicts with
+    /// `?wait=`).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub batch: u16,
     /// Print the report as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -176,6 +181,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         duration: Duration::from_secs(args.seconds),
         rate: args.rate,
         session_ms: args.session_ms,
+        batch: usize::from(args.batch),
     };
     let report = tickwise_service::block_on(tickwise_service::loadtest::run(config, replays))
         .context("loadtest")?

@@ -42,6 +42,15 @@ pub struct Args {
     /// Largest upload accepted (413 above it, checked while receiving).
     #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
     pub max_upload_bytes: usize,
+    /// Largest batch upload (`POST /v1/batches`), in bytes; 413 above it,
+    /// checked while receiving. Each replay in it is held to
+    /// `--max-upload-bytes` as well.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
+    pub max_batch_bytes: usize,
+    /// Most replays in one batch upload (and ids in one `GET
+    /// /v1/replays?ids=`).
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub max_batch_replays: u32,
     /// Open connections at most (more wait to be accepted).
     #[arg(long, value_name = "N", default_value_t = 256)]
     pub max_connections: usize,
@@ -102,6 +111,8 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             max_upload_bytes: args.max_upload_bytes,
             body_deadline: Duration::from_millis(args.body_timeout_ms),
             max_wait: Duration::from_secs(args.max_wait),
+            max_batch_bytes: args.max_batch_bytes,
+            max_batch_replays: usize::try_from(args.max_batch_replays).unwrap_or(usize::MAX),
         },
         conn: ConnLimits {
             max_connections: args.max_connections.max(1),

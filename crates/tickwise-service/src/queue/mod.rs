@@ -150,6 +150,44 @@ pub trait Queue: Send + Sync + 'static {
         id: JobId,
     ) -> impl Future<Output = Result<Option<JobRecord>, QueueError>> + Send;
 
+    /// Queues many jobs sharing `meta` at once: one lock (memory) or one
+    /// round trip (Redis) instead of one per job. `jobs` must hold distinct
+    /// ids (the HTTP layer folds duplicates of a batch into one job). All or
+    /// nothing: when the new jobs do not all fit, none is queued.
+    ///
+    /// # Errors
+    ///
+    /// [`QueueError::Full`] when the new jobs would pass the capacity,
+    /// [`QueueError::Backend`].
+    fn submit_many(
+        &self,
+        jobs: Vec<(JobId, bytes::Bytes)>,
+        meta: JobMeta,
+    ) -> impl Future<Output = Result<Vec<Submitted>, QueueError>> + Send;
+
+    /// The records of many jobs in one lock or round trip, in the order of
+    /// `ids`; `None` for an unknown id.
+    ///
+    /// # Errors
+    ///
+    /// [`QueueError::Backend`].
+    fn status_many(
+        &self,
+        ids: &[JobId],
+    ) -> impl Future<Output = Result<Vec<Option<JobRecord>>, QueueError>> + Send;
+
+    /// A receiver that changes whenever a verdict is stored (the memory
+    /// engine: at once; Redis: when the verdict script's `PUBLISH` arrives),
+    /// or `None` when waiting requests can only poll. Waiters still re-read
+    /// every [`Queue::poll_interval`], so a lost notification (Redis
+    /// restarting) only delays an answer.
+    fn verdicts(&self) -> Option<tokio::sync::watch::Receiver<u64>>;
+
+    /// Whether reading one status is as cheap as a lock (memory) rather
+    /// than a network round trip (Redis): decides whether a waiter reads
+    /// its open records one at a time or all in one call.
+    fn status_is_local(&self) -> bool;
+
     /// Counters for `/metrics`.
     ///
     /// # Errors
@@ -157,7 +195,8 @@ pub trait Queue: Send + Sync + 'static {
     /// [`QueueError::Backend`].
     fn stats(&self) -> impl Future<Output = Result<QueueStats, QueueError>> + Send;
 
-    /// How often a waiting request (`?wait=`) re-reads the status.
+    /// How often a waiting request (`?wait=`) re-reads the status when no
+    /// notification came.
     fn poll_interval(&self) -> Duration;
 
     /// A short name for logs and `/healthz` (`memory`, `redis`).

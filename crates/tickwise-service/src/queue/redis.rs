@@ -10,6 +10,7 @@
 //! | `P:result:ID` | string | the verdict record (JSON), written once with `SET NX` |
 //! | `P:dead` | stream | dead-lettered jobs: `id`, `deliveries`, `error` |
 //! | `P:stats` | hash | counters for `/metrics`, shared by every process |
+//! | `P:verdicts` | pub/sub channel | one message per verdict script call: wakes the front ends' waiting requests |
 //!
 //! Delivery is at least once. A worker reads with `XREADGROUP`; the entry
 //! stays pending until the verdict is stored. The verdict, the `XACK`, the
@@ -21,6 +22,12 @@
 //! takes it over while it runs. An entry delivered more than
 //! [`MAX_DELIVERIES`] times goes to `P:dead` with its last error and gets an
 //! `invalid` verdict, so a poison job cannot loop forever.
+//!
+//! Round trips are shared where the rules allow: a batch upload is one
+//! script call, a worker loop reads up to [`MAX_BATCH`] new entries at once
+//! (as many as it verifies in about [`BATCH_BUDGET`]) and stores all their
+//! verdicts in one script call; claims, delivery counts, dead letters and
+//! the first-verdict-wins rule stay per entry.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -89,6 +96,7 @@ struct Keys {
     group: String,
     dead: String,
     stats: String,
+    verdicts: String,
     prefix: String,
 }
 
@@ -99,6 +107,7 @@ impl Keys {
             group: format!("{prefix}:workers"),
             dead: format!("{prefix}:dead"),
             stats: format!("{prefix}:stats"),
+            verdicts: format!("{prefix}:verdicts"),
             prefix: prefix.to_string(),
         }
     }
@@ -198,36 +207,142 @@ if s then return {'open', s, redis.call('HGET', KEYS[2], 'attempts') or '0'} end
 return {'none'}
 ";
 
-/// KEYS: result, job, stream, stats. ARGV: record JSON, entry id, group,
-/// outcome field, ticks, nanos, latency bucket field, latency ms.
-const FINISH: &str = r"
-local set = redis.call('SET', KEYS[1], ARGV[1], 'NX')
-if set then
-  redis.call('HINCRBY', KEYS[4], ARGV[4], 1)
-  redis.call('HINCRBY', KEYS[4], 'ticks', ARGV[5])
-  redis.call('HINCRBY', KEYS[4], 'verify_nanos', ARGV[6])
-  redis.call('HINCRBY', KEYS[4], ARGV[7], 1)
-  redis.call('HINCRBY', KEYS[4], 'latency_sum_ms', ARGV[8])
-else
-  redis.call('HINCRBY', KEYS[4], 'duplicate_verdicts', 1)
+/// Many uploads in one round trip, all or nothing. KEYS: stream, then
+/// result and job key per upload. ARGV: capacity, meta JSON, then id and
+/// bytes per upload. Answers one entry per upload, like `SUBMIT`, or
+/// `{'full', depth}` when the new jobs do not all fit.
+const SUBMIT_MANY: &str = r"
+local n = (#KEYS - 1) / 2
+local out = {}
+local fresh = 0
+for i = 1, n do
+  local r = redis.call('GET', KEYS[2 * i])
+  if r then
+    out[i] = {'done', r}
+  else
+    local s = redis.call('HGET', KEYS[2 * i + 1], 'status')
+    if s then
+      out[i] = {'dup', s, redis.call('HGET', KEYS[2 * i + 1], 'attempts') or '0'}
+    else
+      out[i] = false
+      fresh = fresh + 1
+    end
+  end
 end
-redis.call('DEL', KEYS[2])
-if ARGV[2] ~= '' then
-  redis.call('XACK', KEYS[3], ARGV[3], ARGV[2])
-  redis.call('XDEL', KEYS[3], ARGV[2])
+local depth = redis.call('XLEN', KEYS[1])
+if fresh > 0 and depth + fresh > tonumber(ARGV[1]) then return {{'full', tostring(depth)}} end
+for i = 1, n do
+  if not out[i] then
+    redis.call('HSET', KEYS[2 * i + 1], 'status', 'queued', 'attempts', '0')
+    redis.call('XADD', KEYS[1], '*', 'id', ARGV[2 * i + 1], 'meta', ARGV[2], 'bytes', ARGV[2 * i + 2])
+    out[i] = {'queued'}
+  end
 end
-if set then return 1 else return 0 end
+return out
 ";
 
-/// KEYS: stream. ARGV: group, consumer, entry id. Refreshes the claim only
-/// while this consumer still owns the entry.
-const REFRESH: &str = r"
-local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1)
-if p[1] and p[1][2] == ARGV[2] then
-  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'JUSTID')
-  return 1
+/// Many statuses in one round trip. KEYS: result and job key per id.
+const STATUS_MANY: &str = r"
+local out = {}
+for i = 1, #KEYS / 2 do
+  local r = redis.call('GET', KEYS[2 * i - 1])
+  if r then
+    out[i] = {'done', r}
+  else
+    local s = redis.call('HGET', KEYS[2 * i], 'status')
+    if s then
+      out[i] = {'open', s, redis.call('HGET', KEYS[2 * i], 'attempts') or '0'}
+    else
+      out[i] = {'none'}
+    end
+  end
 end
-return 0
+return out
+";
+
+/// Stores verdicts, one or many per round trip. KEYS: stream, stats, then
+/// result and job key per verdict. ARGV: group, notification channel, then
+/// per verdict: record JSON, entry id (empty for a verdict reached at
+/// upload), outcome field, ticks, nanos, latency bucket field, latency ms.
+/// Per verdict, atomically: `SET NX` (first verdict wins), the counters,
+/// `DEL` of the job hash, `XACK` + `XDEL`; then one `PUBLISH` for the whole
+/// call, which wakes the front ends' waiting requests. Answers how many
+/// verdicts were new.
+const FINISH: &str = r"
+local stored = 0
+for i = 1, (#KEYS - 2) / 2 do
+  local a = 2 + (i - 1) * 7
+  local set = redis.call('SET', KEYS[2 * i + 1], ARGV[a + 1], 'NX')
+  if set then
+    stored = stored + 1
+    redis.call('HINCRBY', KEYS[2], ARGV[a + 3], 1)
+    redis.call('HINCRBY', KEYS[2], 'ticks', ARGV[a + 4])
+    redis.call('HINCRBY', KEYS[2], 'verify_nanos', ARGV[a + 5])
+    redis.call('HINCRBY', KEYS[2], ARGV[a + 6], 1)
+    redis.call('HINCRBY', KEYS[2], 'latency_sum_ms', ARGV[a + 7])
+  else
+    redis.call('HINCRBY', KEYS[2], 'duplicate_verdicts', 1)
+  end
+  redis.call('DEL', KEYS[2 * i + 2])
+  if ARGV[a + 2] ~= '' then
+    redis.call('XACK', KEYS[1], ARGV[1], ARGV[a + 2])
+    redis.call('XDEL', KEYS[1], ARGV[a + 2])
+  end
+end
+redis.call('PUBLISH', ARGV[2], stored)
+return stored
+";
+
+/// One verdict for [`FINISH`].
+struct Verdict<'a> {
+    id: &'a str,
+    json: String,
+    entry_id: &'a str,
+    outcome: &'static str,
+    ticks: u64,
+    nanos: u64,
+    bucket: String,
+    latency_ms: u64,
+}
+
+/// The `FINISH` invocation storing `verdicts`.
+fn finish_call<'s>(
+    script: &'s Script,
+    keys: &Keys,
+    verdicts: &[Verdict<'_>],
+) -> redis::ScriptInvocation<'s> {
+    let mut call = script.prepare_invoke();
+    call.key(&keys.stream)
+        .key(&keys.stats)
+        .arg(&keys.group)
+        .arg(&keys.verdicts);
+    for v in verdicts {
+        call.key(keys.result(v.id))
+            .key(keys.job(v.id))
+            .arg(&v.json)
+            .arg(v.entry_id)
+            .arg(v.outcome)
+            .arg(v.ticks)
+            .arg(v.nanos)
+            .arg(&v.bucket)
+            .arg(v.latency_ms);
+    }
+    call
+}
+
+/// KEYS: stream. ARGV: group, consumer, entry ids. Refreshes each claim
+/// only while this consumer still owns the entry; answers how many it
+/// refreshed.
+const REFRESH: &str = r"
+local n = 0
+for i = 3, #ARGV do
+  local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
+  if p[1] and p[1][2] == ARGV[2] then
+    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
+    n = n + 1
+  end
+end
+return n
 ";
 
 /// KEYS: dead stream, job. ARGV: id, deliveries, error.
@@ -279,6 +394,10 @@ pub struct RedisQueue {
     submit: Arc<Script>,
     status: Arc<Script>,
     finish: Arc<Script>,
+    submit_many: Arc<Script>,
+    status_many: Arc<Script>,
+    /// Bumped by the subscriber task on every verdict notification.
+    notified: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl std::fmt::Debug for RedisQueue {
@@ -300,6 +419,13 @@ impl RedisQueue {
         let mut con = connect(&config.url, Duration::from_secs(5)).await?;
         let keys = Keys::new(&config.prefix);
         ensure_group(&mut con, &keys).await?;
+        let notified = Arc::new(tokio::sync::watch::Sender::new(0u64));
+        let client = Client::open(config.url.as_str()).map_err(|e| backend(&e))?;
+        tokio::spawn(listen(
+            client,
+            keys.verdicts.clone(),
+            Arc::downgrade(&notified),
+        ));
         Ok(RedisQueue {
             con,
             keys: Arc::new(keys),
@@ -307,6 +433,9 @@ impl RedisQueue {
             submit: Arc::new(Script::new(SUBMIT)),
             status: Arc::new(Script::new(STATUS)),
             finish: Arc::new(Script::new(FINISH)),
+            submit_many: Arc::new(Script::new(SUBMIT_MANY)),
+            status_many: Arc::new(Script::new(STATUS_MANY)),
+            notified,
         })
     }
 }
@@ -362,28 +491,20 @@ impl Queue for RedisQueue {
     }
 
     async fn store_verdict(&self, record: JobRecord) -> Result<JobRecord, QueueError> {
-        let json = record.to_json();
-        let (result_key, job_key) = (self.keys.result(&record.id), self.keys.job(&record.id));
-        let (script, keys, field) = (&*self.finish, &*self.keys, outcome_field(record.status));
+        let verdicts = [Verdict {
+            id: &record.id,
+            json: record.to_json(),
+            entry_id: "",
+            outcome: outcome_field(record.status),
+            ticks: 0,
+            nanos: 0,
+            bucket: String::from("front_verdicts"),
+            latency_ms: 0,
+        }];
+        let call = finish_call(&self.finish, &self.keys, &verdicts);
         let stored: i64 = retry(&self.con, |mut con| {
-            let (result_key, job_key, json) = (&result_key, &job_key, &json);
-            async move {
-                script
-                    .key(result_key)
-                    .key(job_key)
-                    .key(&keys.stream)
-                    .key(&keys.stats)
-                    .arg(json)
-                    .arg("")
-                    .arg(&keys.group)
-                    .arg(field)
-                    .arg(0)
-                    .arg(0)
-                    .arg("front_verdicts")
-                    .arg(0)
-                    .invoke_async(&mut con)
-                    .await
-            }
+            let call = &call;
+            async move { call.invoke_async(&mut con).await }
         })
         .await?;
         if stored == 1 {
@@ -393,6 +514,125 @@ impl Queue for RedisQueue {
             return Ok(record);
         };
         Ok(self.status(id).await?.unwrap_or(record))
+    }
+
+    async fn submit_many(
+        &self,
+        jobs: Vec<(JobId, Bytes)>,
+        meta: JobMeta,
+    ) -> Result<Vec<Submitted>, QueueError> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let meta_json = serde_json::to_string(&meta).unwrap_or_else(|_| "{}".into());
+        let ids: Vec<String> = jobs.iter().map(|(id, _)| id.to_string()).collect();
+        let mut call = self.submit_many.prepare_invoke();
+        call.key(&self.keys.stream)
+            .arg(self.capacity)
+            .arg(&meta_json);
+        for ((_, bytes), ids) in jobs.iter().zip(&ids) {
+            call.key(self.keys.result(ids))
+                .key(self.keys.job(ids))
+                .arg(ids)
+                .arg(bytes.as_ref());
+        }
+        let reply: Value = retry(&self.con, |mut con| {
+            let call = &call;
+            async move { call.invoke_async(&mut con).await }
+        })
+        .await?;
+        let rows = items(&reply);
+        if let Some(parts) = rows
+            .first()
+            .map(|r| items(r).iter().filter_map(text).collect::<Vec<_>>())
+            && parts.first().map(String::as_str) == Some("full")
+        {
+            return Err(QueueError::Full {
+                depth: parts.get(1).and_then(|d| d.parse().ok()).unwrap_or(0),
+                capacity: self.capacity,
+                retry_after: Duration::from_secs(2),
+            });
+        }
+        if rows.len() != jobs.len() {
+            return Err(QueueError::Backend {
+                message: format!(
+                    "the batch submit answered {} rows for {} jobs",
+                    rows.len(),
+                    jobs.len()
+                ),
+            });
+        }
+        jobs.iter()
+            .zip(rows)
+            .map(|((id, _), row)| {
+                let parts: Vec<String> = items(row).iter().filter_map(text).collect();
+                match parts.first().map(String::as_str) {
+                    Some("queued") => Ok(Submitted::Queued),
+                    Some("done") => Ok(Submitted::Done(parse_record(
+                        parts.get(1).map_or("", String::as_str),
+                    )?)),
+                    Some("dup") => Ok(Submitted::Duplicate(parse_open(
+                        *id,
+                        parts.get(1).map_or("", String::as_str),
+                        parts.get(2).map_or("", String::as_str),
+                    ))),
+                    _ => Err(QueueError::Backend {
+                        message: format!("unexpected reply to a batch submit: {row:?}"),
+                    }),
+                }
+            })
+            .collect()
+    }
+
+    async fn status_many(&self, ids: &[JobId]) -> Result<Vec<Option<JobRecord>>, QueueError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut call = self.status_many.prepare_invoke();
+        for id in ids {
+            let s = id.to_string();
+            call.key(self.keys.result(&s)).key(self.keys.job(&s));
+        }
+        let reply: Value = retry(&self.con, |mut con| {
+            let call = &call;
+            async move { call.invoke_async(&mut con).await }
+        })
+        .await?;
+        let rows = items(&reply);
+        if rows.len() != ids.len() {
+            return Err(QueueError::Backend {
+                message: format!(
+                    "a status batch answered {} rows for {} ids",
+                    rows.len(),
+                    ids.len()
+                ),
+            });
+        }
+        ids.iter()
+            .zip(rows)
+            .map(|(id, row)| {
+                let parts: Vec<String> = items(row).iter().filter_map(text).collect();
+                match parts.first().map(String::as_str) {
+                    Some("done") => {
+                        Ok(Some(parse_record(parts.get(1).map_or("", String::as_str))?))
+                    }
+                    Some("open") => Ok(Some(parse_open(
+                        *id,
+                        parts.get(1).map_or("", String::as_str),
+                        parts.get(2).map_or("", String::as_str),
+                    ))),
+                    _ => Ok(None),
+                }
+            })
+            .collect()
+    }
+
+    fn verdicts(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        Some(self.notified.subscribe())
+    }
+
+    fn status_is_local(&self) -> bool {
+        false
     }
 
     async fn status(&self, id: JobId) -> Result<Option<JobRecord>, QueueError> {
@@ -478,11 +718,44 @@ impl Queue for RedisQueue {
     }
 
     fn poll_interval(&self) -> Duration {
-        Duration::from_millis(20)
+        // The safety net behind the `PUBLISH` notifications (a message is
+        // lost while the subscriber reconnects).
+        Duration::from_millis(200)
     }
 
     fn engine(&self) -> &'static str {
         "redis"
+    }
+}
+
+/// Subscribes to the verdict channel and bumps `notified` on every message,
+/// reconnecting (every half second) when Redis goes away, until the queue
+/// is dropped. After every (re)subscription it bumps once too, since
+/// messages published while it was away are lost.
+async fn listen(
+    client: Client,
+    channel: String,
+    notified: std::sync::Weak<tokio::sync::watch::Sender<u64>>,
+) {
+    use futures_util::StreamExt as _;
+    let bump = |n: &mut u64| *n = n.wrapping_add(1);
+    loop {
+        if let Ok(mut sub) = client.get_async_pubsub().await
+            && sub.subscribe(&channel).await.is_ok()
+        {
+            let Some(tx) = notified.upgrade() else { return };
+            tx.send_modify(bump);
+            drop(tx);
+            let mut messages = sub.into_on_message();
+            while messages.next().await.is_some() {
+                let Some(tx) = notified.upgrade() else { return };
+                tx.send_modify(bump);
+            }
+        }
+        if notified.strong_count() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
 
@@ -600,6 +873,7 @@ impl RedisWorker {
                 finish: Script::new(FINISH),
                 refresh: Arc::new(Script::new(REFRESH)),
                 dead: Script::new(DEAD),
+                per_job_nanos: 0,
             };
             tasks.spawn(ctx.run());
         }
@@ -619,34 +893,71 @@ struct Loop {
     finish: Script,
     refresh: Arc<Script>,
     dead: Script,
+    /// Moving average of one verification, in nanoseconds (0: none yet).
+    per_job_nanos: u64,
+}
+
+/// A worker loop takes as many new jobs per `XREADGROUP` as it can verify
+/// in about this long (from the average verification time so far), so
+/// short jobs share their round trips while long ones still spread over
+/// every worker one at a time.
+pub const BATCH_BUDGET: Duration = Duration::from_millis(20);
+
+/// The most jobs one worker loop takes per `XREADGROUP`.
+pub const MAX_BATCH: usize = 32;
+
+/// Jobs per read for an average verification time of `per_job_nanos`
+/// (0: not known yet, so one).
+#[must_use]
+pub fn batch_size(per_job_nanos: u64) -> usize {
+    if per_job_nanos == 0 {
+        return 1;
+    }
+    let budget = u64::try_from(BATCH_BUDGET.as_nanos()).unwrap_or(u64::MAX);
+    usize::try_from(budget / per_job_nanos)
+        .unwrap_or(MAX_BATCH)
+        .clamp(1, MAX_BATCH)
+}
+
+/// What one read brought.
+enum Taken {
+    /// Nothing within the blocking time.
+    Nothing,
+    /// One entry taken over from a dead or stuck worker (its delivery
+    /// count must be asked for).
+    Claimed(Entry),
+    /// New entries, never delivered before (delivery count 1).
+    Fresh(Vec<Entry>),
 }
 
 impl Loop {
     async fn run(mut self) {
         let mut next_claim = Instant::now();
         while !self.stop.load(Ordering::Relaxed) {
-            match self.next_entry(&mut next_claim).await {
-                Ok(Some(entry)) => {
-                    if let Err(e) = self.process(entry).await {
-                        eprintln!("tickwise worker {}: {e}", self.consumer);
-                        tokio::time::sleep(Duration::from_millis(200)).await;
-                    }
-                }
-                Ok(None) => {}
+            let taken = self.next_entries(&mut next_claim).await;
+            let done = match taken {
+                Ok(Taken::Claimed(entry)) => self.process(vec![entry], false).await,
+                Ok(Taken::Fresh(entries)) => self.process(entries, true).await,
+                Ok(Taken::Nothing) => Ok(()),
                 Err(e) => {
                     if e.to_string().contains("NOGROUP") {
                         let _ = ensure_group(&mut self.shared, &self.keys).await;
                     }
                     eprintln!("tickwise worker {}: {e}", self.consumer);
                     tokio::time::sleep(Duration::from_millis(500)).await;
+                    Ok(())
                 }
+            };
+            if let Err(e) = done {
+                eprintln!("tickwise worker {}: {e}", self.consumer);
+                tokio::time::sleep(Duration::from_millis(200)).await;
             }
         }
     }
 
-    /// A job taken over from a dead worker, else a new one (blocking up to
-    /// `block`).
-    async fn next_entry(&mut self, next_claim: &mut Instant) -> Result<Option<Entry>, QueueError> {
+    /// A job taken over from a dead worker, else new ones (blocking up to
+    /// `block`), as many as [`batch_size`] says.
+    async fn next_entries(&mut self, next_claim: &mut Instant) -> Result<Taken, QueueError> {
         if Instant::now() >= *next_claim {
             let reply: Value = redis::cmd("XAUTOCLAIM")
                 .arg(&self.keys.stream)
@@ -664,7 +975,7 @@ impl Loop {
                 .map(|v| items(v).iter().filter_map(parse_entry).collect())
                 .unwrap_or_default();
             if let Some(e) = claimed.into_iter().next() {
-                return Ok(Some(e));
+                return Ok(Taken::Claimed(e));
             }
             // Nothing idle: look again in a fraction of the timeout.
             *next_claim = Instant::now() + self.config.claim_idle / 4;
@@ -674,7 +985,7 @@ impl Loop {
             .arg(&self.keys.group)
             .arg(&self.consumer)
             .arg("COUNT")
-            .arg(1)
+            .arg(batch_size(self.per_job_nanos))
             .arg("BLOCK")
             .arg(u64::try_from(self.config.block.as_millis()).unwrap_or(1000))
             .arg("STREAMS")
@@ -683,7 +994,12 @@ impl Loop {
             .query_async(&mut self.reader)
             .await
             .map_err(|e| backend(&e))?;
-        Ok(read_entries(&reply).into_iter().next())
+        let entries = read_entries(&reply);
+        Ok(if entries.is_empty() {
+            Taken::Nothing
+        } else {
+            Taken::Fresh(entries)
+        })
     }
 
     async fn deliveries(&mut self, entry_id: &str) -> Result<u32, QueueError> {
@@ -706,129 +1022,172 @@ impl Loop {
             .unwrap_or(1))
     }
 
-    async fn process(&mut self, entry: Entry) -> Result<(), QueueError> {
-        let Some(id) = entry.id else {
-            // Not one of ours (or mangled): acknowledge and drop it.
-            let _: Value = redis::pipe()
-                .cmd("XACK")
-                .arg(&self.keys.stream)
-                .arg(&self.keys.group)
-                .arg(&entry.entry_id)
-                .cmd("XDEL")
-                .arg(&self.keys.stream)
-                .arg(&entry.entry_id)
-                .query_async(&mut self.shared)
-                .await
-                .map_err(|e| backend(&e))?;
-            return Ok(());
-        };
-        let ids = id.to_string();
-        let deliveries = self.deliveries(&entry.entry_id).await?;
-        let job_key = self.keys.job(&ids);
-        if deliveries > MAX_DELIVERIES {
-            let last: Option<String> = redis::cmd("HGET")
-                .arg(&job_key)
-                .arg("lastError")
-                .query_async(&mut self.shared)
-                .await
-                .map_err(|e| backend(&e))?;
-            let last = last.unwrap_or_else(|| {
-                String::from("the workers that took it stopped before finishing (killed, crashed, or cut off from Redis)")
-            });
-            return self.dead_letter(id, &entry, deliveries - 1, &last).await;
-        }
+    /// Verifies `entries` in hand: one pipeline marks them running, one
+    /// blocking task verifies them in turn while their claims are kept
+    /// fresh, one script call stores every verdict. `fresh` entries come
+    /// from `>` and were never delivered before, so their delivery count is
+    /// 1 without asking; a claimed one asks `XPENDING`.
+    async fn process(&mut self, entries: Vec<Entry>, fresh: bool) -> Result<(), QueueError> {
+        let mut jobs: Vec<(JobId, Entry, u32)> = Vec::with_capacity(entries.len());
         let mut pipe = redis::pipe();
-        pipe.cmd("HSET")
-            .arg(&job_key)
-            .arg("status")
-            .arg("running")
-            .arg("attempts")
-            .arg(deliveries)
-            .ignore();
-        if deliveries > 1 {
-            pipe.cmd("HINCRBY")
-                .arg(&self.keys.stats)
-                .arg("redeliveries")
-                .arg(1)
+        let mut piped = false;
+        for entry in entries {
+            let Some(id) = entry.id else {
+                // Not one of ours (or mangled): acknowledge and drop it.
+                piped = true;
+                pipe.cmd("XACK")
+                    .arg(&self.keys.stream)
+                    .arg(&self.keys.group)
+                    .arg(&entry.entry_id)
+                    .ignore()
+                    .cmd("XDEL")
+                    .arg(&self.keys.stream)
+                    .arg(&entry.entry_id)
+                    .ignore();
+                continue;
+            };
+            let job_key = self.keys.job(&id.to_string());
+            let deliveries = if fresh {
+                1
+            } else {
+                self.deliveries(&entry.entry_id).await?
+            };
+            if deliveries > MAX_DELIVERIES {
+                let last: Option<String> = redis::cmd("HGET")
+                    .arg(&job_key)
+                    .arg("lastError")
+                    .query_async(&mut self.shared)
+                    .await
+                    .map_err(|e| backend(&e))?;
+                let last = last.unwrap_or_else(|| {
+                    String::from("the workers that took it stopped before finishing (killed, crashed, or cut off from Redis)")
+                });
+                self.dead_letter(id, &entry, deliveries - 1, &last).await?;
+                continue;
+            }
+            piped = true;
+            pipe.cmd("HSET")
+                .arg(&job_key)
+                .arg("status")
+                .arg("running")
+                .arg("attempts")
+                .arg(deliveries)
                 .ignore();
+            if deliveries > 1 {
+                pipe.cmd("HINCRBY")
+                    .arg(&self.keys.stats)
+                    .arg("redeliveries")
+                    .arg(1)
+                    .ignore();
+            }
+            jobs.push((id, entry, deliveries));
         }
-        let () = pipe
-            .query_async(&mut self.shared)
-            .await
-            .map_err(|e| backend(&e))?;
+        if piped {
+            let () = pipe
+                .query_async(&mut self.shared)
+                .await
+                .map_err(|e| backend(&e))?;
+        }
+        if jobs.is_empty() {
+            return Ok(());
+        }
 
-        // Keep the claim fresh while the job runs.
+        // Keep the claims fresh while the jobs run.
         let refresher = {
             let mut con = self.shared.clone();
             let script = Arc::clone(&self.refresh);
-            let (stream, group, consumer, entry_id) = (
+            let (stream, group, consumer) = (
                 self.keys.stream.clone(),
                 self.keys.group.clone(),
                 self.consumer.clone(),
-                entry.entry_id.clone(),
             );
+            let entry_ids: Vec<String> = jobs.iter().map(|(_, e, _)| e.entry_id.clone()).collect();
             let every = (self.config.claim_idle / 3).max(Duration::from_millis(50));
             tokio::spawn(async move {
                 loop {
                     tokio::time::sleep(every).await;
-                    let r: redis::RedisResult<i64> = script
-                        .key(&stream)
-                        .arg(&group)
-                        .arg(&consumer)
-                        .arg(&entry_id)
-                        .invoke_async(&mut con)
-                        .await;
+                    let mut call = script.prepare_invoke();
+                    call.key(&stream).arg(&group).arg(&consumer);
+                    for e in &entry_ids {
+                        call.arg(e);
+                    }
+                    let r: redis::RedisResult<i64> = call.invoke_async(&mut con).await;
                     if let Ok(0) = r {
-                        return; // someone else owns it now
+                        return; // someone else owns them all now
                     }
                 }
             })
         };
         let verifier = self.verifier.clone();
-        let meta = entry.meta;
-        let bytes = entry.bytes;
-        let started = Instant::now();
-        let result =
-            tokio::task::spawn_blocking(move || verifier.verify(id, &bytes, &meta, deliveries))
-                .await;
-        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let work: Vec<(JobId, JobMeta, Vec<u8>, u32)> = jobs
+            .iter_mut()
+            .map(|(id, e, d)| (*id, e.meta, std::mem::take(&mut e.bytes), *d))
+            .collect();
+        let count = work.len();
+        let results = tokio::task::spawn_blocking(move || {
+            work.into_iter()
+                .map(|(id, meta, bytes, deliveries)| {
+                    let started = Instant::now();
+                    let r = verifier.verify(id, &bytes, &meta, deliveries);
+                    let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                    (r, nanos)
+                })
+                .collect::<Vec<_>>()
+        })
+        .await;
         refresher.abort();
-        let record = match result {
-            Ok(Ok(record)) => record,
-            Ok(Err(failure)) => {
-                return self
-                    .failed(id, &entry.entry_id, deliveries, &failure.message)
-                    .await;
-            }
+        let results = match results {
+            Ok(r) => r,
             Err(join) => {
-                return self
-                    .failed(
-                        id,
-                        &entry.entry_id,
-                        deliveries,
-                        &format!("verification task failed: {join}"),
-                    )
-                    .await;
+                let message = format!("verification task failed: {join}");
+                for (id, entry, deliveries) in &jobs {
+                    self.failed(*id, &entry.entry_id, *deliveries, &message)
+                        .await?;
+                }
+                return Ok(());
             }
         };
-        let latency = record.latency_ms.unwrap_or(0);
-        let _: i64 = self
-            .finish
-            .key(self.keys.result(&ids))
-            .key(&job_key)
-            .key(&self.keys.stream)
-            .key(&self.keys.stats)
-            .arg(record.to_json())
-            .arg(&entry.entry_id)
-            .arg(&self.keys.group)
-            .arg(outcome_field(record.status))
-            .arg(record.ticks_run.unwrap_or(0))
-            .arg(nanos)
-            .arg(format!("latency_{}", QueueStats::bucket(latency)))
-            .arg(latency)
-            .invoke_async(&mut self.shared)
-            .await
-            .map_err(|e| backend(&e))?;
+        let total: u64 = results.iter().map(|(_, n)| *n).sum();
+        let mean = total / u64::try_from(count).unwrap_or(1).max(1);
+        // A moving average: a few slow jobs shrink the next reads quickly,
+        // a run of fast ones grows them back.
+        self.per_job_nanos = if self.per_job_nanos == 0 {
+            mean
+        } else {
+            (self.per_job_nanos + mean) / 2
+        };
+        let mut verdicts = Vec::with_capacity(count);
+        let id_texts: Vec<String> = jobs.iter().map(|(id, _, _)| id.to_string()).collect();
+        for (((id, entry, deliveries), (result, nanos)), ids) in
+            jobs.iter().zip(results).zip(&id_texts)
+        {
+            match result {
+                Ok(record) => {
+                    let latency = record.latency_ms.unwrap_or(0);
+                    verdicts.push(Verdict {
+                        id: ids,
+                        json: record.to_json(),
+                        entry_id: &entry.entry_id,
+                        outcome: outcome_field(record.status),
+                        ticks: record.ticks_run.unwrap_or(0),
+                        nanos,
+                        bucket: format!("latency_{}", QueueStats::bucket(latency)),
+                        latency_ms: latency,
+                    });
+                }
+                Err(failure) => {
+                    self.failed(*id, &entry.entry_id, *deliveries, &failure.message)
+                        .await?;
+                }
+            }
+        }
+        if !verdicts.is_empty() {
+            let call = finish_call(&self.finish, &self.keys, &verdicts);
+            let _: i64 = call
+                .invoke_async(&mut self.shared)
+                .await
+                .map_err(|e| backend(&e))?;
+        }
         Ok(())
     }
 
@@ -888,20 +1247,17 @@ impl Loop {
         r.attempts = Some(deliveries);
         r.latency_ms = Some(unix_ms().saturating_sub(entry.meta.submitted_ms));
         let latency = r.latency_ms.unwrap_or(0);
-        let _: i64 = self
-            .finish
-            .key(self.keys.result(&ids))
-            .key(self.keys.job(&ids))
-            .key(&self.keys.stream)
-            .key(&self.keys.stats)
-            .arg(r.to_json())
-            .arg(&entry.entry_id)
-            .arg(&self.keys.group)
-            .arg("invalid")
-            .arg(0)
-            .arg(0)
-            .arg(format!("latency_{}", QueueStats::bucket(latency)))
-            .arg(latency)
+        let verdicts = [Verdict {
+            id: &ids,
+            json: r.to_json(),
+            entry_id: &entry.entry_id,
+            outcome: "invalid",
+            ticks: 0,
+            nanos: 0,
+            bucket: format!("latency_{}", QueueStats::bucket(latency)),
+            latency_ms: latency,
+        }];
+        let _: i64 = finish_call(&self.finish, &self.keys, &verdicts)
             .invoke_async(&mut self.shared)
             .await
             .map_err(|e| backend(&e))?;
@@ -914,5 +1270,22 @@ impl Loop {
             .map(|_: Value| ())
             .map_err(|e| backend(&e))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_size_fills_about_twenty_ms() {
+        assert_eq!(batch_size(0), 1, "unknown cost: one at a time");
+        // 20 ms / 5 ms = 4; 20 ms / 7 ms = 2.86 → 2.
+        assert_eq!(batch_size(5_000_000), 4);
+        assert_eq!(batch_size(7_000_000), 2);
+        // A 0.3 ms island replay would make 66: capped at 32.
+        assert_eq!(batch_size(300_000), 32);
+        // A 250 ms horde replay: one, so long jobs spread over workers.
+        assert_eq!(batch_size(250_000_000), 1);
     }
 }

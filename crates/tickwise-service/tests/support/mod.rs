@@ -414,3 +414,155 @@ pub fn moody(inputs: &[i32]) -> Vec<u8> {
     RECORDING.with(|r| r.set(false));
     bytes
 }
+
+/// A batch body: each replay as a 4-byte big-endian length and its bytes
+/// (framed here by hand, not with the service's own encoder).
+pub fn frame(replays: &[&[u8]]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for r in replays {
+        out.extend_from_slice(&(r.len() as u32).to_be_bytes());
+        out.extend_from_slice(r);
+    }
+    out
+}
+
+/// The `replays` array of a batch or many-status answer.
+pub fn replays_of(body: &str) -> Vec<serde_json::Value> {
+    let v: serde_json::Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    v["replays"].as_array().cloned().unwrap_or_default()
+}
+
+/// One mixed batch (valid island and horde replays, forged ones, bit
+/// flips, truncations, garbage, wrong version, unknown sim, and the first
+/// replay again at the end): every frame gets its own record with the
+/// verdict its construction implies, ids are SHA-256 of the bytes, the
+/// repeat is the same job. Answers the number of distinct replays sent.
+pub fn check_mixed_batch(addr: SocketAddr, seed_offset: usize) -> usize {
+    let uploads: Vec<Upload> = corpus(20 + seed_offset, 600, 30).split_off(seed_offset);
+    let mut frames: Vec<&[u8]> = uploads.iter().map(|u| u.bytes.as_slice()).collect();
+    frames.push(&uploads[0].bytes);
+    let (code, body) = http(addr, "POST", "/v1/batches?wait=30", &frame(&frames));
+    assert_eq!(code, 200, "{body}");
+    let got = replays_of(&body);
+    assert_eq!(got.len(), frames.len(), "one record per frame: {body}");
+    for (i, (r, bytes)) in got.iter().zip(&frames).enumerate() {
+        let expect = uploads[i % uploads.len()].expect;
+        let kind = uploads[i % uploads.len()].kind;
+        assert_eq!(r["id"], sha256_hex(bytes), "frame {i} ({kind})");
+        assert_eq!(r["status"], expect.as_str(), "frame {i} ({kind}): {r}");
+        if expect == Expect::Diverged {
+            assert!(r["firstDivergentTick"].is_u64(), "{r}");
+        }
+    }
+    assert_eq!(got[0], got[frames.len() - 1], "the repeat is the same job");
+    // The same verdicts through the many-status read, unknown ids listed.
+    let unknown = sha256_hex(b"never uploaded");
+    let ids: Vec<String> = got
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    let (code, many) = http(
+        addr,
+        "GET",
+        &format!("/v1/replays?ids={},{unknown}", ids.join(",")),
+        b"",
+    );
+    assert_eq!(code, 200, "{many}");
+    let listed = replays_of(&many);
+    assert_eq!(listed.len(), uploads.len(), "repeats are listed once");
+    assert_eq!(listed[3], got[3]);
+    let v: serde_json::Value = serde_json::from_str(&many).unwrap();
+    assert_eq!(v["unknown"], serde_json::json!([unknown]));
+    // Sent again, the batch answers the stored verdicts at once.
+    let (code, again) = http(addr, "POST", "/v1/batches", &frame(&frames));
+    assert_eq!((code, replays_of(&again)), (200, got));
+    uploads.len()
+}
+
+/// SHA-256 in hex through `sha256sum`, an implementation independent of
+/// the service's.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let mut child = Command::new("sha256sum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("sha256sum");
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+/// Batch limits of a front end started with at most 64 KiB per replay,
+/// 4 replays per batch and 256 KiB per batch: each refused with its code,
+/// the refusals of size while the body is still being sent.
+pub fn check_batch_limits(addr: SocketAddr) {
+    let small = moody(&[0, 0, 2]);
+    // Five replays for a cap of four.
+    let five: Vec<&[u8]> = (0..5).map(|_| small.as_slice()).collect();
+    let (code, body) = http(addr, "POST", "/v1/batches", &frame(&five));
+    assert_eq!(code, 413, "{body}");
+    assert!(body.contains("more than 4 replays"), "{body}");
+    // A frame declaring 1 MB: refused from its length, before its bytes.
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"POST /v1/batches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 200000\r\n\r\n")
+        .unwrap();
+    s.write_all(&1_000_000u32.to_be_bytes()).unwrap();
+    s.write_all(&[0u8; 100]).unwrap();
+    let mut buf = [0u8; 1024];
+    let n = s.read(&mut buf).unwrap();
+    let (code, body) = parse_response(&buf[..n]);
+    assert_eq!(code, 413, "{body}");
+    assert!(
+        body.contains("replay 0 of the batch declares 1000000 bytes"),
+        "{body}"
+    );
+    // Chunked, frames of 60 KiB: refused once past 256 KiB, while sending.
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(
+        b"POST /v1/batches HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+    )
+    .unwrap();
+    let one = frame(&[&vec![7u8; 60 * 1024]]);
+    let chunk = [
+        format!("{:x}\r\n", one.len()).into_bytes(),
+        one,
+        b"\r\n".to_vec(),
+    ]
+    .concat();
+    s.set_nonblocking(true).unwrap();
+    let mut answered = None;
+    for sent in 1..=40 {
+        let _ = s.write_all(&chunk);
+        std::thread::sleep(Duration::from_millis(5));
+        let mut buf = [0u8; 1024];
+        if let Ok(n) = s.read(&mut buf)
+            && n > 0
+        {
+            answered = Some((parse_response(&buf[..n]), sent));
+            break;
+        }
+    }
+    let ((code, body), sent) = answered.expect("an answer before 2.4 MB were sent");
+    assert_eq!(code, 413, "{body}");
+    assert!(sent <= 6, "refused after {sent} frames of 60 KiB: {body}");
+    // A body that stops inside a frame, and an empty one.
+    let mut cut = frame(&[&small]);
+    cut.truncate(cut.len() - 1);
+    assert_eq!(http(addr, "POST", "/v1/batches", &cut).0, 400);
+    assert_eq!(http(addr, "POST", "/v1/batches", b"").0, 400);
+    // Too many ids in one read.
+    let ids: Vec<String> = (0..5u8).map(|i| sha256_hex(&[i])).collect();
+    let (code, _) = http(
+        addr,
+        "GET",
+        &format!("/v1/replays?ids={}", ids.join(",")),
+        b"",
+    );
+    assert_eq!(code, 400);
+}
