@@ -405,7 +405,7 @@ const fn floor_div_rem(x: i64, d: i64) -> (i64, i64) {
 }
 
 /// The largest friction denominator a world keeps ([`IslandWorld::new`]):
-/// [`friction_split`] needs `den² <= 2^62`. `from_json` allows 10^6.
+/// the 64-bit friction split needs `den² <= 2^62`. `from_json` allows 10^6.
 pub const MAX_FRICTION_DEN: i64 = 1 << 31;
 
 /// The friction a world runs with: `(num, den)` clamped into
