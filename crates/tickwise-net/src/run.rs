@@ -79,6 +79,12 @@ pub struct RunOptions {
     pub inject_desync_at: Option<u64>,
     /// Silent-peer timeout in ticks.
     pub disconnect_after: u64,
+    /// Rounds (ticks of network time) to run before giving up on confirming
+    /// every tick; `None`: twice `ticks` plus 20 s at 60 Hz. A session whose
+    /// window plus input delay is below the one-way latency in ticks advances
+    /// only `window + input_delay` ticks per latency (it waits for remote
+    /// inputs), so a slow network needs a larger limit to finish.
+    pub max_rounds: Option<u64>,
 }
 
 impl RunOptions {
@@ -97,6 +103,17 @@ impl RunOptions {
             input_seed: 1,
             inject_desync_at: None,
             disconnect_after: 300,
+            max_rounds: None,
+        }
+    }
+
+    /// The round limit [`run_local`] applies: [`RunOptions::max_rounds`] or
+    /// its default.
+    #[must_use]
+    pub const fn round_limit(&self) -> u64 {
+        match self.max_rounds {
+            Some(n) => n,
+            None => self.ticks.saturating_mul(2).saturating_add(20 * 60),
         }
     }
 
@@ -223,8 +240,8 @@ fn inputs_for<I>(seed: u64, slot: u8, f: fn(&mut Pcg32) -> I) -> impl FnMut() ->
 
 /// Runs all players of a session in one process over a [`SimNetwork`] with
 /// `net`'s faults, one tick of network time (`step`) per round, until every
-/// peer has confirmed `opts.ticks` ticks (or `opts.ticks + drain` rounds
-/// have passed). Spectators join halfway from the host's latest checkpoint.
+/// peer has confirmed `opts.ticks` ticks (or [`RunOptions::round_limit`]
+/// rounds have passed: then [`LocalRun::finished`] is false). Spectators join halfway from the host's latest checkpoint.
 /// `clock` reads a monotonic nanosecond counter for the frame-cost
 /// percentiles (pass a constant to skip timing).
 ///
@@ -262,11 +279,11 @@ where
     }
     let mut specs: Vec<(Spectator<Injected<S>>, u64)> = Vec::new();
     let mut costs: Vec<Vec<u64>> = (0..opts.players).map(|_| Vec::new()).collect();
-    let drain = 20 * 60 + opts.ticks;
+    let limit = opts.round_limit();
     let join_round = opts.ticks / 2;
     let mut round = 0u64;
     let mut finished = false;
-    while round < opts.ticks + drain {
+    while round < limit {
         round += 1;
         let now = Timestamp::from_nanos(step.as_nanos().saturating_mul(round));
         network.advance_to(now);

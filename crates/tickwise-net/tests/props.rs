@@ -10,6 +10,17 @@ use tickwise_net::{
     run_local,
 };
 
+/// A round limit that a correct session meets on any schedule: a peer
+/// waits for remote inputs once it is `window + delay` ticks ahead of them,
+/// so it advances that many ticks per worst one-way latency (in 60 Hz
+/// rounds, plus one for the send and one for a lost resend), doubled for
+/// loss bursts, plus 20 s. (A fixed 2000 rounds failed for window 1, delay
+/// 0 at 124 ms latency: 396 of 400 ticks confirmed in time.)
+fn rounds_needed(ticks: u64, worst_one_way_ms: u64, ahead: u32) -> u64 {
+    let per_latency = (worst_one_way_ms * 60).div_ceil(1000) + 2;
+    2 * ticks * per_latency / u64::from(ahead.max(1)) + 20 * 60
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
@@ -36,6 +47,7 @@ proptest! {
         opts.input_delay = delay;
         opts.window = window;
         opts.input_seed = seed;
+        opts.max_rounds = Some(rounds_needed(400, latency + jitter, window + delay));
         let net = NetworkConfig {
             latency: Nanos::from_millis(latency),
             jitter: Nanos::from_millis(jitter),
@@ -175,4 +187,38 @@ fn a_silent_peer_is_reported_as_disconnected() {
     );
     // Nothing ran past the window while waiting.
     assert_eq!(s.current_tick(), 8);
+}
+
+/// The schedule that once failed `any_network_schedule_agrees` under the
+/// old fixed 2000-round limit: one tick ahead of remote inputs at 124 ms
+/// (+ up to 39 ms) one way. With the default limit the run stops short and
+/// says so; with the limit the property computes, every tick is confirmed.
+#[test]
+fn slow_network_with_window_1_finishes_within_the_computed_limit() {
+    let (sim, header, _) = island();
+    let seed = 9_922_200_276_310_692_714;
+    let mut opts = RunOptions::new(2, 400);
+    opts.input_delay = 0;
+    opts.window = 1;
+    opts.input_seed = seed;
+    let net = NetworkConfig {
+        latency: Nanos::from_millis(124),
+        jitter: Nanos::from_millis(39),
+        loss_ppm: 149_460,
+        dup_ppm: 0,
+        reorder_ppm: 199_999,
+        bandwidth: Some(20_000),
+        seed,
+    };
+    let step = Nanos::from_nanos(16_666_667);
+    let short = run_local(&sim, &header, island_input, &opts, net, 0, step, &mut || 0).unwrap();
+    assert!(!short.finished);
+    assert!(short.peers.iter().all(|p| p.confirmed_tick < 400));
+    assert!(short.desync.is_none());
+    opts.max_rounds = Some(rounds_needed(400, 124 + 39, 1));
+    let run = run_local(&sim, &header, island_input, &opts, net, 0, step, &mut || 0).unwrap();
+    assert!(run.finished, "{:?}", run.peers);
+    assert!(run.checksums_agree && run.desync.is_none());
+    let (ok, ticks, sum) = island_replay_verifies(&run.replay);
+    assert!(ok && ticks == 400 && sum == run.peers[0].confirmed_checksum);
 }

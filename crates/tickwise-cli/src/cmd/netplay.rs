@@ -322,6 +322,12 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf]) {
         None if run.finished && run.checksums_agree => {
             println!("all players confirmed every tick with the same checksum; no desync");
         }
+        None if !run.finished => println!(
+            "the session did not confirm every tick within twice its ticks plus 20 s \
+             of network time (a window plus input delay below the one-way latency in \
+             ticks advances only that many ticks per latency; raise --window or \
+             --input-delay)"
+        ),
         None => println!("the session did not finish with equal checksums"),
     }
     for p in written {
