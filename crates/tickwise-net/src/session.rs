@@ -1255,12 +1255,15 @@ where
         let recent = (self.probed / k)
             .saturating_sub(MAX_CHECKS_PER_PACKET as u64 - 1)
             .saturating_mul(k);
-        let mut s = (have / k + 1)
+        // `have` is the peer's word (any u64): saturate, so that a claim
+        // past every check sent means none is sent, never an overflow.
+        let mut s = (have / k)
+            .saturating_add(1)
             .saturating_mul(k)
             .max(lo)
             .max(recent)
             .div_ceil(k)
-            * k;
+            .saturating_mul(k);
         if s == 0 {
             s = k;
         }

@@ -4,7 +4,9 @@ mod common;
 
 use common::{island, island_input, island_replay_verifies};
 use proptest::prelude::*;
+use tickwise::ReplayInput;
 use tickwise::{Nanos, Timestamp};
+use tickwise_net::wire::{Body, decode};
 use tickwise_net::{
     NetworkConfig, RunOptions, Session, SessionConfig, SimNetwork, Transport, round_robin,
     run_local,
@@ -162,6 +164,58 @@ fn each_bad_packet_kind_is_counted_under_its_reason() {
     s.handle_datagram(Some(1), &far);
     assert_eq!(s.stats().drops.far_future, 1);
     assert_eq!(s.stats().drops.total(), 9);
+}
+
+/// A fuzz finding (fuzz/regressions/net_datagram/checks_ack_u64_max): a
+/// peer claiming to hold our checksums up to a tick near u64::MAX
+/// overflowed the arithmetic that picks the checksums to send (a panic in
+/// debug builds). Such a claim now only means that no checksum is sent to
+/// that peer; the session keeps running and sending its inputs.
+#[test]
+fn a_checks_ack_past_every_check_is_harmless() {
+    struct Sent(Vec<Vec<u8>>);
+    impl Transport for Sent {
+        fn send(&mut self, _: u8, b: &[u8]) {
+            self.0.push(b.to_vec());
+        }
+        fn recv(&mut self, _: &mut [u8]) -> Option<tickwise_net::Datagram> {
+            None
+        }
+    }
+    // Player 1's inputs for ticks 0..3 (all 0) and its checks ack.
+    let from_player_1 = |checks_ack: u64| {
+        let mut d = b"TN\x01\x01".to_vec();
+        d.extend(0u64.to_le_bytes());
+        d.extend([1, 1, 0, 0, 0, 0]);
+        tickwise::replay::put_varint(&mut d, checks_ack);
+        d.extend([0, 3, 0, 0, 0, 0]);
+        d
+    };
+    for checks_ack in [0, u64::MAX, u64::MAX - 1, 1 << 63] {
+        let (sim, _, _) = island();
+        let mut s = Session::new(sim, SessionConfig::new(2, 0), round_robin).unwrap();
+        s.handle_datagram(Some(1), &from_player_1(checks_ack));
+        assert_eq!(s.stats().drops.total(), 0, "accepted");
+        let mut sent = Sent(Vec::new());
+        for _ in 0..4 {
+            let _ = s.tick(&1, &mut sent);
+        }
+        assert_eq!(sent.0.len(), 4, "the session still sends its inputs");
+        assert_eq!(s.confirmed_tick(), 3);
+        let checks: Vec<usize> = sent
+            .0
+            .iter()
+            .map(|d| match decode(d, |r| i32::decode(r).is_ok()) {
+                Ok((_, Body::Inputs(m))) => m.checks.iter().count(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        if checks_ack == 0 {
+            assert!(checks.iter().any(|&n| n > 0), "{checks:?}");
+        } else {
+            assert!(checks.iter().all(|&n| n == 0), "{checks:?}");
+        }
+    }
 }
 
 #[test]
