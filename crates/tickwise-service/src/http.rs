@@ -581,13 +581,13 @@ impl BatchReader {
     ///
     /// The first limit the bytes so far break.
     pub fn feed(&mut self, data: &[u8]) -> Result<(), BatchError> {
+        // Only the bytes within the total are framed, and before the total
+        // is checked: a limit broken by earlier bytes is the one reported,
+        // so the error does not depend on how the body was cut into pieces.
+        let room = self.max_total.saturating_sub(self.received);
+        let within = data.get(..room).unwrap_or(data);
         self.received = self.received.saturating_add(data.len());
-        if self.received > self.max_total {
-            return Err(BatchError::TooLarge {
-                limit: self.max_total,
-            });
-        }
-        self.buf.extend_from_slice(data);
+        self.buf.extend_from_slice(within);
         while self.buf.len() >= 4 {
             let declared = u32::from_be_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]]);
             let len = usize::try_from(declared).unwrap_or(usize::MAX);
@@ -608,6 +608,11 @@ impl BatchReader {
             }
             let _ = self.buf.split_to(4);
             self.replays.push(self.buf.split_to(len).freeze());
+        }
+        if self.received > self.max_total {
+            return Err(BatchError::TooLarge {
+                limit: self.max_total,
+            });
         }
         Ok(())
     }
@@ -1074,6 +1079,30 @@ mod tests {
         assert_eq!(
             r.feed(&framed(&[b"01"])),
             Err(BatchError::TooLarge { limit: 16 })
+        );
+        // A frame declaring 99 bytes in a body over its 8-byte total: the
+        // frame's length breaks its limit at byte 4, before the total
+        // breaks at byte 9, in one piece as in two (the total used to be
+        // checked first, so the error depended on the pieces: a fuzz
+        // finding, fuzz/regressions/batch_upload/).
+        let body = [0, 0, 0, 99, 1, 2, 3, 4, 5];
+        let first = Err(BatchError::ReplayTooLarge {
+            index: 0,
+            declared: 99,
+            limit: 16,
+        });
+        assert_eq!(BatchReader::new(16, 8, 8).feed(&body), first);
+        assert_eq!(BatchReader::new(16, 8, 8).feed(&body[..4]), first);
+        // The frames within the total are read before it trips.
+        let mut r = BatchReader::new(16, 1, 8);
+        assert_eq!(
+            r.feed(&[0, 0, 0, 2, 1, 2, 0, 0, 0]),
+            Err(BatchError::TooLarge { limit: 8 })
+        );
+        let mut r = BatchReader::new(16, 1, 10);
+        assert_eq!(
+            r.feed(&[0, 0, 0, 2, 1, 2, 0, 0, 0, 0, 7]),
+            Err(BatchError::TooManyReplays { limit: 1 })
         );
         // Cut inside a frame, and nothing at all.
         let mut r = BatchReader::new(64, 8, 1024);
