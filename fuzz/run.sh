@@ -4,7 +4,7 @@
 #
 #   bash fuzz/run.sh [SECONDS] [TARGET...]   (default: 60 s, every target)
 #
-#   bash fuzz/run.sh 20       CI's short run (scripts/test-all.sh), ~2.5 min + build
+#   bash fuzz/run.sh 20       CI's short run (scripts/test-all.sh), ~3 min + build
 #   bash fuzz/run.sh 3600     the long run: an hour per target (>= 10 M execs each)
 #
 # Installs what it needs: cargo-fuzz (pinned below) from crates.io into
@@ -31,7 +31,8 @@ set -euo pipefail
 
 CARGO_FUZZ_VERSION=0.13.2
 ALL_TARGETS=(replay_reader replay_header script_parser island_loop_config
-             island_lifecycle_config horde_config inputs_file)
+             island_lifecycle_config horde_config inputs_file net_datagram
+             batch_upload)
 
 secs="${1:-60}"
 shift || true

@@ -13,24 +13,31 @@
 //! rest). On top of that each asserts what its API lets it state: replays
 //! that are accepted write back byte for byte, the header reader agrees with
 //! the full reader, a parsed script renders back to the same commands,
-//! accepted configs build worlds and loops that run, and a resume under an
-//! accepted lifecycle config conserves time.
+//! accepted configs build worlds and loops that run, a resume under an
+//! accepted lifecycle config conserves time, every netplay datagram is
+//! accepted or counted under its reason and decoded messages re-encode to
+//! their bytes, and a batch upload splits the same however its bytes arrive.
 #![forbid(unsafe_code)]
 
 use std::fmt::Write as _;
 
-use tickwise::replay::is_valid_name;
+use tickwise::replay::{ByteReader, is_valid_name, put_varint};
 use tickwise::{
-    CatchUpPolicy, FixedLoop, Fnv1a64, Nanos, Replay, ReplayLimits, Sim, StepLength, TickInput,
-    TickInputs, Timestamp, read_header,
+    CatchUpPolicy, FixedLoop, Fnv1a64, Nanos, Replay, ReplayInput, ReplayLimits, Sim, StepLength,
+    TickInput, TickInputs, Timestamp, read_header,
 };
 use tickwise_catalog::Catalog;
 use tickwise_cli::script::{self, Command};
+use tickwise_net::wire::{self, Body, Envelope, MAX_PACKET, WIRE_MAGIC, WIRE_VERSION, WireError};
+use tickwise_net::{
+    Datagram, Drops, Session, SessionConfig, SessionStats, Spectator, Transport, round_robin,
+};
+use tickwise_service::http::{BatchError, BatchReader, frame_batch};
 use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 use tickwise_sims::island::{IslandConfig, IslandWorld, LifecycleConfig, MAX_STEP_MS};
 
 /// Every target, as named in `fuzz/Cargo.toml`, `fuzz/seeds/` and `fuzz/regressions/`.
-pub const TARGETS: [&str; 7] = [
+pub const TARGETS: [&str; 9] = [
     "replay_reader",
     "replay_header",
     "script_parser",
@@ -38,6 +45,8 @@ pub const TARGETS: [&str; 7] = [
     "island_lifecycle_config",
     "horde_config",
     "inputs_file",
+    "net_datagram",
+    "batch_upload",
 ];
 
 /// Runs target `name`'s checks on `data`.
@@ -54,6 +63,8 @@ pub fn run(name: &str, data: &[u8]) {
         "island_lifecycle_config" => island_lifecycle_config(data),
         "horde_config" => horde_config(data),
         "inputs_file" => inputs_file(data),
+        "net_datagram" => net_datagram(data),
+        "batch_upload" => batch_upload(data),
         other => panic!("unknown fuzz target {other:?}"),
     }
 }
@@ -372,4 +383,560 @@ pub fn horde_config(data: &[u8]) {
 pub fn inputs_file(data: &[u8]) {
     let _ = tickwise_catalog::parse_inputs::<IslandWorld>(data);
     let _ = tickwise_catalog::parse_inputs::<HordeWorld>(data);
+}
+
+/// The most datagrams one `net_datagram` execution feeds (each is followed
+/// by a tick of every session, so this bounds an execution's work; it is
+/// past the 300-tick disconnect timeout, so an ended session is fuzzed too).
+pub const MAX_DATAGRAMS: usize = 512;
+
+/// Splits a `net_datagram` input into datagrams: a length byte, then that
+/// many bytes (fewer if the input ends first); the length byte 255 takes
+/// the rest of the input, so datagrams over the 508-byte limit (and the
+/// 1536-byte receive buffer) are reachable too.
+#[must_use]
+pub fn split_datagrams(data: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = data;
+    while let Some((&n, tail)) = rest.split_first() {
+        let n = if n == u8::MAX {
+            tail.len()
+        } else {
+            usize::from(n).min(tail.len())
+        };
+        let (datagram, after) = tail.split_at(n);
+        out.push(datagram);
+        rest = after;
+    }
+    out
+}
+
+/// The inverse of [`split_datagrams`] (for writing seeds): `None` when a
+/// datagram other than the last is 255 bytes or longer.
+#[must_use]
+pub fn join_datagrams<B: AsRef<[u8]>>(datagrams: &[B]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for (i, d) in datagrams.iter().enumerate() {
+        let d = d.as_ref();
+        match u8::try_from(d.len()) {
+            Ok(n) if n < u8::MAX => out.push(n),
+            _ if i + 1 == datagrams.len() => out.push(u8::MAX),
+            _ => return None,
+        }
+        out.extend_from_slice(d);
+    }
+    Some(out)
+}
+
+/// The island world of the `net_datagram` sessions (the checked-in config).
+#[must_use]
+pub fn net_world() -> IslandWorld {
+    let cfg = IslandConfig::from_json(include_bytes!("../../config/island_loop.json"))
+        .unwrap_or_else(|e| panic!("checked-in island config: {e}"));
+    IslandWorld::new(&cfg)
+}
+
+/// Player `local`'s session of a 2-player island match, default settings
+/// (session id 0, input delay 2, window 8, every confirmed tick checked).
+#[must_use]
+pub fn net_session(local: u8) -> Session<IslandWorld> {
+    Session::new(net_world(), SessionConfig::new(2, local), round_robin)
+        .unwrap_or_else(|e| panic!("session: {e}"))
+}
+
+/// Player 0's input on the tick after datagram `k` (the seed generator
+/// gives the same, so its captured datagrams replay a real match).
+#[must_use]
+pub const fn net_local_input(k: usize) -> i32 {
+    match k % 3 {
+        0 => -1,
+        1 => 0,
+        _ => 1,
+    }
+}
+
+/// A transport that delivers nothing and drops what is sent.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sink;
+
+impl Transport for Sink {
+    fn send(&mut self, _: u8, _: &[u8]) {}
+    fn recv(&mut self, _: &mut [u8]) -> Option<Datagram> {
+        None
+    }
+}
+
+/// Delivers one datagram as a socket would (cut to the buffer, its full
+/// length reported) and drops what is sent.
+#[derive(Debug)]
+struct Deliver<'a> {
+    from: Option<u8>,
+    bytes: Option<&'a [u8]>,
+}
+
+impl Transport for Deliver<'_> {
+    fn send(&mut self, _: u8, _: &[u8]) {}
+    fn recv(&mut self, buf: &mut [u8]) -> Option<Datagram> {
+        let bytes = self.bytes.take()?;
+        let n = bytes.len().min(buf.len());
+        buf.get_mut(..n)?.copy_from_slice(bytes.get(..n)?);
+        Some(Datagram {
+            from: self.from,
+            len: bytes.len(),
+        })
+    }
+}
+
+/// Inputs `raw` holds `n` of, decoded as `I` and encoded again.
+fn reencode_inputs<I: ReplayInput>(out: &mut Vec<u8>, raw: &[u8], n: usize) {
+    let mut r = ByteReader::new(raw);
+    for i in 0..n {
+        match I::decode(&mut r) {
+            Ok(input) => input.encode(out),
+            Err(e) => panic!("input {i} of a decoded message does not decode: {e}"),
+        }
+    }
+    assert!(
+        r.is_empty(),
+        "a decoded input section is longer than its inputs"
+    );
+}
+
+/// A decoded message written again from its decoded values, by the layout
+/// in `docs/netplay.md` (an encoder of its own, not the session's).
+fn encode_message<I: ReplayInput>(env: &Envelope, body: &Body<'_>) -> Vec<u8> {
+    let mut out = WIRE_MAGIC.to_vec();
+    out.push(WIRE_VERSION);
+    out.push(match body {
+        Body::Inputs(_) => 1,
+        Body::Fields(_) => 2,
+        Body::Spectate(_) => 3,
+        Body::SpectatorAck { .. } => 4,
+    });
+    out.extend_from_slice(&env.session.to_le_bytes());
+    out.push(env.sender);
+    put_varint(&mut out, env.seq);
+    match body {
+        Body::Inputs(m) => {
+            for v in [m.ack, m.ping, m.pong, m.sim_tick, m.checks_upto, m.start] {
+                put_varint(&mut out, v);
+            }
+            out.push(m.count);
+            reencode_inputs::<I>(&mut out, m.inputs, usize::from(m.count));
+            let checks: Vec<(u64, u64)> = m.checks.iter().collect();
+            out.push(u8::try_from(checks.len()).unwrap_or(u8::MAX));
+            for (tick, sum) in checks {
+                put_varint(&mut out, tick);
+                out.extend_from_slice(&sum.to_le_bytes());
+            }
+        }
+        Body::Fields(f) => {
+            put_varint(&mut out, f.tick);
+            out.push(u8::try_from(f.iter().count()).unwrap_or(u8::MAX));
+            for h in f.iter() {
+                out.extend_from_slice(&h.to_le_bytes());
+            }
+        }
+        Body::Spectate(m) => {
+            put_varint(&mut out, m.start);
+            out.push(m.count);
+            out.push(m.players);
+            let n = usize::from(m.count) * usize::from(m.players);
+            reencode_inputs::<I>(&mut out, m.inputs, n);
+        }
+        Body::SpectatorAck { ack } => put_varint(&mut out, *ack),
+    }
+    out
+}
+
+/// `wire::decode` with `I`'s input decoder (the session's own closure):
+/// only datagrams within the size limit decode, and a decoded message
+/// re-encodes to exactly its bytes (one encoding per message).
+fn decode_checked<I: ReplayInput>(bytes: &[u8]) -> Result<(Envelope, Body<'_>), WireError> {
+    let decoded = wire::decode(bytes, |r: &mut ByteReader<'_>| I::decode(r).is_ok());
+    match &decoded {
+        Ok((env, body)) => {
+            assert!(
+                bytes.len() <= MAX_PACKET,
+                "a datagram over the limit decoded"
+            );
+            assert!(
+                encode_message::<I>(env, body) == bytes,
+                "decoded message re-encodes to other bytes: {env:?} {body:?}"
+            );
+        }
+        Err(e) => {
+            assert!(!e.to_string().is_empty(), "empty error message");
+            assert!(
+                matches!(e, WireError::Oversized { .. }) == (bytes.len() > MAX_PACKET),
+                "{e} for a datagram of {} bytes",
+                bytes.len()
+            );
+        }
+    }
+    decoded
+}
+
+/// How much each drop counter grew.
+fn grown(after: &Drops, before: &Drops) -> Drops {
+    let d = |a: u64, b: u64| {
+        a.checked_sub(b)
+            .unwrap_or_else(|| panic!("a drop counter went down"))
+    };
+    Drops {
+        malformed: d(after.malformed, before.malformed),
+        oversized: d(after.oversized, before.oversized),
+        version: d(after.version, before.version),
+        unknown_kind: d(after.unknown_kind, before.unknown_kind),
+        unknown_peer: d(after.unknown_peer, before.unknown_peer),
+        wrong_session: d(after.wrong_session, before.wrong_session),
+        stale: d(after.stale, before.stale),
+        far_future: d(after.far_future, before.far_future),
+    }
+}
+
+/// One drop, under `e`'s reason.
+fn one_drop_for(e: &WireError) -> Drops {
+    let mut d = Drops::default();
+    match e {
+        WireError::Oversized { .. } => d.oversized = 1,
+        WireError::Malformed { .. } => d.malformed = 1,
+        WireError::Version { .. } => d.version = 1,
+        WireError::UnknownKind { .. } => d.unknown_kind = 1,
+    }
+    d
+}
+
+/// What one datagram did to the drop counters of a session that got it as
+/// from player 1 (`from_peer`) or from an unknown address. A datagram that
+/// does not decode is one drop under its error's reason; one from an
+/// unknown address, of another session or with another sender byte is one
+/// drop under that reason. From player 1 it is otherwise accepted (no drop)
+/// or one `stale` or `far_future` drop, except that an accepted inputs
+/// message also counts each of its checksums that is unusable: tick 0
+/// (`malformed`, with every tick checked) or too far ahead (`far_future`).
+/// So one datagram adds at most `max(1, nchecks)` (at most 8) drops.
+fn check_drops(
+    decoded: &Result<(Envelope, Body<'_>), WireError>,
+    from_peer: bool,
+    before: &SessionStats,
+    after: &SessionStats,
+) {
+    assert!(
+        after.received == before.received + 1,
+        "received not counted"
+    );
+    let d = grown(&after.drops, &before.drops);
+    let one = |f: fn(&mut Drops)| {
+        let mut x = Drops::default();
+        f(&mut x);
+        x
+    };
+    let (env, body) = match decoded {
+        Err(e) => {
+            assert!(d == one_drop_for(e), "{e} counted as {d:?}");
+            let mut want = *before;
+            want.received += 1;
+            want.drops = after.drops;
+            assert!(
+                *after == want,
+                "an undecodable datagram changed the session"
+            );
+            return;
+        }
+        Ok(x) => x,
+    };
+    if env.session != 0 {
+        assert!(d == one(|x| x.wrong_session = 1), "other session: {d:?}");
+        return;
+    }
+    if !from_peer || env.sender != 1 {
+        assert!(d == one(|x| x.unknown_peer = 1), "unknown peer: {d:?}");
+        return;
+    }
+    let stale = one(|x| x.stale = 1);
+    match body {
+        Body::Inputs(m) => {
+            if d == stale {
+                return;
+            }
+            let checks = m.checks.iter().count() as u64;
+            let zero_ticks = m.checks.iter().filter(|&(t, _)| t == 0).count() as u64;
+            assert!(
+                d.undecodable() == d.malformed
+                    && d.malformed <= zero_ticks
+                    && d.unknown_peer + d.wrong_session + d.stale == 0
+                    && d.total() <= checks.max(1),
+                "inputs message with {checks} checks counted as {d:?}"
+            );
+        }
+        Body::Fields(_) => assert!(d == Drops::default() || d == stale, "fields: {d:?}"),
+        Body::Spectate(_) | Body::SpectatorAck { .. } => {
+            assert!(
+                d == stale || d == one(|x| x.unknown_peer = 1),
+                "spectator message from a player: {d:?}"
+            );
+        }
+    }
+}
+
+/// What a session guarantees whatever it was sent: it never runs more than
+/// its window ahead of its confirmed tick, never rolls back further, never
+/// misses a confirmed state it has to checksum, and reports a desync
+/// exactly when it counts one.
+fn check_session(s: &Session<IslandWorld>) {
+    let window = u64::from(s.config().window);
+    let st = s.stats();
+    assert!(
+        s.current_tick() <= s.confirmed_tick() + window,
+        "tick {} runs more than {window} ahead of confirmed tick {}",
+        s.current_tick(),
+        s.confirmed_tick()
+    );
+    assert!(st.max_rollback <= window, "rollback of {}", st.max_rollback);
+    assert!(st.missing_states == 0, "a confirmed state was missing");
+    assert!(
+        (st.desyncs > 0) == s.desync().is_some(),
+        "desync count and report disagree"
+    );
+}
+
+/// Netplay datagrams (`tickwise_net::wire::decode` and
+/// `Session::handle_datagram`): the input is a sequence of datagrams
+/// ([`split_datagrams`]). Each is decoded with both input types (a decoded
+/// message re-encodes to its bytes) and handed to three receivers of a
+/// 2-player island match: player 0's session as from player 1, a second
+/// session as from an unknown address, and a spectator as from the host;
+/// each session then runs a tick (a transport that delivers nothing).
+/// Every datagram is accepted or counted under its reason ([`check_drops`]);
+/// the sessions stay within their window ([`check_session`]) and keep
+/// ticking; the unknown address never causes a comparison, and a desync
+/// is reported only for a checksum player 1 actually sent, at that tick.
+pub fn net_datagram(data: &[u8]) {
+    let _ = net_datagram_session(data);
+}
+
+/// [`net_datagram`], returning player 0's session (which took the
+/// datagrams as from player 1) so that tests can look at what a seed did.
+///
+/// # Panics
+///
+/// On a finding.
+pub fn net_datagram_session(data: &[u8]) -> Session<IslandWorld> {
+    let mut peer = net_session(0);
+    let mut stranger = net_session(0);
+    let mut spectator = Spectator::new(net_world(), 0, 4, 2, 0, round_robin);
+    let mut sent_checks = Vec::new();
+    for (k, bytes) in split_datagrams(data)
+        .into_iter()
+        .take(MAX_DATAGRAMS)
+        .enumerate()
+    {
+        let decoded = decode_checked::<i32>(bytes);
+        let _ = decode_checked::<TickInput>(bytes);
+        if let Ok((env, Body::Inputs(m))) = &decoded
+            && env.session == 0
+            && env.sender == 1
+        {
+            sent_checks.extend(m.checks.iter());
+        }
+
+        let before = *peer.stats();
+        peer.handle_datagram(Some(1), bytes);
+        check_drops(&decoded, true, &before, peer.stats());
+        let before = *stranger.stats();
+        stranger.handle_datagram(None, bytes);
+        check_drops(&decoded, false, &before, stranger.stats());
+
+        let before = *spectator.drops();
+        let mut deliver = Deliver {
+            from: Some(0),
+            bytes: Some(bytes),
+        };
+        let ran = spectator.tick_once(&mut deliver, 4);
+        assert!(ran <= 4, "spectator ran {ran} steps");
+        let d = grown(spectator.drops(), &before);
+        match &decoded {
+            Err(e) => assert!(d == one_drop_for(e), "spectator: {e} counted as {d:?}"),
+            Ok((env, body)) => {
+                let maybe_accepted =
+                    env.session == 0 && env.sender == 0 && matches!(body, Body::Spectate(_));
+                assert!(
+                    d.total() == 1 || (d.total() == 0 && maybe_accepted),
+                    "spectator: {d:?}"
+                );
+            }
+        }
+
+        let input = net_local_input(k);
+        let _ = peer.tick(&input, &mut Sink);
+        let _ = stranger.tick(&input, &mut Sink);
+        check_session(&peer);
+        check_session(&stranger);
+    }
+    for k in 0..4 {
+        let _ = peer.tick(&net_local_input(k), &mut Sink);
+        let _ = stranger.tick(&net_local_input(k), &mut Sink);
+    }
+    check_session(&peer);
+    check_session(&stranger);
+    assert!(
+        stranger.stats().checks_compared == 0 && stranger.desync().is_none(),
+        "datagrams from an unknown address reached the checksums"
+    );
+    if let Some(d) = peer.desync() {
+        assert!(d.peer == 1 && d.local != d.remote, "{d}");
+        assert!(
+            sent_checks.contains(&(d.tick, d.remote)),
+            "{d}, but player 1 never sent that checksum for that tick"
+        );
+    }
+    peer
+}
+
+/// `batch_upload`'s limits, cut points and body, read from its input:
+/// byte 0 gives at most 1 + (b0 mod 16) replays, bytes 1-2 (big-endian)
+/// the bytes per replay, bytes 3-4 the bytes in all, bytes 5-7 three cut
+/// points (at b × len / 255); the body is the rest. Missing bytes are 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchCase<'a> {
+    /// Replays per batch, 1 to 16.
+    pub max_replays: usize,
+    /// Bytes per replay.
+    pub max_replay: usize,
+    /// Bytes per batch.
+    pub max_total: usize,
+    /// Where the body is cut into pieces, in order.
+    pub cuts: [usize; 3],
+    /// The batch body.
+    pub body: &'a [u8],
+}
+
+impl BatchCase<'_> {
+    /// Reads a case from a fuzz input.
+    #[must_use]
+    pub fn from_input(data: &[u8]) -> BatchCase<'_> {
+        let byte = |i: usize| data.get(i).copied().unwrap_or(0);
+        let body = data.get(8..).unwrap_or(&[]);
+        let mut cuts = [byte(5), byte(6), byte(7)].map(|b| usize::from(b) * body.len() / 255);
+        cuts.sort_unstable();
+        BatchCase {
+            max_replays: 1 + usize::from(byte(0) % 16),
+            max_replay: usize::from(u16::from_be_bytes([byte(1), byte(2)])),
+            max_total: usize::from(u16::from_be_bytes([byte(3), byte(4)])),
+            cuts,
+            body,
+        }
+    }
+}
+
+/// What the service's reader makes of `pieces` fed one after another.
+fn read_pieces(case: &BatchCase<'_>, pieces: &[&[u8]]) -> Result<Vec<Vec<u8>>, BatchError> {
+    let mut r = BatchReader::new(case.max_replay, case.max_replays, case.max_total);
+    for p in pieces {
+        r.feed(p)?;
+    }
+    Ok(r.finish()?.iter().map(|b| b.to_vec()).collect())
+}
+
+/// The batch framing as specified, on the whole body at once: frames in
+/// order, and the first limit broken by the earliest byte (the total
+/// breaks at byte `max_total`; a frame's length at its fourth byte).
+fn batch_reference<'a>(case: &BatchCase<'a>) -> Result<Vec<&'a [u8]>, BatchError> {
+    let body = case.body;
+    let too_large = BatchError::TooLarge {
+        limit: case.max_total,
+    };
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while let Some(head) = body.get(pos..pos + 4) {
+        if pos + 4 > case.max_total {
+            return Err(too_large);
+        }
+        let declared = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
+        let len = usize::try_from(declared).unwrap_or(usize::MAX);
+        if len > case.max_replay {
+            return Err(BatchError::ReplayTooLarge {
+                index: out.len(),
+                declared: u64::from(declared),
+                limit: case.max_replay,
+            });
+        }
+        if out.len() >= case.max_replays {
+            return Err(BatchError::TooManyReplays {
+                limit: case.max_replays,
+            });
+        }
+        let Some(replay) = body.get(pos + 4..pos + 4 + len) else {
+            break;
+        };
+        if pos + 4 + len > case.max_total {
+            return Err(too_large);
+        }
+        out.push(replay);
+        pos += 4 + len;
+    }
+    if body.len() > case.max_total {
+        return Err(too_large);
+    }
+    if pos < body.len() {
+        return Err(BatchError::Truncated {
+            left: body.len() - pos,
+        });
+    }
+    if out.is_empty() {
+        return Err(BatchError::Empty);
+    }
+    Ok(out)
+}
+
+/// The batch framing of `POST /v1/batches`
+/// (`tickwise_service::http::BatchReader`), with limits and cut points
+/// from the input ([`BatchCase`]): the body fed in one piece, cut at the
+/// three points, and one byte at a time gives the same replays or the same
+/// error, and that is what the framing specifies ([`batch_reference`]);
+/// accepted replays framed again (`frame_batch`, and by hand) are the body,
+/// and are within every limit.
+pub fn batch_upload(data: &[u8]) {
+    let case = BatchCase::from_input(data);
+    let body = case.body;
+    let [a, b, c] = case.cuts;
+    let whole = read_pieces(&case, &[body]);
+    let cut = read_pieces(
+        &case,
+        &[&body[..a], &body[a..b], &body[b..c], &body[c..], &[]],
+    );
+    assert!(
+        cut == whole,
+        "cut at {:?}: {cut:?}, whole: {whole:?}",
+        case.cuts
+    );
+    let bytes: Vec<&[u8]> = body.chunks(1).collect();
+    let by_byte = read_pieces(&case, &bytes);
+    assert!(
+        by_byte == whole,
+        "byte by byte: {by_byte:?}, whole: {whole:?}"
+    );
+    let reference = batch_reference(&case).map(|v| v.iter().map(|r| r.to_vec()).collect());
+    assert!(
+        whole == reference,
+        "reader: {whole:?}, framing: {reference:?}"
+    );
+    match &whole {
+        Ok(replays) => {
+            assert!(!replays.is_empty(), "an empty batch accepted");
+            assert!(replays.len() <= case.max_replays, "too many replays");
+            assert!(body.len() <= case.max_total, "over the total");
+            let mut framed = Vec::new();
+            for r in replays {
+                assert!(r.len() <= case.max_replay, "a replay over the limit");
+                let n = u32::try_from(r.len()).unwrap_or(u32::MAX);
+                framed.extend_from_slice(&n.to_be_bytes());
+                framed.extend_from_slice(r);
+            }
+            assert!(framed == body, "replays framed again differ from the body");
+            assert!(frame_batch(replays) == body, "frame_batch differs");
+        }
+        Err(e) => assert!(!e.to_string().is_empty(), "empty error message"),
+    }
 }

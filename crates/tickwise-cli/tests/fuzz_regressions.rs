@@ -6,6 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
+use tickwise_net::{Session, SessionConfig, round_robin};
+use tickwise_sims::island::{IslandConfig, IslandWorld};
+
 #[allow(unreachable_pub, dead_code)]
 #[path = "../../../fuzz/src/lib.rs"]
 mod fuzz_checks;
@@ -87,4 +90,227 @@ fn repairing_the_envelope_reaches_the_body() {
     assert!(tickwise::read_header(&broken, &fuzz_checks::LIMITS).is_err());
     assert_eq!(fuzz_checks::repaired(&broken).as_deref(), Some(&seed[..]));
     assert_eq!(fuzz_checks::repaired(&seed[..27]), None);
+}
+
+/// Sends nowhere, keeps what is sent, receives nothing (datagrams are
+/// handed over with `handle_datagram`, as the fuzz target does).
+#[derive(Default)]
+struct Capture(Vec<(u8, Vec<u8>)>);
+
+impl tickwise_net::Transport for Capture {
+    fn send(&mut self, to: u8, bytes: &[u8]) {
+        self.0.push((to, bytes.to_vec()));
+    }
+    fn recv(&mut self, _: &mut [u8]) -> Option<tickwise_net::Datagram> {
+        None
+    }
+}
+
+/// Player 1's datagrams to player 0 in a real match of `rounds` rounds,
+/// with player 0 the fuzz target's own session, given them in order and
+/// ticked after each with the target's inputs; its datagrams go back to
+/// player 1. Fed to the target, they replay that match. Player 1 runs
+/// `world` (another world than player 0's makes a desync).
+fn capture_match(world: IslandWorld, rounds: usize) -> Vec<Vec<u8>> {
+    let mut a = fuzz_checks::net_session(0);
+    let mut b = Session::new(world, SessionConfig::new(2, 1), round_robin).unwrap();
+    let mut datagrams: Vec<Vec<u8>> = Vec::new();
+    for round in 0..rounds {
+        let mut b_out = Capture::default();
+        let _ = b.tick(&[1, 1, -1, 0][round % 4], &mut b_out);
+        for (to, d) in b_out.0 {
+            assert_eq!(to, 0);
+            a.handle_datagram(Some(1), &d);
+            let mut a_out = Capture::default();
+            let _ = a.tick(&fuzz_checks::net_local_input(datagrams.len()), &mut a_out);
+            for (to, x) in a_out.0 {
+                assert_eq!(to, 1);
+                b.handle_datagram(Some(0), &x);
+            }
+            datagrams.push(d);
+        }
+    }
+    datagrams
+}
+
+/// A host feeding spectator slot 4 while playing player 1: its first
+/// spectator datagrams, then what a spectator answers to them.
+fn capture_spectating(rounds: usize) -> Vec<Vec<u8>> {
+    let mut cfg = SessionConfig::new(2, 0);
+    cfg.spectators = 1;
+    let mut host = Session::new(fuzz_checks::net_world(), cfg, round_robin).unwrap();
+    host.add_spectator(4, 0).unwrap();
+    let mut b = fuzz_checks::net_session(1);
+    let mut spectate = Vec::new();
+    for round in 0..rounds {
+        let mut h_out = Capture::default();
+        let _ = host.tick(&fuzz_checks::net_local_input(round), &mut h_out);
+        for (to, d) in h_out.0 {
+            match to {
+                1 => b.handle_datagram(Some(0), &d),
+                _ => spectate.push(d),
+            }
+        }
+        let mut b_out = Capture::default();
+        let _ = b.tick(&0, &mut b_out);
+        for (_, d) in b_out.0 {
+            host.handle_datagram(Some(1), &d);
+        }
+    }
+    // Only datagrams that carry inputs, the last few.
+    spectate.retain(|d| d.len() > 17);
+    let keep = spectate.split_off(spectate.len().saturating_sub(3));
+    let mut spectator =
+        tickwise_net::Spectator::new(fuzz_checks::net_world(), 0, 4, 2, 0, round_robin);
+    struct Feed(Vec<Vec<u8>>, Vec<Vec<u8>>);
+    impl tickwise_net::Transport for Feed {
+        fn send(&mut self, _: u8, bytes: &[u8]) {
+            self.1.push(bytes.to_vec());
+        }
+        fn recv(&mut self, buf: &mut [u8]) -> Option<tickwise_net::Datagram> {
+            let d = self.0.pop()?;
+            buf[..d.len()].copy_from_slice(&d);
+            Some(tickwise_net::Datagram {
+                from: Some(0),
+                len: d.len(),
+            })
+        }
+    }
+    let mut feed = Feed(keep.iter().rev().cloned().collect(), Vec::new());
+    let _ = spectator.tick_once(&mut feed, 64);
+    let _ = spectator.tick_once(&mut feed, 64);
+    keep.into_iter().chain(feed.1).collect()
+}
+
+/// `batch_upload`'s input for these limits, cut points and body (see
+/// `BatchCase::from_input`).
+fn batch_input(
+    max_replays: u8,
+    max_replay: u16,
+    max_total: u16,
+    cuts: [u8; 3],
+    body: &[u8],
+) -> Vec<u8> {
+    let mut out = vec![max_replays - 1];
+    out.extend(max_replay.to_be_bytes());
+    out.extend(max_total.to_be_bytes());
+    out.extend(cuts);
+    out.extend(body);
+    out
+}
+
+/// Every seed file of the two network-facing targets, by name.
+fn network_seeds() -> Vec<(&'static str, Vec<u8>)> {
+    let cfg = IslandConfig::from_json(include_bytes!("../../../config/island_loop.json")).unwrap();
+    let other = IslandWorld::new(&IslandConfig {
+        seed: cfg.seed.wrapping_add(1),
+        ..cfg
+    });
+    let join =
+        |d: Vec<Vec<u8>>| fuzz_checks::join_datagrams(&d).expect("datagrams under 255 bytes");
+    let first = capture_match(fuzz_checks::net_world(), 1);
+    let replay = std::fs::read(repo().join("fuzz/seeds/replay_reader/island_empty.twr")).unwrap();
+    let frame = tickwise_service::http::frame_batch;
+    vec![
+        ("net_datagram/first_datagram", join(first)),
+        (
+            "net_datagram/match_24_rounds",
+            join(capture_match(fuzz_checks::net_world(), 24)),
+        ),
+        (
+            "net_datagram/desync_and_fields",
+            join(capture_match(other, 24)),
+        ),
+        ("net_datagram/spectator", join(capture_spectating(20))),
+        (
+            "batch_upload/three_replays",
+            batch_input(
+                8,
+                64,
+                1024,
+                [40, 128, 200],
+                &frame(&[&b"abc"[..], b"", b"0123456789"]),
+            ),
+        ),
+        (
+            "batch_upload/one_real_replay",
+            batch_input(4, 1024, 2048, [1, 100, 254], &frame(&[&replay])),
+        ),
+        (
+            "batch_upload/replay_too_large",
+            batch_input(
+                8,
+                4,
+                1024,
+                [10, 100, 200],
+                &frame(&[&b"ok"[..], b"too long"]),
+            ),
+        ),
+        (
+            "batch_upload/too_many_replays",
+            batch_input(2, 64, 1024, [30, 60, 90], &frame(&[&b"a"[..], b"b", b"c"])),
+        ),
+        (
+            "batch_upload/over_the_total",
+            batch_input(
+                8,
+                64,
+                20,
+                [50, 120, 250],
+                &frame(&[&b"0123456789"[..], b"0123456789"]),
+            ),
+        ),
+        (
+            "batch_upload/truncated",
+            batch_input(8, 64, 1024, [80, 160, 240], &frame(&[&b"abc"[..]])[..5]),
+        ),
+    ]
+}
+
+/// Writes the seeds of `net_datagram` and `batch_upload` (checked in; run
+/// again by hand when the wire format or the island sim changes:
+/// `cargo test -p tickwise-cli --test fuzz_regressions -- --ignored`).
+#[test]
+#[ignore = "writes fuzz/seeds/net_datagram/ and fuzz/seeds/batch_upload/"]
+fn write_network_seeds() {
+    for (name, bytes) in network_seeds() {
+        let path = repo().join("fuzz/seeds").join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+    }
+}
+
+#[test]
+fn network_seeds_are_current_and_reach_the_session() {
+    // The checked-in seeds are what the generator writes today (a change
+    // to the wire format or the sim shows up here), and they replay a real
+    // match: fed to the target, player 0 confirms ticks, compares
+    // checksums and drops nothing; the mismatched match reports its desync
+    // with the fields, and the spectator seed is refused by the session
+    // (spectator traffic is not a player's), one drop per datagram.
+    for (name, bytes) in network_seeds() {
+        let path = repo().join("fuzz/seeds").join(name);
+        let kept = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            kept == bytes,
+            "{} is stale: run write_network_seeds",
+            path.display()
+        );
+    }
+    let seed =
+        |name: &str| std::fs::read(repo().join("fuzz/seeds/net_datagram").join(name)).unwrap();
+    let s = fuzz_checks::net_datagram_session(&seed("match_24_rounds"));
+    assert!(s.confirmed_tick() >= 20, "{}", s.confirmed_tick());
+    assert!(s.stats().checks_compared >= 20);
+    assert_eq!(s.stats().drops.total(), 0);
+    assert!(s.desync().is_none());
+    let s = fuzz_checks::net_datagram_session(&seed("desync_and_fields"));
+    let d = s.desync().expect("a desync");
+    assert!(d.fields.as_ref().is_some_and(|f| !f.is_empty()), "{d}");
+    let spectator = seed("spectator");
+    let n = fuzz_checks::split_datagrams(&spectator).len() as u64;
+    let s = fuzz_checks::net_datagram_session(&spectator);
+    assert!(n >= 4 && s.stats().received == n);
+    assert_eq!(s.stats().drops.unknown_peer, n);
+    assert_eq!(s.stats().drops.total(), n);
 }

@@ -1,0 +1,4 @@
+//! Fuzz target `batch_upload`: the checks are `tickwise_fuzz::batch_upload` (fuzz/src/lib.rs).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| tickwise_fuzz::batch_upload(data));
