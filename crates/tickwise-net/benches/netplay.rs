@@ -52,24 +52,33 @@ fn rollback(c: &mut Criterion) {
                 black_box(&world);
             });
         });
-        c.bench_function(&format!("horde{n}_step"), |b| {
-            let mut t = 200;
-            b.iter(|| {
-                world.step(&scripted_input(t));
-                t += 1;
-            });
-        });
+        // A rollback restores an old snapshot and re-simulates the same
+        // ticks: every iteration restores the world at tick 200 (`base`) and
+        // steps 200..208, so each measures the same work.
+        let base = world.clone();
         c.bench_function(&format!("horde{n}_save_restore_resim8"), |b| {
-            b.iter(|| {
-                slot.clone_from(&world);
-                world.clone_from(&slot);
-                for t in 200..208 {
-                    world.step(&scripted_input(t));
-                }
-                black_box(&world);
-            });
+            b.iter(|| resim8(&mut world, &mut slot, &base));
+        });
+        // The same on a two-thread pool: the horde's tick splits inside a
+        // rayon pool (bit-identical at any thread count).
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        c.bench_function(&format!("horde{n}_save_restore_resim8_2threads"), |b| {
+            b.iter(|| pool.install(|| resim8(&mut world, &mut slot, &base)));
         });
     }
+}
+
+/// Save the current state, restore the one at tick 200, re-simulate 8 ticks.
+fn resim8(world: &mut HordeWorld, slot: &mut HordeWorld, base: &HordeWorld) {
+    slot.clone_from(world);
+    world.clone_from(base);
+    for t in 200..208 {
+        world.step(&scripted_input(t));
+    }
+    black_box(&*world);
 }
 
 fn overhead(c: &mut Criterion) {

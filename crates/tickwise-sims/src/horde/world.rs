@@ -421,7 +421,7 @@ impl HordeWorld {
         let n = e.hp.len();
         let part = ((&mut e.body[..], &mut e.vel[..]), (&e.hp[..], &e.crowd[..]));
         par::pieces(
-            par::enabled(),
+            par::enabled(n),
             part,
             0,
             n,
@@ -435,7 +435,7 @@ impl HordeWorld {
     /// separation sums on the way, in pieces of [`par::CHUNK`] new slots
     /// (each piece gathers its own enemies).
     fn sort_by_cell(&mut self, live: Bounds) {
-        let par = par::enabled();
+        let par = par::enabled(self.e.hp.len());
         self.grid.build(par, live, &self.e.body, &self.e.hp);
         let (e, b, slot_of) = (&self.e, &mut self.back, &self.slot_of);
         let order = self.grid.order();
@@ -487,7 +487,7 @@ impl HordeWorld {
             body: &self.e.body[..n],
             bands: self.grid.rows().min(par::MAX_BANDS),
         };
-        let par = par::enabled();
+        let par = par::enabled(self.e.hp.len());
         self.last_pairs = if par && s.bands > 1 {
             let even = s.bands_of(par, acc, 0, 0, s.bands);
             let odd = s.bands_of(par, acc, 0, 1, s.bands);
