@@ -40,6 +40,11 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 step "kernel builds without std (no_std + alloc)"
 cargo build -p tickwise --no-default-features --locked
 
+step "sims on their own, without features (no_std, no threads): no warnings"
+# In the workspace, features unify (the CLI turns on `parallel`), so code
+# used only with a feature on would not warn there.
+cargo clippy -p tickwise-sims --no-default-features --locked -- -D warnings
+
 step "unit, scenario, property and doc tests"
 cargo test --workspace --locked
 

@@ -22,6 +22,7 @@ pub(super) const MAX_BANDS: usize = 64;
 /// 2000 75.2 vs 75.4 us, 4000 180 vs 150 us, 8000 408 vs 303 us; below
 /// about 2000 the fork-joins cost more than they save. The results are the
 /// same either way.
+#[cfg(feature = "parallel")]
 pub(super) const MIN_PARALLEL: usize = 2048;
 
 /// Whether splitting pays for `n` enemies: at least [`MIN_PARALLEL`], inside
