@@ -18,12 +18,10 @@
 // Real-time mode (default; ?manual turns it off) feeds requestAnimationFrame
 // timestamps; keyboard events carry their own event.timeStamp (same clock).
 import init, { Horde } from './pkg/tickwise_web.js';
-import { frameLoop, wireVisibility } from './platform.js';
-import { rateMeter } from './meter.js';
+import { frameLoop, wireKeys, wireVisibility } from './platform.js';
+import { rateMeter, throttledReadout } from './meter.js';
 import { downloadBase64 } from './replay.js';
-
-const SCALE = 0.5; // screen px per field px
-const BG = '#0f172a';
+import { drawHordeView } from './horde-view.js';
 
 export async function boot() {
   await init();
@@ -32,8 +30,7 @@ export async function boot() {
   const horde = enemies === undefined ? new Horde() : Horde.withEnemies(enemies);
   const info = JSON.parse(horde.drawInfo());
   const $ = (id) => document.getElementById(id);
-  const cv = $('field');
-  const g = cv.getContext('2d');
+  const g = $('field').getContext('2d');
   const meter = rateMeter(1000);
   let paintCount = 0;
   let status = 'ready';
@@ -41,38 +38,7 @@ export async function boot() {
   const snapshot = () => JSON.parse(horde.stateJson());
 
   function draw() {
-    const pos = horde.interpolated();
-    const W = cv.width;
-    const H = cv.height;
-    const [camX, camY] = [pos[0], pos[1]];
-    const sx = (x) => (x - camX) * SCALE + W / 2;
-    const sy = (y) => (y - camY) * SCALE + H / 2;
-    g.fillStyle = BG;
-    g.fillRect(0, 0, W, H);
-    // Field grid every 128 px and the field's edge, so motion is visible.
-    g.fillStyle = '#1e293b';
-    const step = 128;
-    for (let x = Math.ceil((camX - W / SCALE / 2) / step) * step; sx(x) < W; x += step) g.fillRect(sx(x), 0, 1, H);
-    for (let y = Math.ceil((camY - H / SCALE / 2) / step) * step; sy(y) < H; y += step) g.fillRect(0, sy(y), W, 1);
-    g.strokeStyle = '#475569';
-    g.strokeRect(sx(0), sy(0), info.fieldWidth * SCALE, info.fieldHeight * SCALE);
-    // Enemies.
-    const r = Math.max(1, info.enemyRadius * SCALE);
-    g.fillStyle = '#f43f5e';
-    for (let i = 2; i < pos.length; i += 2) {
-      const x = sx(pos[i]);
-      const y = sy(pos[i + 1]);
-      if (x > -r && x < W + r && y > -r && y < H + r) g.fillRect(x - r, y - r, 2 * r, 2 * r);
-    }
-    // Player and its attack radius.
-    g.strokeStyle = '#38bdf8';
-    g.beginPath();
-    g.arc(W / 2, H / 2, info.attackRadius * SCALE, 0, Math.PI * 2);
-    g.stroke();
-    g.fillStyle = '#e0f2fe';
-    g.beginPath();
-    g.arc(W / 2, H / 2, Math.max(2, info.playerRadius * SCALE), 0, Math.PI * 2);
-    g.fill();
+    drawHordeView(g, horde.interpolated(), info, '#e0f2fe');
     paintCount += 1;
   }
 
@@ -92,17 +58,13 @@ export async function boot() {
     return s;
   }
 
-  let lastReadout = -Infinity;
+  // Text readouts four times a second.
+  const maybeReadout = throttledReadout(250, readout);
   function frame(ms) {
     const steps = horde.frameAt(ms);
     meter.frame(ms, horde.tick());
     draw();
-    // Text readouts four times a second: cheap, and still legible. A time
-    // earlier than the last readout (a reset, a new manual timeline) refreshes too.
-    if (!(ms - lastReadout < 250) || ms < lastReadout) {
-      readout();
-      lastReadout = ms;
-    }
+    maybeReadout(ms);
     return steps;
   }
 
@@ -119,13 +81,7 @@ export async function boot() {
   }
 
   // Key repeats are harmless (the input buffer ignores a down for a held key).
-  addEventListener('keydown', (e) => {
-    if (horde.key(e.code, true, e.timeStamp)) e.preventDefault();
-  });
-  addEventListener('keyup', (e) => {
-    if (horde.key(e.code, false, e.timeStamp)) e.preventDefault();
-  });
-  addEventListener('blur', () => horde.releaseAll(performance.now()));
+  wireKeys(globalThis, horde);
   wireVisibility(document, (hidden, ms) => {
     if (hidden) horde.releaseAll(ms);
     const out = JSON.parse(horde.visibility(hidden, ms));

@@ -26,3 +26,21 @@ export function rateMeter(windowMs = 1000) {
     },
   };
 }
+
+/**
+ * Text readouts at most every `periodMs` of browser time (cheap, and still
+ * legible): the returned `(ms) => void` calls `readout()` when `periodMs` or
+ * more has passed since its last call, or when `ms` is earlier than that
+ * (a reset, a new manual timeline), and on its first call.
+ * @param {number} periodMs
+ * @param {() => void} readout
+ */
+export function throttledReadout(periodMs, readout) {
+  let last = -Infinity;
+  return (ms) => {
+    if (!(ms - last < periodMs) || ms < last) {
+      readout();
+      last = ms;
+    }
+  };
+}

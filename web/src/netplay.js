@@ -21,11 +21,12 @@
 //   reset(), setRealtime(on), realtime() -> bool
 //   benchSimSteps(n)                    n bare sim steps (to time the sim alone)
 import init, { Netplay } from './pkg/tickwise_web.js';
-import { frameLoop, wireVisibility } from './platform.js';
+import { frameLoop, wireKeys, wireVisibility } from './platform.js';
+import { throttledReadout } from './meter.js';
 import { downloadBase64 } from './replay.js';
+import { drawHordeView } from './horde-view.js';
 
-const SCALE = 0.5; // screen px per field px
-const BG = '#0f172a';
+const PLAYER_COLORS = ['#e0f2fe', '#fde68a'];
 const ROWS = [
   ['confirmed tick', (p) => p.confirmedTick],
   ['confirmed checksum', (p) => p.confirmedChecksum ?? '-'],
@@ -67,43 +68,8 @@ export async function boot() {
 
   const snapshot = () => JSON.parse(net.stateJson());
 
-  function drawView(p) {
-    const cv = canvases[p];
-    const g = cv.getContext('2d');
-    const pos = net.interpolated(p);
-    const W = cv.width;
-    const H = cv.height;
-    const [camX, camY] = [pos[0], pos[1]];
-    const sx = (x) => (x - camX) * SCALE + W / 2;
-    const sy = (y) => (y - camY) * SCALE + H / 2;
-    g.fillStyle = BG;
-    g.fillRect(0, 0, W, H);
-    g.fillStyle = '#1e293b';
-    const step = 128;
-    for (let x = Math.ceil((camX - W / SCALE / 2) / step) * step; sx(x) < W; x += step) g.fillRect(sx(x), 0, 1, H);
-    for (let y = Math.ceil((camY - H / SCALE / 2) / step) * step; sy(y) < H; y += step) g.fillRect(0, sy(y), W, 1);
-    g.strokeStyle = '#475569';
-    g.strokeRect(sx(0), sy(0), info.fieldWidth * SCALE, info.fieldHeight * SCALE);
-    const r = Math.max(1, info.enemyRadius * SCALE);
-    g.fillStyle = '#f43f5e';
-    for (let i = 2; i < pos.length; i += 2) {
-      const x = sx(pos[i]);
-      const y = sy(pos[i + 1]);
-      if (x > -r && x < W + r && y > -r && y < H + r) g.fillRect(x - r, y - r, 2 * r, 2 * r);
-    }
-    g.strokeStyle = '#38bdf8';
-    g.beginPath();
-    g.arc(W / 2, H / 2, info.attackRadius * SCALE, 0, Math.PI * 2);
-    g.stroke();
-    g.fillStyle = p === 0 ? '#e0f2fe' : '#fde68a';
-    g.beginPath();
-    g.arc(W / 2, H / 2, Math.max(2, info.playerRadius * SCALE), 0, Math.PI * 2);
-    g.fill();
-  }
-
   function draw() {
-    drawView(0);
-    drawView(1);
+    canvases.forEach((cv, p) => drawHordeView(cv.getContext('2d'), net.interpolated(p), info, PLAYER_COLORS[p]));
     paintCount += 1;
   }
 
@@ -126,14 +92,11 @@ export async function boot() {
     return s;
   }
 
-  let lastReadout = -Infinity;
+  const maybeReadout = throttledReadout(250, readout);
   function frame(ms) {
     const steps = net.frameAt(ms);
     draw();
-    if (!(ms - lastReadout < 250) || ms < lastReadout) {
-      readout();
-      lastReadout = ms;
-    }
+    maybeReadout(ms);
     return steps;
   }
 
@@ -148,13 +111,7 @@ export async function boot() {
     readout();
   }
 
-  addEventListener('keydown', (e) => {
-    if (net.key(e.code, true, e.timeStamp)) e.preventDefault();
-  });
-  addEventListener('keyup', (e) => {
-    if (net.key(e.code, false, e.timeStamp)) e.preventDefault();
-  });
-  addEventListener('blur', () => net.releaseAll(performance.now()));
+  wireKeys(globalThis, net);
   // Both peers live in this tab: hidden, they stop together; visible again,
   // the clock re-anchors, so the time away does not exist for either.
   wireVisibility(document, (hidden, ms) => {

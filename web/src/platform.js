@@ -44,3 +44,21 @@ export function frameLoop(onFrame) {
     },
   };
 }
+
+/**
+ * Forwards key events on `target` to a page model: `page.key(code, down, ms)`
+ * at the event's own `timeStamp` (the default action is prevented for the
+ * keys it takes), and `page.releaseAll(now())` when the window loses focus.
+ * @param {EventTarget} target
+ * @param {{key(code: string, down: boolean, ms: number): boolean, releaseAll(ms: number): void}} page
+ * @param {() => number} [now]
+ */
+export function wireKeys(target, page, now = () => performance.now()) {
+  target.addEventListener('keydown', (e) => {
+    if (page.key(e.code, true, e.timeStamp)) e.preventDefault();
+  });
+  target.addEventListener('keyup', (e) => {
+    if (page.key(e.code, false, e.timeStamp)) e.preventDefault();
+  });
+  target.addEventListener('blur', () => page.releaseAll(now()));
+}

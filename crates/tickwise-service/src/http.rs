@@ -273,17 +273,26 @@ fn session_ms(headers: &HeaderMap) -> Result<Option<u64>, Box<Response>> {
     }
 }
 
+/// An upload's (single or batch) `wait` query and session header, checked
+/// in that order.
+fn upload_params(
+    query: &UploadQuery,
+    headers: &HeaderMap,
+    max_wait: Duration,
+) -> Result<(Duration, Option<u64>), Box<Response>> {
+    Ok((
+        parse_wait(query.wait.as_deref(), max_wait)?,
+        session_ms(headers)?,
+    ))
+}
+
 async fn upload<Q: Queue>(
     State(state): State<Arc<AppState<Q>>>,
     Query(query): Query<UploadQuery>,
     request: Request,
 ) -> Response {
-    let wait = match parse_wait(query.wait.as_deref(), state.limits.max_wait) {
-        Ok(w) => w,
-        Err(r) => return *r,
-    };
-    let session = match session_ms(request.headers()) {
-        Ok(s) => s,
+    let (wait, session) = match upload_params(&query, request.headers(), state.limits.max_wait) {
+        Ok(p) => p,
         Err(r) => return *r,
     };
     let body = request.into_body();
@@ -693,12 +702,8 @@ async fn batch_upload<Q: Queue>(
     Query(query): Query<UploadQuery>,
     request: Request,
 ) -> Response {
-    let wait = match parse_wait(query.wait.as_deref(), state.limits.max_wait) {
-        Ok(w) => w,
-        Err(r) => return *r,
-    };
-    let session = match session_ms(request.headers()) {
-        Ok(s) => s,
+    let (wait, session) = match upload_params(&query, request.headers(), state.limits.max_wait) {
+        Ok(p) => p,
         Err(r) => return *r,
     };
     let limits = state.limits;

@@ -122,17 +122,7 @@ fn every_kind_of_upload_gets_its_verdict_and_uploads_are_idempotent() {
         assert_eq!(again, body);
     }
     let (_, m) = http(server.addr, "GET", "/metrics", b"");
-    let total: u64 = ["ok", "diverged", "invalid"]
-        .iter()
-        .map(|o| metric(&m, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
-        .sum();
-    assert_eq!(total, 60, "one verdict per distinct upload:\n{m}");
-}
-
-fn metric(text: &str, name: &str) -> u64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+    assert_eq!(jobs_total(&m), 60, "one verdict per distinct upload:\n{m}");
 }
 
 #[test]
@@ -402,12 +392,9 @@ fn a_mixed_batch_gets_one_verdict_per_replay_and_repeats_are_one_job() {
     let server = default_server();
     let distinct = check_mixed_batch(server.addr, 0);
     let (_, m) = http(server.addr, "GET", "/metrics", b"");
-    let total: u64 = ["ok", "diverged", "invalid"]
-        .iter()
-        .map(|o| metric(&m, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
-        .sum();
     assert_eq!(
-        total, distinct as u64,
+        jobs_total(&m),
+        distinct as u64,
         "one verdict per distinct replay:\n{m}"
     );
     assert_eq!(metric(&m, "tickwise_batches_total"), 2, "{m}");

@@ -115,12 +115,6 @@ fn worker(
     }
 }
 
-fn metric(text: &str, name: &str) -> u64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
-}
-
 #[test]
 fn every_kind_of_upload_gets_its_verdict_through_redis() {
     let redis = Redis::start();
@@ -149,11 +143,7 @@ fn every_kind_of_upload_gets_its_verdict_through_redis() {
         assert_eq!((code, again), (200, body));
     }
     let (_, m) = http(a, "GET", "/metrics", b"");
-    let total: u64 = ["ok", "diverged", "invalid"]
-        .iter()
-        .map(|o| metric(&m, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
-        .sum();
-    assert_eq!(total, 40, "{m}");
+    assert_eq!(jobs_total(&m), 40, "{m}");
     assert_eq!(metric(&m, "tickwise_queue_depth{queue=\"redis\"}"), 0);
 }
 
@@ -247,12 +237,9 @@ fn a_mixed_batch_through_redis_gets_one_verdict_per_replay() {
     let again = check_mixed_batch(b, 3);
     assert_eq!(again, distinct);
     let (_, m) = http(b, "GET", "/metrics", b"");
-    let total: u64 = ["ok", "diverged", "invalid"]
-        .iter()
-        .map(|o| metric(&m, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
-        .sum();
     assert_eq!(
-        total, distinct as u64,
+        jobs_total(&m),
+        distinct as u64,
         "one verdict per distinct replay:\n{m}"
     );
     assert_eq!(metric(&m, "tickwise_duplicate_verdicts_total"), 0, "{m}");

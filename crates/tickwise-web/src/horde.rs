@@ -345,6 +345,20 @@ impl WebPage for HordePage {
     }
 }
 
+/// Sizes for drawing a horde config, JSON: `fieldWidth`, `fieldHeight`,
+/// `playerRadius`, `enemyRadius`, `attackRadius` (px). The horde and
+/// netplay pages' `drawInfo`.
+pub(crate) fn draw_info_json(c: &HordeConfig) -> String {
+    json!({
+        "fieldWidth": c.field_width_px(),
+        "fieldHeight": c.field_height_px(),
+        "playerRadius": c.player_radius_px(),
+        "enemyRadius": c.enemy_radius_px(),
+        "attackRadius": c.attack_radius_px(),
+    })
+    .to_string()
+}
+
 crate::wasm_page! {
     /// The horde page's model for JavaScript: `new Horde()` or
     /// `Horde.withEnemies(n)` (see [`HordePage`]; the common methods are
@@ -389,15 +403,7 @@ impl HordeHandle {
     /// `enemyRadius`, `attackRadius` (px).
     #[wasm_bindgen(js_name = drawInfo)]
     pub fn draw_info(&self) -> String {
-        let c = self.page().config();
-        json!({
-            "fieldWidth": c.field_width_px(),
-            "fieldHeight": c.field_height_px(),
-            "playerRadius": c.player_radius_px(),
-            "enemyRadius": c.enemy_radius_px(),
-            "attackRadius": c.attack_radius_px(),
-        })
-        .to_string()
+        draw_info_json(self.page().config())
     }
 }
 

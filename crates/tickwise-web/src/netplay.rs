@@ -55,7 +55,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use crate::args::{ArgError, whole};
 use crate::base64;
 use crate::bindings::{js_err, num};
-use crate::horde::{HORDE_JSON, blend_into, button_for_key};
+use crate::horde::{HORDE_JSON, blend_into, button_for_key, draw_info_json};
 use crate::host::HostClock;
 use crate::keys::Keys;
 
@@ -823,15 +823,7 @@ impl NetplayHandle {
     /// Sizes for drawing, JSON (as the horde page's `drawInfo`).
     #[wasm_bindgen(js_name = drawInfo)]
     pub fn draw_info(&self) -> String {
-        let c = self.page.config();
-        json!({
-            "fieldWidth": c.field_width_px(),
-            "fieldHeight": c.field_height_px(),
-            "playerRadius": c.player_radius_px(),
-            "enemyRadius": c.enemy_radius_px(),
-            "attackRadius": c.attack_radius_px(),
-        })
-        .to_string()
+        draw_info_json(self.page.config())
     }
 
     /// The test API's bench hook: copies player 1's current state into a

@@ -15,108 +15,31 @@
 //! accumulator on the same frames, as in the bench). Instructions per frame
 //! minus instructions per bare step (or batch) is what the loop adds. The
 //! final state is printed so that no run can be optimised away.
-#![allow(
-    clippy::disallowed_types,
-    clippy::float_arithmetic,
-    reason = "game-loop's interface is in f64 seconds; the kernel under test stays integer"
-)]
+//!
+//! The sim and both loops are the bench's own: `benches/support/counter_loop.rs`.
 
-use std::cell::Cell;
+#[path = "../benches/support/counter_loop.rs"]
+mod counter_loop;
+
 use std::hint::black_box;
-use std::num::NonZeroU32;
 
-use game_loop::{GameLoop, TimeTrait};
-use tickwise::{
-    CatchUpPolicy, ClockConfig, FixedLoop, FnInputs, Nanos, Sim, StateVisitor, StepLength, Tick,
-};
-
-/// The trivial sim of the `game_loop` bench: a counter and a running sum.
-#[derive(Clone, Default)]
-struct Counter {
-    ticks: u64,
-    sum: u64,
-}
-
-impl Counter {
-    #[inline]
-    fn update(&mut self, input: u64) {
-        self.ticks = self.ticks.wrapping_add(1);
-        self.sum = self.sum.wrapping_add(input ^ self.ticks);
-    }
-}
-
-impl Sim for Counter {
-    type Input = u64;
-    #[inline]
-    fn step(&mut self, input: &u64) {
-        self.update(*input);
-    }
-    fn visit_state(&self, v: &mut dyn StateVisitor) {
-        v.field("ticks");
-        v.value(self.ticks);
-        v.field("sum");
-        v.value(self.sum);
-    }
-}
-
-/// 1/64 s, as in the bench.
-const STEP_NS: u64 = 15_625_000;
-
-fn tick_input(t: Tick) -> u64 {
-    t.get() & 3
-}
+use counter_loop::{Counter, STEP_NS, fixed_loop, game_loop, game_loop_frame};
+use tickwise::{Nanos, Sim};
 
 #[inline(never)]
 fn run_frames(n: u64, steps_per_frame: u64) -> (u64, u64) {
-    let config = ClockConfig::new(StepLength::from_nanos_ratio(STEP_NS, 1).unwrap())
-        .with_max_steps_per_frame(NonZeroU32::new(1000).unwrap());
-    let mut lp = FixedLoop::new(
-        Counter::default(),
-        FnInputs(tick_input as fn(Tick) -> u64),
-        config,
-        CatchUpPolicy::Full,
-    );
+    let mut lp = fixed_loop();
     for _ in 0..n {
         let _ = lp.frame(black_box(Nanos::from_nanos(STEP_NS * steps_per_frame)));
     }
     (lp.sim().ticks, lp.sim().sum)
 }
 
-thread_local! {
-    /// The fake clock game-loop reads, in nanoseconds.
-    static NOW_NS: Cell<u64> = const { Cell::new(0) };
-}
-
-#[derive(Clone, Copy)]
-struct FakeTime(u64);
-
-impl TimeTrait for FakeTime {
-    fn now() -> Self {
-        FakeTime(NOW_NS.with(Cell::get))
-    }
-    fn sub(&self, other: &Self) -> f64 {
-        // Whole multiples of 1/64 s: exact in f64.
-        (self.0 - other.0) as f64 / 1e9
-    }
-    fn supports_sleep() -> bool {
-        false
-    }
-    fn sleep(_seconds: f64) {}
-}
-
 #[inline(never)]
 fn run_game_loop(n: u64, steps_per_frame: u64) -> (u64, u64) {
-    let mut g: GameLoop<Counter, FakeTime, ()> = GameLoop::new(Counter::default(), 64, 10.0, ());
+    let mut g = game_loop();
     for _ in 0..n {
-        let ns = black_box(STEP_NS * steps_per_frame);
-        NOW_NS.with(|c| c.set(c.get() + ns));
-        g.next_frame(
-            |g| {
-                let t = g.number_of_updates();
-                g.game.update(t & 3);
-            },
-            |_| {},
-        );
+        game_loop_frame(&mut g, black_box(STEP_NS * steps_per_frame));
     }
     (g.game.ticks, g.game.sum)
 }

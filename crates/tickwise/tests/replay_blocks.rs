@@ -3,119 +3,22 @@
 //! and round trips over many alphabets and run structures.
 //!
 //! Expected bytes and sizes are computed here from `docs/replay-format.md`
-//! (own LEB128 and FNV-1a helpers), never taken from the writer's output.
+//! (with the test-side LEB128 and FNV-1a helpers of `replay_bytes`), never
+//! taken from the writer's output.
+
+mod replay_bytes;
 
 use proptest::prelude::*;
+use replay_bytes::*;
 use tickwise::{
-    BlockFault, Pcg32, Recorder, Replay, ReplayError, ReplayHeader, ReplayLimits, ReplayVerdict,
-    Run, Sim, StateVisitor, TickInput, read_header, verify,
+    BlockFault, Pcg32, Replay, ReplayError, ReplayLimits, ReplayVerdict, Run, TickInput,
+    read_header, verify,
 };
-
-/// Counts steps and sums the inputs (as the golden file's sim does).
-#[derive(Clone, Debug, Default)]
-struct Counter {
-    steps: u64,
-    total: i64,
-}
-
-impl Sim for Counter {
-    type Input = i32;
-    fn step(&mut self, input: &i32) {
-        self.steps += 1;
-        self.total += i64::from(*input);
-    }
-    fn visit_state(&self, v: &mut dyn StateVisitor) {
-        v.field("steps");
-        v.value(self.steps);
-        v.field("total");
-        v.value_i64(self.total);
-    }
-    fn digest(&self) -> String {
-        format!("{}|{}", self.steps, self.total)
-    }
-}
-
-fn fnv(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
-fn varint(mut v: u64) -> Vec<u8> {
-    let mut out = Vec::new();
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return out;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
-fn state_sum(values: &[u64]) -> u64 {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    fnv(&bytes)
-}
-
-fn short(v: u64) -> [u8; 4] {
-    #[allow(clippy::cast_possible_truncation)]
-    let h = fnv(&v.to_le_bytes()) as u32;
-    h.to_le_bytes()
-}
 
 /// A file of the `ctr` sim (config `{}`, seed 42) with `blocks` as its input
 /// blocks section, then the rest as given; length and checksum patched.
 fn file(ticks: u64, every: u64, blocks: &[u8], rest: &[u8]) -> Vec<u8> {
-    let mut f = b"TWREPLAY".to_vec();
-    f.extend([0x03, 0x00, 0x00, 0x00]);
-    f.extend([0u8; 8]);
-    f.extend(varint(3));
-    f.extend(b"ctr");
-    f.extend(7u32.to_le_bytes());
-    f.extend(varint(2));
-    f.extend(b"{}");
-    f.extend(fnv(b"{}").to_le_bytes());
-    f.extend(42u64.to_le_bytes());
-    f.extend(varint(ticks));
-    f.extend(varint(every));
-    f.push(0x01);
-    f.extend(varint(blocks.len() as u64));
-    f.extend(blocks);
-    f.extend(rest);
-    let len = (f.len() + 8) as u64;
-    f[12..20].copy_from_slice(&len.to_le_bytes());
-    let sum = fnv(&f);
-    f.extend(sum.to_le_bytes());
-    f
-}
-
-fn read(bytes: &[u8]) -> Result<Replay<i32>, ReplayError> {
-    Replay::<i32>::from_bytes(bytes, &ReplayLimits::DEFAULT)
-}
-
-fn header(every: u64) -> ReplayHeader {
-    ReplayHeader {
-        sim_id: "ctr".into(),
-        sim_version: 7,
-        config: b"{}".to_vec(),
-        seed: 42,
-        ticks: 0,
-        checkpoint_every: every,
-        input_kind: 0,
-    }
-}
-
-fn record(inputs: &[i32], every: u64) -> Replay<i32> {
-    let mut rec = Recorder::new(Counter::default(), header(every)).unwrap();
-    for &i in inputs {
-        rec.step(i);
-    }
-    rec.finish().unwrap().1
+    golden_header(ticks, every).lp(blocks).raw(rest).finish()
 }
 
 /// The worked example's inputs: 12 ticks, 9 runs, 3 distinct values.

@@ -1,120 +1,17 @@
 //! The replay byte layout, checked against files written out by hand from
 //! `docs/replay-format.md`, and every hostile-file case with its specific error.
 //!
-//! The expected bytes here are built field by field by this test (with its
-//! own FNV-1a and LEB128 helpers), not by the code under test.
+//! The expected bytes here are built field by field by this test (with the
+//! test-side FNV-1a and LEB128 helpers of `replay_bytes`), not by the code
+//! under test.
 
+mod replay_bytes;
+
+use replay_bytes::*;
 use tickwise::{
-    HostEvent, HostEventKind, Nanos, Recorder, Replay, ReplayError, ReplayHeader, ReplayLimits,
-    ReplayVerdict, Sim, StateVisitor, read_header, verify,
+    HostEvent, HostEventKind, Nanos, Replay, ReplayError, ReplayLimits, ReplayVerdict, read_header,
+    verify,
 };
-
-/// A two-field sim: `steps` counts ticks, `total` sums the inputs and the
-/// nanoseconds of any time dropped (so a host event changes the state).
-#[derive(Clone, Debug, Default)]
-struct Counter {
-    steps: u64,
-    total: i64,
-}
-
-impl Sim for Counter {
-    type Input = i32;
-    fn step(&mut self, input: &i32) {
-        self.steps += 1;
-        self.total += i64::from(*input);
-    }
-    fn visit_state(&self, v: &mut dyn StateVisitor) {
-        v.field("steps");
-        v.value(self.steps);
-        v.field("total");
-        v.value_i64(self.total);
-    }
-    fn on_time_dropped(&mut self, dropped: Nanos) {
-        self.total += i64::try_from(dropped.as_nanos()).unwrap();
-    }
-    fn digest(&self) -> String {
-        format!("{}|{}", self.steps, self.total)
-    }
-}
-
-/// FNV-1a 64, written out again from the spec (offset basis, prime).
-fn fnv(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
-/// A state's checksum: FNV-1a over the 8 little-endian bytes of each value.
-fn state_sum(values: &[u64]) -> u64 {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    fnv(&bytes)
-}
-
-fn short(v: u64) -> [u8; 4] {
-    #[allow(clippy::cast_possible_truncation)]
-    let h = fnv(&v.to_le_bytes()) as u32;
-    h.to_le_bytes()
-}
-
-/// Builds a file section by section; `finish` patches the length and appends
-/// the integrity checksum, so hostile variants stay past the envelope checks.
-#[derive(Clone)]
-struct FileBuilder {
-    bytes: Vec<u8>,
-}
-
-impl FileBuilder {
-    fn new() -> FileBuilder {
-        let mut bytes = b"TWREPLAY".to_vec();
-        bytes.extend([0x03, 0x00, 0x00, 0x00]); // version 3, flags 0
-        bytes.extend([0u8; 8]); // length, patched by finish
-        FileBuilder { bytes }
-    }
-    fn raw(mut self, b: &[u8]) -> Self {
-        self.bytes.extend_from_slice(b);
-        self
-    }
-    fn varint(mut self, mut v: u64) -> Self {
-        loop {
-            let byte = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                self.bytes.push(byte);
-                return self;
-            }
-            self.bytes.push(byte | 0x80);
-        }
-    }
-    fn lp(self, b: &[u8]) -> Self {
-        self.varint(b.len() as u64).raw(b)
-    }
-    fn u64(self, v: u64) -> Self {
-        self.raw(&v.to_le_bytes())
-    }
-    fn finish(mut self) -> Vec<u8> {
-        let len = (self.bytes.len() + 8) as u64;
-        self.bytes[12..20].copy_from_slice(&len.to_le_bytes());
-        let sum = fnv(&self.bytes);
-        self.bytes.extend_from_slice(&sum.to_le_bytes());
-        self.bytes
-    }
-}
-
-/// The header of the golden file up to and including the input kind.
-fn golden_header(ticks: u64, every: u64) -> FileBuilder {
-    FileBuilder::new()
-        .lp(b"ctr")
-        .raw(&7u32.to_le_bytes())
-        .lp(b"{}")
-        .u64(fnv(b"{}"))
-        .u64(42)
-        .varint(ticks)
-        .varint(every)
-        .raw(&[0x01])
-}
 
 /// The golden file: 5 ticks of inputs 1, 1, -1, 0, 0, 300 ns of time
 /// dropped after tick 3, a checkpoint every 2.
@@ -142,40 +39,6 @@ fn golden() -> Vec<u8> {
         .raw(&short(301))
         .lp(b"5|301")
         .finish()
-}
-
-fn header(every: u64) -> ReplayHeader {
-    ReplayHeader {
-        sim_id: "ctr".into(),
-        sim_version: 7,
-        config: b"{}".to_vec(),
-        seed: 42,
-        ticks: 0,
-        checkpoint_every: every,
-        input_kind: 0,
-    }
-}
-
-fn record(inputs: &[i32], every: u64) -> Replay<i32> {
-    record_with_drop(inputs, every, None)
-}
-
-/// Records `inputs`, with `drop = Some((tick, ns))` dropping time after that tick.
-fn record_with_drop(inputs: &[i32], every: u64, drop: Option<(u64, u64)>) -> Replay<i32> {
-    let mut rec = Recorder::new(Counter::default(), header(every)).unwrap();
-    for &i in inputs {
-        rec.step(i);
-        if let Some((t, ns)) = drop
-            && rec.ticks() == t
-        {
-            rec.time_dropped(Nanos::from_nanos(ns));
-        }
-    }
-    rec.finish().unwrap().1
-}
-
-fn read(bytes: &[u8]) -> Result<Replay<i32>, ReplayError> {
-    Replay::<i32>::from_bytes(bytes, &ReplayLimits::DEFAULT)
 }
 
 #[test]

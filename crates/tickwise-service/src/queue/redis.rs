@@ -156,6 +156,28 @@ where
     }
 }
 
+/// Runs a prepared script invocation, retrying transient failures.
+async fn invoke<T: redis::FromRedisValue>(
+    con: &ConnectionManager,
+    call: &redis::ScriptInvocation<'_>,
+) -> Result<T, QueueError> {
+    retry(
+        con,
+        |mut con| async move { call.invoke_async(&mut con).await },
+    )
+    .await
+}
+
+/// A batch script's reply must have one row per item asked about.
+fn expect_rows(rows: &[Value], expected: usize, what: &str, unit: &str) -> Result<(), QueueError> {
+    if rows.len() == expected {
+        return Ok(());
+    }
+    Err(QueueError::Backend {
+        message: format!("{what} answered {} rows for {expected} {unit}", rows.len()),
+    })
+}
+
 async fn connect(url: &str, response_timeout: Duration) -> Result<ConnectionManager, QueueError> {
     let client = Client::open(url).map_err(|e| backend(&e))?;
     let config = ConnectionManagerConfig::new()
@@ -385,6 +407,29 @@ fn parse_record(text: &str) -> Result<JobRecord, QueueError> {
     })
 }
 
+/// A submit's answer (`queued`, `done RECORD` or `dup STATUS ATTEMPTS`, one
+/// reply or one row of a batch's); `None` for any other.
+fn parse_submitted(id: JobId, parts: &[String]) -> Option<Result<Submitted, QueueError>> {
+    let part = |i: usize| parts.get(i).map_or("", String::as_str);
+    Some(match part(0) {
+        "queued" => Ok(Submitted::Queued),
+        "done" => parse_record(part(1)).map(Submitted::Done),
+        "dup" => Ok(Submitted::Duplicate(parse_open(id, part(1), part(2)))),
+        _ => return None,
+    })
+}
+
+/// A status answer (`done RECORD` or `open STATUS ATTEMPTS`, one reply or
+/// one row of a batch's); unknown for any other.
+fn parse_status(id: JobId, parts: &[String]) -> Result<Option<JobRecord>, QueueError> {
+    let part = |i: usize| parts.get(i).map_or("", String::as_str);
+    match part(0) {
+        "done" => parse_record(part(1)).map(Some),
+        "open" => Ok(Some(parse_open(id, part(1), part(2)))),
+        _ => Ok(None),
+    }
+}
+
 /// The front end's side of the Redis engine (used by `verifyd`).
 #[derive(Clone)]
 pub struct RedisQueue {
@@ -469,25 +514,18 @@ impl Queue for RedisQueue {
         })
         .await?;
         let parts: Vec<String> = items(&reply).iter().filter_map(text).collect();
-        match parts.first().map(String::as_str) {
-            Some("queued") => Ok(Submitted::Queued),
-            Some("done") => Ok(Submitted::Done(parse_record(
-                parts.get(1).map_or("", String::as_str),
-            )?)),
-            Some("dup") => Ok(Submitted::Duplicate(parse_open(
-                id,
-                parts.get(1).map_or("", String::as_str),
-                parts.get(2).map_or("", String::as_str),
-            ))),
-            Some("full") => Err(QueueError::Full {
+        if parts.first().map(String::as_str) == Some("full") {
+            return Err(QueueError::Full {
                 depth: parts.get(1).and_then(|d| d.parse().ok()).unwrap_or(0),
                 capacity: self.capacity,
                 retry_after: Duration::from_secs(2),
-            }),
-            _ => Err(QueueError::Backend {
-                message: format!("unexpected reply to submit: {reply:?}"),
-            }),
+            });
         }
+        parse_submitted(id, &parts).unwrap_or_else(|| {
+            Err(QueueError::Backend {
+                message: format!("unexpected reply to submit: {reply:?}"),
+            })
+        })
     }
 
     async fn store_verdict(&self, record: JobRecord) -> Result<JobRecord, QueueError> {
@@ -502,11 +540,7 @@ impl Queue for RedisQueue {
             latency_ms: 0,
         }];
         let call = finish_call(&self.finish, &self.keys, &verdicts);
-        let stored: i64 = retry(&self.con, |mut con| {
-            let call = &call;
-            async move { call.invoke_async(&mut con).await }
-        })
-        .await?;
+        let stored: i64 = invoke(&self.con, &call).await?;
         if stored == 1 {
             return Ok(record);
         }
@@ -536,11 +570,7 @@ impl Queue for RedisQueue {
                 .arg(ids)
                 .arg(bytes.as_ref());
         }
-        let reply: Value = retry(&self.con, |mut con| {
-            let call = &call;
-            async move { call.invoke_async(&mut con).await }
-        })
-        .await?;
+        let reply: Value = invoke(&self.con, &call).await?;
         let rows = items(&reply);
         if let Some(parts) = rows
             .first()
@@ -553,33 +583,16 @@ impl Queue for RedisQueue {
                 retry_after: Duration::from_secs(2),
             });
         }
-        if rows.len() != jobs.len() {
-            return Err(QueueError::Backend {
-                message: format!(
-                    "the batch submit answered {} rows for {} jobs",
-                    rows.len(),
-                    jobs.len()
-                ),
-            });
-        }
+        expect_rows(rows, jobs.len(), "the batch submit", "jobs")?;
         jobs.iter()
             .zip(rows)
             .map(|((id, _), row)| {
                 let parts: Vec<String> = items(row).iter().filter_map(text).collect();
-                match parts.first().map(String::as_str) {
-                    Some("queued") => Ok(Submitted::Queued),
-                    Some("done") => Ok(Submitted::Done(parse_record(
-                        parts.get(1).map_or("", String::as_str),
-                    )?)),
-                    Some("dup") => Ok(Submitted::Duplicate(parse_open(
-                        *id,
-                        parts.get(1).map_or("", String::as_str),
-                        parts.get(2).map_or("", String::as_str),
-                    ))),
-                    _ => Err(QueueError::Backend {
+                parse_submitted(*id, &parts).unwrap_or_else(|| {
+                    Err(QueueError::Backend {
                         message: format!("unexpected reply to a batch submit: {row:?}"),
-                    }),
-                }
+                    })
+                })
             })
             .collect()
     }
@@ -593,36 +606,14 @@ impl Queue for RedisQueue {
             let s = id.to_string();
             call.key(self.keys.result(&s)).key(self.keys.job(&s));
         }
-        let reply: Value = retry(&self.con, |mut con| {
-            let call = &call;
-            async move { call.invoke_async(&mut con).await }
-        })
-        .await?;
+        let reply: Value = invoke(&self.con, &call).await?;
         let rows = items(&reply);
-        if rows.len() != ids.len() {
-            return Err(QueueError::Backend {
-                message: format!(
-                    "a status batch answered {} rows for {} ids",
-                    rows.len(),
-                    ids.len()
-                ),
-            });
-        }
+        expect_rows(rows, ids.len(), "a status batch", "ids")?;
         ids.iter()
             .zip(rows)
             .map(|(id, row)| {
                 let parts: Vec<String> = items(row).iter().filter_map(text).collect();
-                match parts.first().map(String::as_str) {
-                    Some("done") => {
-                        Ok(Some(parse_record(parts.get(1).map_or("", String::as_str))?))
-                    }
-                    Some("open") => Ok(Some(parse_open(
-                        *id,
-                        parts.get(1).map_or("", String::as_str),
-                        parts.get(2).map_or("", String::as_str),
-                    ))),
-                    _ => Ok(None),
-                }
+                parse_status(*id, &parts)
             })
             .collect()
     }
@@ -651,15 +642,7 @@ impl Queue for RedisQueue {
         })
         .await?;
         let parts: Vec<String> = items(&reply).iter().filter_map(text).collect();
-        match parts.first().map(String::as_str) {
-            Some("done") => Ok(Some(parse_record(parts.get(1).map_or("", String::as_str))?)),
-            Some("open") => Ok(Some(parse_open(
-                id,
-                parts.get(1).map_or("", String::as_str),
-                parts.get(2).map_or("", String::as_str),
-            ))),
-            _ => Ok(None),
-        }
+        parse_status(id, &parts)
     }
 
     async fn stats(&self) -> Result<QueueStats, QueueError> {

@@ -204,6 +204,21 @@ pub fn field(body: &str, key: &str) -> Option<String> {
     }
 }
 
+/// A metric's value in a `/metrics` text (the line starting with `name`).
+pub fn metric(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+}
+
+/// `tickwise_jobs_total` over every outcome: the verdicts a front end counted.
+pub fn jobs_total(metrics: &str) -> u64 {
+    ["ok", "diverged", "invalid"]
+        .iter()
+        .map(|o| metric(metrics, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
+        .sum()
+}
+
 /// Polls `GET /v1/replays/{id}` until the status is final or `timeout`.
 pub fn wait_verdict(addr: SocketAddr, id: &str, timeout: Duration) -> Option<String> {
     let end = Instant::now() + timeout;
