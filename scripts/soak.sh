@@ -9,10 +9,11 @@
 #                                 --enemies N --seed N --island-check-every K
 #                                 --horde-check-every K)
 #
-# Full size takes one to two hours on a 2-core machine: measured on a shared
-# one, the island's 10^9 ticks took 86 s (85 ns per tick through the loop,
-# the straight run in parallel on the second core) and the horde 33 to 71 us
-# per 300-enemy tick, so 10^8 horde ticks are 55 min to 2 h. Exit 0
+# Full size took 26 min on a 2-core machine (the last full run: the
+# island's 10^9 ticks in 24 s, 24 ns a tick through the loop with the
+# straight run in parallel on the second core; the horde's 10^8 ticks in
+# 1531 s, 15 us a tick, with a fuzzer sharing the cores). On a busy machine
+# expect up to 2 h (86 s and 33 to 71 us a tick were measured there). Exit 0
 # when every checkpoint matched and no counter overflowed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
