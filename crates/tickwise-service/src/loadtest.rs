@@ -400,8 +400,11 @@ fn count(report: &mut LoadReport, record: &JobRecord, latency: Duration, start: 
     report.elapsed = start.elapsed();
 }
 
-async fn batch_task(s: Arc<Shared>) {
-    let n = s.config.batch;
+/// One client: takes the next `batch` replays (one at a time with a batch of
+/// 0 or 1, through `POST /v1/replays`; otherwise through `POST /v1/batches`),
+/// paced by the configured rate, until the replays or the time run out.
+async fn client_task(s: Arc<Shared>) {
+    let n = s.config.batch.max(1);
     loop {
         let i = s.next.fetch_add(n, Ordering::Relaxed);
         if i >= s.replays.len() {
@@ -415,7 +418,11 @@ async fn batch_task(s: Arc<Shared>) {
         if Instant::now() >= s.deadline {
             return;
         }
-        let result = many(&s, chunk).await;
+        let result = if n == 1 {
+            one(&s, chunk[0].clone()).await.map(|v| vec![v])
+        } else {
+            many(&s, chunk).await
+        };
         let mut report = s.report.lock().await;
         report.uploaded += chunk.len() as u64;
         match result {
@@ -426,37 +433,6 @@ async fn batch_task(s: Arc<Shared>) {
             }
             Err(e) => {
                 report.errors += chunk.len() as u64;
-                if report.error_samples.len() < 5 {
-                    report.error_samples.push(e);
-                }
-            }
-        }
-    }
-}
-
-async fn client_task(s: Arc<Shared>) {
-    if s.config.batch > 1 {
-        return batch_task(s).await;
-    }
-    loop {
-        let i = s.next.fetch_add(1, Ordering::Relaxed);
-        let Some(replay) = s.replays.get(i).cloned() else {
-            return;
-        };
-        if let Some(rate) = s.config.rate {
-            let due = s.start + Duration::from_secs_f64(i as f64 / f64::from(rate.max(1)));
-            tokio::time::sleep_until(due.into()).await;
-        }
-        if Instant::now() >= s.deadline {
-            return;
-        }
-        let result = one(&s, replay).await;
-        let mut report = s.report.lock().await;
-        report.uploaded += 1;
-        match result {
-            Ok((record, latency)) => count(&mut report, &record, latency, s.start),
-            Err(e) => {
-                report.errors += 1;
                 if report.error_samples.len() < 5 {
                     report.error_samples.push(e);
                 }
