@@ -169,7 +169,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     if s.json {
         println!("{}", report_json(&s.sim, &run, &written));
     } else {
-        print_report(&s.sim, &run, &written);
+        print_report(&s.sim, &run, &written, s.options().round_limit());
     }
     Ok(u8::from(!ok))
 }
@@ -259,7 +259,7 @@ fn report_json(sim: &str, run: &LocalRun, written: &[PathBuf]) -> Value {
     })
 }
 
-fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf]) {
+fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf], round_limit: u64) {
     println!("netplay {sim}: {} players", run.peers.len());
     println!(
         "{:>6} {:>9} {:>16} {:>9} {:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>7}",
@@ -323,8 +323,8 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf]) {
             println!("all players confirmed every tick with the same checksum; no desync");
         }
         None if !run.finished => println!(
-            "the session did not confirm every tick within twice its ticks plus 20 s \
-             of network time (a window plus input delay below the one-way latency in \
+            "the session did not confirm every tick within {round_limit} rounds of \
+             network time (a window plus input delay below the one-way latency in \
              ticks advances only that many ticks per latency; raise --window or \
              --input-delay)"
         ),
