@@ -34,7 +34,8 @@
 //!
 //! impl Sim for Ball {
 //!     type Input = i32;
-//!     fn step(&mut self, push: &i32) {
+//!     fn step(&mut self, inputs: &[i32]) {
+//!         let push = &inputs[0];
 //!         self.v = (self.v + i64::from(*push)).clamp(-8, 8);
 //!         self.x += self.v;
 //!         if self.x.abs() > 100 {

@@ -80,7 +80,7 @@ fn forged_island_inputs_are_caught_at_the_next_checkpoint_naming_the_fields() {
     assert_eq!(inputs[130], 1);
     inputs[130] = -1;
     let mut parts = replay.into_parts();
-    parts.set_inputs(inputs);
+    parts.set_inputs(0, inputs);
     let forged = Replay::from_parts(parts).unwrap().to_bytes();
     let report = catalog().verify(&forged, &LIMITS).unwrap();
     let ReplayVerdict::Diverged(d) = report.verdict else {
@@ -258,7 +258,7 @@ fn island_replay_with_event_inputs() {
     struct Wrapped(IslandWorld);
     impl tickwise::Sim for Wrapped {
         type Input = TickInput;
-        fn step(&mut self, _: &TickInput) {
+        fn step(&mut self, _inputs: &[TickInput]) {
             self.0.step(&0);
         }
         fn visit_state(&self, v: &mut dyn tickwise::StateVisitor) {
@@ -401,7 +401,7 @@ fn horde_replays_verify_and_forgeries_are_caught() {
     // Tick 70 of the demo walk holds RIGHT; a stick push left overrides it.
     inputs[70].axes[0] = -32_767;
     let mut parts = replay.into_parts();
-    parts.set_inputs(inputs);
+    parts.set_inputs(0, inputs);
     let forged = Replay::from_parts(parts).unwrap().to_bytes();
     let ReplayVerdict::Diverged(d) = catalog().verify(&forged, &LIMITS).unwrap().verdict else {
         panic!("forgery not caught")

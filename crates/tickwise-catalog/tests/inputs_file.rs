@@ -16,7 +16,7 @@ struct Shapes;
 
 impl Sim for Shapes {
     type Input = i32;
-    fn step(&mut self, _: &i32) {}
+    fn step(&mut self, _inputs: &[i32]) {}
     fn visit_state(&self, v: &mut dyn StateVisitor) {
         v.field("none");
     }

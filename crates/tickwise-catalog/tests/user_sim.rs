@@ -17,7 +17,8 @@ struct Tally {
 
 impl Sim for Tally {
     type Input = i32;
-    fn step(&mut self, add: &i32) {
+    fn step(&mut self, inputs: &[i32]) {
+        let add = &inputs.first().cloned().unwrap_or_default();
         self.total += i64::from(*add);
         if self.total % 2 != 0 {
             self.odd += 1;
@@ -87,7 +88,8 @@ struct TallyV4(Tally);
 
 impl Sim for TallyV4 {
     type Input = i32;
-    fn step(&mut self, add: &i32) {
+    fn step(&mut self, inputs: &[i32]) {
+        let add = &inputs.first().cloned().unwrap_or_default();
         self.0.step(&add.saturating_mul(2));
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {
@@ -155,7 +157,7 @@ fn record_verify_tamper_compare() {
     let mut inputs: Vec<i32> = replay.inputs().copied().collect();
     inputs[4] = 1;
     let mut parts = replay.into_parts();
-    parts.set_inputs(inputs);
+    parts.set_inputs(0, inputs);
     let forged = Replay::from_parts(parts).unwrap().to_bytes();
     let ReplayVerdict::Diverged(d) = c.verify(&forged, &LIMITS).unwrap().verdict else {
         panic!("forgery not caught")

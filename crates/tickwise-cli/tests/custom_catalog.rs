@@ -195,7 +195,7 @@ fn record_verify_tamper_compare_sync_test_budget() {
     assert_eq!(inputs[5], 1);
     inputs[5] = -1;
     let mut parts = replay.into_parts();
-    parts.set_inputs(inputs);
+    parts.set_inputs(0, inputs);
     let bad = d.join("bad.twr");
     std::fs::write(&bad, Replay::from_parts(parts).unwrap().to_bytes()).unwrap();
     assert_eq!(tool(&c, &["verify", s(&bad)]), ExitCode::from(1));

@@ -52,7 +52,7 @@ fn forge(path: &Path, tick: usize, input: i32) {
     let mut inputs: Vec<i32> = replay.inputs().copied().collect();
     inputs[tick] = input;
     let mut parts = replay.into_parts();
-    parts.set_inputs(inputs);
+    parts.set_inputs(0, inputs);
     std::fs::write(path, Replay::from_parts(parts).unwrap().to_bytes()).unwrap();
 }
 

@@ -25,7 +25,8 @@ pub struct Counter {
 impl Sim for Counter {
     type Input = u64;
 
-    fn step(&mut self, input: &u64) {
+    fn step(&mut self, inputs: &[u64]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.total += input;
     }
 

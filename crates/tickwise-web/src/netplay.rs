@@ -158,7 +158,8 @@ impl Player {
 impl Sim for Player {
     type Input = TickInput;
 
-    fn step(&mut self, input: &TickInput) {
+    fn step(&mut self, inputs: &[TickInput]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.apply_controls();
         self.game.step(input);
     }

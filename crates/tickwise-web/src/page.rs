@@ -132,7 +132,8 @@ pub trait WebPage: Sized {
 ///
 /// impl Sim for Counter {
 ///     type Input = u64;
-///     fn step(&mut self, input: &u64) {
+///     fn step(&mut self, inputs: &[u64]) {
+///         let input = &inputs[0];
 ///         self.0 += input;
 ///     }
 ///     fn visit_state(&self, v: &mut dyn StateVisitor) {

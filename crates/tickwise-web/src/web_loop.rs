@@ -598,7 +598,8 @@ mod tests {
 
     impl Sim for Summer {
         type Input = u64;
-        fn step(&mut self, input: &u64) {
+        fn step(&mut self, inputs: &[u64]) {
+            let input = &inputs.first().cloned().unwrap_or_default();
             self.sum += input;
         }
         fn visit_state(&self, v: &mut dyn StateVisitor) {

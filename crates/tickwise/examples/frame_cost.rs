@@ -50,7 +50,7 @@ fn run_steps(n: u64, batch: u64) -> (u64, u64) {
     let mut t = 0u64;
     for _ in 0..n {
         for _ in 0..black_box(batch) {
-            sim.step(&(t & 3));
+            sim.step(core::slice::from_ref(&(t & 3)));
             t += 1;
         }
         black_box(sim.sum);

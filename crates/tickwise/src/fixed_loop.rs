@@ -100,13 +100,22 @@ pub struct FixedLoop<S: Sim, I> {
     /// Calls made to `Sim::on_time_dropped`.
     host_events: u64,
     recording: Option<Box<Recording<S::Input>>>,
+    /// Every player's input of the tick being run, for sims of more than
+    /// one player (empty for one player: the fast paths pass the source's
+    /// input directly).
+    players: Vec<S::Input>,
 }
 
 impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
     /// A running loop at tick 0, host time 0 and speed 1/1.
     #[must_use]
     pub fn new(sim: S, inputs: I, clock: ClockConfig, policy: CatchUpPolicy) -> Self {
+        let players = match sim.players() {
+            0 | 1 => Vec::new(),
+            n => alloc::vec![S::Input::default(); n],
+        };
         FixedLoop {
+            players,
             sim,
             inputs,
             clock: Clock::new(clock),
@@ -302,7 +311,7 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
         if n == 0 {
             return;
         }
-        if !I::NEEDS_WINDOW {
+        if !I::NEEDS_WINDOW && self.players.is_empty() {
             // Simple inputs: no tick windows to compute. The hook runs before
             // the last step, as on the windowed path.
             if n > 1 {
@@ -330,16 +339,17 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
             // One step (a frame's usual load): no batch set-up.
             None if n == 1 => {
                 let input = inputs.input(*tick, Timestamp::ZERO);
-                sim.step(&input);
+                sim.step(core::slice::from_ref(&input));
                 *tick = tick.next();
             }
             None => *tick = Self::steps_plain(sim, inputs, *tick, n),
             Some(rec) => {
                 for _ in 0..n {
                     let input = inputs.input(*tick, Timestamp::ZERO);
-                    sim.step(&input);
+                    let one = core::slice::from_ref(&input);
+                    sim.step(one);
                     *tick = tick.next();
-                    rec.record_step(sim, input);
+                    rec.record_step(sim, one);
                 }
             }
         }
@@ -351,7 +361,7 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
     /// loop instead of storing them back every step.
     #[inline(never)]
     fn steps_plain(sim: &mut S, inputs: &mut I, tick: Tick, n: u64) -> Tick {
-        inputs.for_each_input(tick, n, |input| sim.step(&input));
+        inputs.for_each_input(tick, n, |input| sim.step(core::slice::from_ref(&input)));
         Tick(tick.get().saturating_add(n))
     }
 
@@ -383,12 +393,21 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
                 f(&self.sim);
             }
             let window_end = ceil_to_nanos(end_scaled, divisor);
-            let input = self.inputs.input(self.tick, window_end);
-            self.sim.step(&input);
-            self.tick = self.tick.next();
-            if let Some(rec) = self.recording.as_deref_mut() {
-                rec.record_step(&self.sim, input);
+            if self.players.is_empty() {
+                let input = self.inputs.input(self.tick, window_end);
+                let one = core::slice::from_ref(&input);
+                self.sim.step(one);
+                if let Some(rec) = self.recording.as_deref_mut() {
+                    rec.record_step(&self.sim, one);
+                }
+            } else {
+                self.inputs.inputs(self.tick, window_end, &mut self.players);
+                self.sim.step(&self.players);
+                if let Some(rec) = self.recording.as_deref_mut() {
+                    rec.record_step(&self.sim, &self.players);
+                }
             }
+            self.tick = self.tick.next();
             end_scaled = end_scaled.saturating_add(inc);
         }
     }

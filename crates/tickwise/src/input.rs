@@ -63,6 +63,80 @@ pub trait InputSource<T> {
     fn release_all(&mut self, at: Timestamp) {
         let _ = at;
     }
+
+    /// Every player's input for `tick`, written to `out` (one entry per
+    /// player the sim takes, in slot order). A source is one player's: the
+    /// default gives player 0 [`InputSource::input`] and every other player
+    /// the absent input, `T::default()`. [`PlayerSources`] gives each
+    /// player a source of its own (local multiplayer on one machine).
+    /// [`crate::FixedLoop`] calls this instead of `input` for sims of more
+    /// than one player.
+    fn inputs(&mut self, tick: Tick, window_end: Timestamp, out: &mut [T])
+    where
+        T: Default,
+    {
+        if let Some((first, rest)) = out.split_first_mut() {
+            *first = self.input(tick, window_end);
+            for x in rest {
+                *x = T::default();
+            }
+        }
+    }
+}
+
+/// One input source per player, in slot order: local multiplayer on one
+/// machine (two players on one keyboard, a player and a bot). Players with
+/// no source of their own get the absent input, `T::default()`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayerSources<I> {
+    sources: Vec<I>,
+}
+
+impl<I> PlayerSources<I> {
+    /// Player `p`'s source is `sources[p]`.
+    #[must_use]
+    pub const fn new(sources: Vec<I>) -> PlayerSources<I> {
+        PlayerSources { sources }
+    }
+
+    /// Player `p`'s source.
+    #[must_use]
+    pub fn get(&self, p: usize) -> Option<&I> {
+        self.sources.get(p)
+    }
+
+    /// Player `p`'s source, to feed it events.
+    pub fn get_mut(&mut self, p: usize) -> Option<&mut I> {
+        self.sources.get_mut(p)
+    }
+}
+
+impl<T: Default, I: InputSource<T>> InputSource<T> for PlayerSources<I> {
+    const NEEDS_WINDOW: bool = I::NEEDS_WINDOW;
+
+    /// Player 0's input (the loop uses [`InputSource::inputs`] for sims of
+    /// more than one player).
+    fn input(&mut self, tick: Tick, window_end: Timestamp) -> T {
+        match self.sources.first_mut() {
+            Some(s) => s.input(tick, window_end),
+            None => T::default(),
+        }
+    }
+
+    fn release_all(&mut self, at: Timestamp) {
+        for s in &mut self.sources {
+            s.release_all(at);
+        }
+    }
+
+    fn inputs(&mut self, tick: Tick, window_end: Timestamp, out: &mut [T]) {
+        for (p, x) in out.iter_mut().enumerate() {
+            *x = match self.sources.get_mut(p) {
+                Some(s) => s.input(tick, window_end),
+                None => T::default(),
+            };
+        }
+    }
 }
 
 /// Simple mode: `inputs[tick]`, and the default input for ticks past the end.

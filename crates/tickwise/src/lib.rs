@@ -34,7 +34,8 @@
 //!
 //! impl Sim for Counter {
 //!     type Input = i64;
-//!     fn step(&mut self, input: &i64) { self.total += input; }
+//!     // One player: `inputs` holds that player's input of the tick.
+//!     fn step(&mut self, inputs: &[i64]) { self.total += inputs[0]; }
 //!     fn visit_state(&self, v: &mut dyn StateVisitor) {
 //!         v.field("total");
 //!         v.value_i64(self.total);
@@ -86,24 +87,24 @@ pub use digest::{
 pub use fixed_loop::{FixedLoop, OfflineSettlement, PlatformEvent};
 pub use input::{
     AXES, Button, Buttons, EventKind, FnInputs, InputBuffer, InputError, InputEvent, InputSource,
-    TickInput, TickInputs,
+    PlayerSources, TickInput, TickInputs,
 };
 pub use lifecycle::{AppState, CatchUpPolicy, Lifecycle, LifecycleError, ResumeReport};
 pub use present::{Capture, Presenter};
 pub use replay::{
     BlockFault, Checkpoint, Comparison, DEFAULT_CHECKPOINT_EVERY, Divergence, FORMAT_VERSION,
-    HostEvent, HostEventKind, INPUT_KIND_I32, INPUT_KIND_TICK_INPUT, MAGIC, Recorder, Replay,
-    ReplayError, ReplayHeader, ReplayInput, ReplayLimits, ReplayParts, ReplayVerdict, Run,
-    RunDecoder, SyncMismatch, SyncTestReport, TickDivergence, VerifyReport, compare_lockstep,
-    compare_lockstep_with_events, compare_replays, read_header, read_header_unchecked, sync_test,
-    verify,
+    HostEvent, HostEventKind, INPUT_KIND_I32, INPUT_KIND_TICK_INPUT, InputDifference, MAGIC,
+    Recorder, Replay, ReplayError, ReplayHeader, ReplayInput, ReplayLimits, ReplayParts,
+    ReplayVerdict, Run, RunDecoder, SyncMismatch, SyncTestReport, TickDivergence, TickInputsCursor,
+    VerifyReport, compare_lockstep, compare_lockstep_with_events, compare_replays, one_player,
+    read_header, read_header_unchecked, sync_test, verify,
 };
 pub use resume_summary::ResumeSummary;
 pub use rng::{Lcg32, Pcg32};
 pub use scene::{
     MAX_SCENE_DEPTH, MAX_SCENE_NAME, Scene, SceneError, SceneStack, is_valid_scene_name,
 };
-pub use sim::Sim;
+pub use sim::{MAX_PLAYERS, Sim};
 pub use speed::{MAX_SPEED_RATIO, MAX_SPEED_TERM, Speed};
 pub use time::{
     MAX_STEP_DENOMINATOR, NANOS_PER_MILLI, NANOS_PER_SEC, Nanos, StepLength, Tick, TimeError,

@@ -215,7 +215,8 @@ mod tests {
 
     impl Sim for Mover {
         type Input = i64;
-        fn step(&mut self, input: &i64) {
+        fn step(&mut self, inputs: &[i64]) {
+            let input = &inputs.first().cloned().unwrap_or_default();
             self.0 += input;
         }
         fn visit_state(&self, v: &mut dyn StateVisitor) {

@@ -7,6 +7,9 @@ use alloc::vec::Vec;
 use crate::digest::{Checksum, FieldHash, FieldHashes, StateVisitor};
 use crate::time::Nanos;
 
+/// The most players one sim takes (and one replay or netplay session holds).
+pub const MAX_PLAYERS: usize = 4;
+
 /// A deterministic simulation.
 ///
 /// Implementations must be pure functions of their state and inputs: no floats,
@@ -16,12 +19,31 @@ use crate::time::Nanos;
 ///
 /// The loop ([`crate::FixedLoop`]) owns the sim and is the only caller of
 /// [`Sim::step`]; presentation code only ever gets `&Self`.
+///
+/// **Players.** A sim takes the input of every player each tick, indexed by
+/// player slot, so it can tell who pressed what: a two-paddle pong reads
+/// `inputs[0]` for the left paddle and `inputs[1]` for the right one. How
+/// many players it takes is part of its state, fixed when it is built (from
+/// its config), and never changes: a player who is absent (has not joined,
+/// has left) still has a slot, whose input is the absent input,
+/// `Self::Input::default()`. Single-player sims keep the default
+/// [`Sim::players`] of 1 and read `inputs[0]`.
 pub trait Sim {
-    /// One tick's input. `Default` is the input of a tick nobody said anything about.
+    /// One player's input for one tick. `Default` is the input of a tick
+    /// nobody said anything about, and the input of an absent player.
     type Input: Clone + Default + PartialEq + core::fmt::Debug;
 
-    /// Advances one fixed step.
-    fn step(&mut self, input: &Self::Input);
+    /// How many players this sim takes: 1 to [`MAX_PLAYERS`], fixed when
+    /// the sim is built. Defaults to 1.
+    fn players(&self) -> usize {
+        1
+    }
+
+    /// Advances one fixed step with every player's input of this tick:
+    /// `inputs[p]` is player `p`'s. Every caller in tickwise passes exactly
+    /// [`Sim::players`] inputs (the loop, the recorder, verification,
+    /// netplay); a sim may treat a missing entry as the absent input.
+    fn step(&mut self, inputs: &[Self::Input]);
 
     /// Describes the whole state as named integer fields, in a fixed order.
     /// Checksums, field-level desync reports and sync tests are built on this.

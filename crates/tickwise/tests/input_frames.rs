@@ -13,7 +13,8 @@ struct Recorder(Vec<TickInput>);
 
 impl Sim for Recorder {
     type Input = TickInput;
-    fn step(&mut self, input: &TickInput) {
+    fn step(&mut self, inputs: &[TickInput]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.0.push(*input);
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {

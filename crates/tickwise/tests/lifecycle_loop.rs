@@ -10,7 +10,7 @@ struct Count(u64);
 
 impl Sim for Count {
     type Input = ();
-    fn step(&mut self, (): &()) {
+    fn step(&mut self, _inputs: &[()]) {
         self.0 += 1;
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {

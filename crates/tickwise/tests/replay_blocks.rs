@@ -51,13 +51,13 @@ fn twelve_rest() -> Vec<u8> {
 fn the_writer_packs_changing_inputs_as_documented() {
     let expected = file(12, 12, &TWELVE_PACKED, &twelve_rest());
     // 9 runs would take 18 bytes as runs; the packed block takes 9.
-    assert_eq!(expected.len(), 51 + 9 + twelve_rest().len() + 8);
+    assert_eq!(expected.len(), 52 + 9 + twelve_rest().len() + 8);
     let written = record(&TWELVE, 12).to_bytes();
     assert_eq!(written, expected);
     let r = read(&expected).unwrap();
-    assert_eq!(r.inputs().copied().collect::<Vec<_>>(), TWELVE);
+    assert_eq!(r.inputs(0).copied().collect::<Vec<_>>(), TWELVE);
     assert_eq!(r.run_count(), 9);
-    assert_eq!(r.runs().len(), 9);
+    assert_eq!(r.runs(0).len(), 9);
     assert!(verify(Counter::default(), &r).is_match());
 }
 
@@ -76,14 +76,14 @@ fn a_long_run_stays_a_run_and_neighbours_merge_across_blocks() {
         0x47, 0x00, 0x47, 0x02, // runs block: 71 × (+1)
         0x0b, 0x01, 0x03, 0x00, 0x01, 0x02, 0x14, 0x2a, 0x21,
     ];
-    // The section follows its length prefix at byte 51 (T = 82, K = 1000: 3 bytes).
-    let at = 20 + 4 + 4 + 3 + 8 + 8 + 1 + 2 + 1;
+    // The section follows its length prefix at byte 52 (T = 82, K = 1000: 3 bytes).
+    let at = 20 + 4 + 4 + 3 + 8 + 8 + 1 + 2 + 1 + 1;
     assert_eq!(bytes[at], blocks.len() as u8);
     assert_eq!(bytes[at + 1..at + 1 + blocks.len()], blocks[..]);
     let r = read(&bytes).unwrap();
     assert_eq!(r.run_count(), 9);
-    assert_eq!(r.runs()[0], Run { len: 71, input: 1 });
-    assert_eq!(r.inputs().copied().collect::<Vec<_>>(), inputs);
+    assert_eq!(r.runs(0)[0], Run { len: 71, input: 1 });
+    assert_eq!(r.inputs(0).copied().collect::<Vec<_>>(), inputs);
     assert!(verify(Counter::default(), &r).is_match());
 }
 
@@ -101,7 +101,7 @@ fn readers_accept_any_split_into_blocks() {
     ];
     let f = file(12, 12, &blocks, &twelve_rest());
     let r = read(&f).unwrap();
-    assert_eq!(r.inputs().copied().collect::<Vec<_>>(), TWELVE);
+    assert_eq!(r.inputs(0).copied().collect::<Vec<_>>(), TWELVE);
     // −1 at tick 2 (runs block) and −1 at tick 3 (packed block) are one run.
     assert_eq!(r.run_count(), 9);
     assert!(verify(Counter::default(), &r).is_match());
@@ -111,8 +111,9 @@ fn readers_accept_any_split_into_blocks() {
 
 // ---- hostile blocks: each has its own error and offset ----
 
-/// The section starts at byte 51 in these files (T and K one byte each).
-const AT: u64 = 51;
+/// The section starts at byte 52 in these files (T and K one byte each,
+/// then the input kind and the player count).
+const AT: u64 = 52;
 
 fn block_error(ticks: u64, blocks: &[u8]) -> ReplayError {
     read(&file(ticks, 12, blocks, &twelve_rest())).unwrap_err()
@@ -145,7 +146,7 @@ fn palette_too_large_or_too_small() {
 
 #[test]
 fn duplicate_palette_entry() {
-    // Palette 1, 0, 1: entry 2 at 51 + 3 + 2.
+    // Palette 1, 0, 1: entry 2 at 52 + 3 + 2.
     assert_eq!(
         block_error(12, &[0x0c, 0x01, 0x03, 0x02, 0x00, 0x02, 0xa4, 0x01, 0x19]),
         bad(AT + 5, BlockFault::DuplicatePaletteEntry { index: 2 })
@@ -155,7 +156,7 @@ fn duplicate_palette_entry() {
 #[test]
 fn symbol_outside_the_palette() {
     // Symbol 5 is 3 (byte 1 = 1 | 3<<2 = 0x0d) with a palette of 3; the
-    // symbols start at 51 + 6, so its byte is at 58.
+    // symbols start at 52 + 6, so its byte is at 59.
     assert_eq!(
         block_error(12, &[0x0c, 0x01, 0x03, 0x02, 0x00, 0x01, 0xa4, 0x0d, 0x19]),
         bad(
@@ -277,7 +278,7 @@ fn empty_blocks_unknown_modes_and_runs_past_their_block() {
 fn block_errors_say_what_and_where() {
     let msg = block_error(12, &[0x0c, 0x01, 0x11, 0x02]).to_string();
     assert!(
-        msg.contains("byte 53") && msg.contains("palette of 17 inputs, outside 2..=16"),
+        msg.contains("byte 54") && msg.contains("palette of 17 inputs, outside 2..=16"),
         "{msg}"
     );
 }
@@ -287,7 +288,7 @@ fn block_errors_say_what_and_where() {
 /// The input blocks section of a file written by `record`: its length
 /// prefix follows the header (`ctr`, T and K as varints).
 fn section_len(bytes: &[u8], ticks: u64, every: u64) -> usize {
-    let at = 20 + 4 + 4 + 3 + 8 + 8 + varint(ticks).len() + varint(every).len() + 1;
+    let at = 20 + 4 + 4 + 3 + 8 + 8 + varint(ticks).len() + varint(every).len() + 2;
     let mut v = 0u64;
     for (i, &b) in bytes[at..].iter().enumerate() {
         v |= u64::from(b & 0x7f) << (7 * i);
@@ -318,7 +319,7 @@ fn random_ternary_inputs_cost_two_bits_a_tick() {
     // checkpoints of 8 + 2 × 4 bytes, and the final state).
     let total: i64 = inputs.iter().map(|&i| i64::from(i)).sum();
     let digest = format!("10000|{total}");
-    let expected = 20 + 4 + 4 + 3 + 8 + 8 + 2 + 1 + 1 // header to input kind
+    let expected = 20 + 4 + 4 + 3 + 8 + 8 + 2 + 1 + 1 + 1 // header to player count
         + 2 + 2_507                                     // input blocks
         + 1                                             // no host events
         + 1 + 6 + 6                                     // 2 field names
@@ -446,11 +447,11 @@ proptest! {
         let replay = record(&inputs, every);
         let bytes = replay.to_bytes();
         let back = read(&bytes).unwrap();
-        prop_assert_eq!(back.inputs().copied().collect::<Vec<_>>(), inputs.clone());
+        prop_assert_eq!(back.inputs(0).copied().collect::<Vec<_>>(), inputs.clone());
         // Runs come back merged, whatever the blocks.
-        prop_assert!(back.runs().windows(2).all(|w| w[0].input != w[1].input));
-        prop_assert_eq!(back.run_count(), back.runs().len());
-        prop_assert_eq!(back.encoded_runs().map(|r| r.len).sum::<u64>(), inputs.len() as u64);
+        prop_assert!(back.runs(0).windows(2).all(|w| w[0].input != w[1].input));
+        prop_assert_eq!(back.run_count(), back.runs(0).len());
+        prop_assert_eq!(back.encoded_runs(0).map(|r| r.len).sum::<u64>(), inputs.len() as u64);
         let verdict = verify(Counter::default(), &back).verdict;
         prop_assert!(matches!(verdict, ReplayVerdict::Match { .. }), "{:?}", verdict);
         prop_assert_eq!(back.to_bytes(), bytes.clone());
@@ -473,7 +474,7 @@ proptest! {
         rest.extend([0u8; 16]);
         rest.push(0x00);
         if let Ok(r) = read(&file(ticks, 100, &blocks, &rest)) {
-            prop_assert_eq!(r.inputs().count() as u64, ticks);
+            prop_assert_eq!(r.inputs(0).count() as u64, ticks);
         }
     }
 }

@@ -46,8 +46,8 @@ fn recorder_writes_the_documented_bytes() {
     let expected = golden();
     assert_eq!(
         expected.len(),
-        139,
-        "the layout in docs/replay-format.md adds up to 139 bytes"
+        140,
+        "the layout in docs/replay-format.md adds up to 140 bytes"
     );
     let written = record_with_drop(&[1, 1, -1, 0, 0], 2, Some((3, 300))).to_bytes();
     assert_eq!(written, expected);
@@ -60,8 +60,8 @@ fn reader_reads_the_documented_bytes() {
     assert_eq!((h.sim_id.as_str(), h.sim_version, h.seed), ("ctr", 7, 42));
     assert_eq!((h.ticks, h.checkpoint_every, h.input_kind), (5, 2, 1));
     assert_eq!(h.config, b"{}");
-    assert_eq!(r.inputs().copied().collect::<Vec<_>>(), [1, 1, -1, 0, 0]);
-    assert_eq!(r.runs().len(), 3);
+    assert_eq!(r.inputs(0).copied().collect::<Vec<_>>(), [1, 1, -1, 0, 0]);
+    assert_eq!(r.runs(0).len(), 3);
     assert_eq!(
         r.host_events(),
         [HostEvent {
@@ -179,12 +179,12 @@ fn wrong_magic() {
 #[test]
 fn wrong_version_and_flags() {
     let mut f = golden();
-    f[8] = 4;
+    f[8] = 5;
     assert_eq!(
         read(&f).unwrap_err(),
         ReplayError::UnsupportedVersion {
-            found: 4,
-            supported: 3
+            found: 5,
+            supported: 4
         }
     );
     let mut f = golden();
@@ -202,8 +202,8 @@ fn appended_bytes() {
     assert_eq!(
         read(&f).unwrap_err(),
         ReplayError::TrailingBytes {
-            declared: 139,
-            actual: 143
+            declared: 140,
+            actual: 144
         }
     );
 }
@@ -228,12 +228,12 @@ fn oversized_file_is_refused_before_parsing() {
 fn corrupted_body_fails_the_integrity_checksum() {
     let mut f = golden();
     f[60] ^= 0x10;
-    let stored = u64::from_le_bytes(f[131..139].try_into().unwrap());
+    let stored = u64::from_le_bytes(f[132..140].try_into().unwrap());
     assert_eq!(
         read(&f).unwrap_err(),
         ReplayError::ChecksumMismatch {
             stored,
-            computed: fnv(&f[..131])
+            computed: fnv(&f[..132])
         }
     );
 }
@@ -350,14 +350,14 @@ fn runs_that_do_not_cover_the_ticks() {
         }
     );
     // Blocks of 2 and 9 ticks: the second passes T = 5. The section starts
-    // at 20 + 4 + 4 + 3 + 8 + 8 + 3 (T, K, kind) + 1 (its length) = 51.
+    // at 20 + 4 + 4 + 3 + 8 + 8 + 4 (T, K, kind, players) + 1 (its length) = 52.
     let long = golden_header(5, 2)
         .lp(&[0x02, 0x00, 0x02, 0x02, 0x09, 0x00, 0x09, 0x00])
         .finish();
     assert_eq!(
         read(&long).unwrap_err(),
         ReplayError::BadInputBlock {
-            offset: 55,
+            offset: 56,
             fault: tickwise::BlockFault::PastEnd {
                 block_ticks: 9,
                 ticks_left: 3
@@ -423,7 +423,7 @@ fn malformed_fields() {
     let mut other_kind = golden();
     other_kind[49] = 0x02; // the input kind byte: TickInput
     let other_kind = FileBuilder {
-        bytes: other_kind[..131].to_vec(),
+        bytes: other_kind[..132].to_vec(),
     }
     .finish();
     assert_eq!(
@@ -436,11 +436,11 @@ fn malformed_fields() {
 }
 
 #[test]
-fn version_1_and_2_files_are_refused_with_a_clear_error() {
-    // Files of versions 1 and 2: the same envelope with the older version (a
-    // version 2 body stores its inputs as bare runs, which the reader never
-    // gets to: the version decides first).
-    for old in [1u16, 2] {
+fn version_1_2_and_3_files_are_refused_with_a_clear_error() {
+    // Files of versions 1 to 3: the same envelope with the older version (a
+    // version 2 body stores its inputs as bare runs, a version 3 body has no
+    // player count, which the reader never gets to: the version decides first).
+    for old in [1u16, 2, 3] {
         let mut f = golden();
         f[8..10].copy_from_slice(&old.to_le_bytes());
         let e = read(&f).unwrap_err();
@@ -448,13 +448,13 @@ fn version_1_and_2_files_are_refused_with_a_clear_error() {
             e,
             ReplayError::UnsupportedVersion {
                 found: old,
-                supported: 3
+                supported: 4
             }
         );
         let msg = e.to_string();
         assert!(
             msg.contains(&format!(
-                "replay format version {old} is not supported (this build reads version 3)"
+                "replay format version {old} is not supported (this build reads version 4)"
             )),
             "{msg}"
         );
@@ -463,7 +463,7 @@ fn version_1_and_2_files_are_refused_with_a_clear_error() {
             read_header(&f, &ReplayLimits::DEFAULT).unwrap_err(),
             ReplayError::UnsupportedVersion {
                 found: old,
-                supported: 3
+                supported: 4
             }
         );
     }
@@ -503,11 +503,11 @@ fn malformed_host_events() {
             ticks: 5
         }
     );
-    // Kind 9 at file offset: 20 + 4 + 4 + 3 + 8 + 8 + 3 (T, K, kind) + 9 (blocks) + 2 = 61.
+    // Kind 9 at file offset: 20 + 4 + 4 + 3 + 8 + 8 + 4 (T, K, kind, players) + 9 (blocks) + 2 = 62.
     assert_eq!(
         read(&with_events(&[0x01, 0x00, 0x09, 0x00])).unwrap_err(),
         ReplayError::UnknownHostEvent {
-            offset: 61,
+            offset: 62,
             kind: 9
         }
     );
@@ -518,7 +518,7 @@ fn malformed_host_events() {
             e,
             ReplayError::Truncated {
                 what: "host events",
-                offset: 59,
+                offset: 60,
                 needed: 3_298_534_883_328,
                 ..
             }
@@ -589,10 +589,10 @@ fn a_tampered_host_event_is_caught_by_verification() {
     // The honest golden replay, with its event edited to 301 ns and the
     // integrity checksum recomputed (a forgery, not corruption).
     let mut f = golden();
-    assert_eq!(f[62..64], [0xac, 0x02]); // the payload: 59 count, 60 delta, 61 kind
-    f[62] = 0xad;
+    assert_eq!(f[63..65], [0xac, 0x02]); // the payload: 60 count, 61 delta, 62 kind
+    f[63] = 0xad;
     let forged = FileBuilder {
-        bytes: f[..131].to_vec(),
+        bytes: f[..132].to_vec(),
     }
     .finish();
     let r = read(&forged).unwrap();

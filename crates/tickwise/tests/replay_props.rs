@@ -17,7 +17,8 @@ struct Echo<I> {
 
 impl<I: ReplayInput + core::fmt::Debug> Sim for Echo<I> {
     type Input = I;
-    fn step(&mut self, input: &I) {
+    fn step(&mut self, inputs: &[I]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         let mut bytes = Vec::new();
         input.encode(&mut bytes);
         for b in bytes {
@@ -42,13 +43,14 @@ fn header(every: u64) -> ReplayHeader {
         ticks: 0,
         checkpoint_every: every,
         input_kind: 0,
+        players: 1,
     }
 }
 
 fn record<I: ReplayInput + core::fmt::Debug>(inputs: &[I], every: u64) -> Replay<I> {
     let mut rec = Recorder::new(Echo::<I>::default(), header(every)).unwrap();
     for i in inputs {
-        rec.step(i.clone());
+        rec.step(&[i.clone()]);
     }
     rec.finish().unwrap().1
 }
@@ -105,9 +107,9 @@ proptest! {
         let bytes = replay.to_bytes();
         let back = Replay::<i32>::from_bytes(&bytes, &ReplayLimits::DEFAULT).unwrap();
         prop_assert_eq!(&back, &replay);
-        prop_assert_eq!(back.inputs().copied().collect::<Vec<_>>(), inputs.clone());
+        prop_assert_eq!(back.inputs(0).copied().collect::<Vec<_>>(), inputs.clone());
         // Runs are maximal: neighbours differ, so identical inputs cost one run.
-        prop_assert!(back.runs().windows(2).all(|w| w[0].input != w[1].input));
+        prop_assert!(back.runs(0).windows(2).all(|w| w[0].input != w[1].input));
         prop_assert_eq!(back.checkpoint_count() as u64, inputs.len() as u64 / every);
         prop_assert!(verify(Echo::<i32>::default(), &back).is_match());
         prop_assert_eq!(back.to_bytes(), bytes);
@@ -118,7 +120,7 @@ proptest! {
         let replay = record(&inputs, every);
         let bytes = replay.to_bytes();
         let back = Replay::<TickInput>::from_bytes(&bytes, &ReplayLimits::DEFAULT).unwrap();
-        prop_assert_eq!(back.inputs().copied().collect::<Vec<_>>(), inputs);
+        prop_assert_eq!(back.inputs(0).copied().collect::<Vec<_>>(), inputs);
         prop_assert!(verify(Echo::<TickInput>::default(), &back).is_match());
         prop_assert_eq!(back.to_bytes(), bytes);
     }

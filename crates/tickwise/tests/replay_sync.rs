@@ -9,14 +9,19 @@ use replay_common::{Walker, pattern};
 
 #[test]
 fn a_deterministic_sim_passes_and_the_work_is_as_stated() {
-    let r = sync_test(Walker::default(), pattern, 500, 8);
+    let r = sync_test(
+        Walker::default(),
+        |t, out: &mut [i32]| out[0] = pattern(t),
+        500,
+        8,
+    );
     assert_eq!(r.mismatch, None);
     assert_eq!(r.ticks, 500);
     // Every tick from tick 8 on rolls back 8 ticks: (500 - 8 + 1) * 8 steps.
     assert_eq!(r.resimulated_steps, 493 * 8);
     let mut plain = Walker::default();
     for t in 0..500 {
-        plain.step(&pattern(t));
+        plain.step(core::slice::from_ref(&pattern(t)));
     }
     assert_eq!(
         r.checksum,
@@ -36,8 +41,9 @@ struct Leaky {
 
 impl Sim for Leaky {
     type Input = i32;
-    fn step(&mut self, input: &i32) {
-        self.inner.step(input);
+    fn step(&mut self, inputs: &[i32]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
+        self.inner.step(core::slice::from_ref(input));
         self.noise = self
             .noise
             .wrapping_add(CALLS.fetch_add(1, Ordering::Relaxed));
@@ -51,7 +57,12 @@ impl Sim for Leaky {
 
 #[test]
 fn a_sim_reading_a_global_counter_is_caught_at_the_first_rollback() {
-    let r = sync_test(Leaky::default(), pattern, 1000, 4);
+    let r = sync_test(
+        Leaky::default(),
+        |t, out: &mut [i32]| out[0] = pattern(t),
+        1000,
+        4,
+    );
     let m = r.mismatch.expect("the global counter must be caught");
     // After tick 4 the test rolls back to tick 0 and re-simulates: the first
     // re-simulated tick, 1, already differs, and only in `noise`.
@@ -79,8 +90,9 @@ impl Clone for BadSnapshot {
 
 impl Sim for BadSnapshot {
     type Input = i32;
-    fn step(&mut self, input: &i32) {
-        self.inner.step(input);
+    fn step(&mut self, inputs: &[i32]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
+        self.inner.step(core::slice::from_ref(input));
         self.best = self.best.max(self.inner.pos);
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {
@@ -92,7 +104,12 @@ impl Sim for BadSnapshot {
 
 #[test]
 fn a_snapshot_that_misses_state_is_caught() {
-    let r = sync_test(BadSnapshot::default(), pattern, 100, 2);
+    let r = sync_test(
+        BadSnapshot::default(),
+        |t, out: &mut [i32]| out[0] = pattern(t),
+        100,
+        2,
+    );
     let m = r.mismatch.expect("the forgotten field must be caught");
     // The snapshot of tick 1 (best > 0 already) restores with best = 0.
     assert_eq!((m.rolled_back_from, m.tick), (3, 1));

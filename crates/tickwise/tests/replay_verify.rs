@@ -1,8 +1,8 @@
 //! Verification, forgery detection and lockstep desync reports.
 
 use tickwise::{
-    Divergence, Recorder, Replay, ReplayHeader, ReplayLimits, ReplayVerdict, Sim, StateVisitor,
-    compare_lockstep, verify,
+    Divergence, InputDifference, Recorder, Replay, ReplayHeader, ReplayLimits, ReplayVerdict, Sim,
+    StateVisitor, compare_lockstep, one_player, verify,
 };
 
 mod replay_common;
@@ -17,10 +17,11 @@ fn record(ticks: u64, every: u64) -> Replay<i32> {
         ticks: 0,
         checkpoint_every: every,
         input_kind: 0,
+        players: 1,
     };
     let mut rec = Recorder::new(Walker::default(), header).unwrap();
     for t in 0..ticks {
-        rec.step(pattern(t));
+        rec.step(&[pattern(t)]);
     }
     rec.finish().unwrap().1
 }
@@ -28,10 +29,10 @@ fn record(ticks: u64, every: u64) -> Replay<i32> {
 /// Edits the input of `tick` and rebuilds the file, integrity checksum and
 /// all: what a forger with the format spec would do.
 fn forge(replay: &Replay<i32>, tick: u64, input: i32) -> Vec<u8> {
-    let mut inputs: Vec<i32> = replay.inputs().copied().collect();
+    let mut inputs: Vec<i32> = replay.inputs(0).copied().collect();
     inputs[usize::try_from(tick).unwrap()] = input;
     let mut parts = replay.clone().into_parts();
-    parts.set_inputs(inputs);
+    parts.set_inputs(0, inputs);
     Replay::from_parts(parts).unwrap().to_bytes()
 }
 
@@ -144,7 +145,7 @@ trait After {
 impl After for Walker {
     fn checksum_after(mut self, ticks: u64) -> u64 {
         for t in 0..ticks {
-            self.step(&pattern(t));
+            self.step(core::slice::from_ref(&pattern(t)));
         }
         self.checksum()
     }
@@ -156,8 +157,9 @@ fn a_sim_with_other_fields_is_refused_before_running() {
     struct Renamed(Walker);
     impl Sim for Renamed {
         type Input = i32;
-        fn step(&mut self, input: &i32) {
-            self.0.step(input);
+        fn step(&mut self, inputs: &[i32]) {
+            let input = &inputs.first().cloned().unwrap_or_default();
+            self.0.step(core::slice::from_ref(input));
         }
         fn visit_state(&self, v: &mut dyn StateVisitor) {
             v.field("ticks");
@@ -183,11 +185,17 @@ fn lockstep_names_the_first_divergent_tick_and_fields() {
     let c = compare_lockstep(
         &mut Walker::default(),
         &mut Walker::default(),
-        a.iter().copied(),
-        b.iter().copied(),
+        one_player(a.iter().copied()),
+        one_player(b.iter().copied()),
         300,
     );
-    assert_eq!(c.first_input_difference, Some(57));
+    assert_eq!(
+        c.first_input_difference,
+        Some(InputDifference {
+            tick: 57,
+            player: 0
+        })
+    );
     let d = c.divergence.unwrap();
     // Input 57 is consumed by the step to tick 58.
     assert_eq!(d.tick, 58);
@@ -201,8 +209,8 @@ fn lockstep_of_identical_runs_and_of_different_starts() {
     let c = compare_lockstep(
         &mut Walker::default(),
         &mut Walker::default(),
-        a.clone(),
-        a.clone(),
+        one_player(a.clone()),
+        one_player(a.clone()),
         100,
     );
     assert_eq!(
@@ -213,7 +221,13 @@ fn lockstep_of_identical_runs_and_of_different_starts() {
         vel: 3,
         ..Walker::default()
     };
-    let c = compare_lockstep(&mut Walker::default(), &mut other, a.clone(), a, 100);
+    let c = compare_lockstep(
+        &mut Walker::default(),
+        &mut other,
+        one_player(a.clone()),
+        one_player(a),
+        100,
+    );
     let d = c.divergence.unwrap();
     assert_eq!((d.tick, d.fields), (0, vec!["vel"]));
 }

@@ -25,7 +25,8 @@ struct Walker {
 
 impl Sim for Walker {
     type Input = i32;
-    fn step(&mut self, input: &i32) {
+    fn step(&mut self, inputs: &[i32]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.steps += 1;
         self.vel += i64::from(*input);
         self.pos += self.vel;
@@ -64,6 +65,7 @@ fn header() -> ReplayHeader {
         ticks: 0,
         checkpoint_every: 7,
         input_kind: 0,
+        players: 1,
     }
 }
 

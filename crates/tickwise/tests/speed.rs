@@ -24,7 +24,8 @@ struct Walker {
 
 impl Sim for Walker {
     type Input = i32;
-    fn step(&mut self, input: &i32) {
+    fn step(&mut self, inputs: &[i32]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.steps += 1;
         self.vel += i64::from(*input);
         self.pos += self.vel;
@@ -109,7 +110,7 @@ proptest! {
         let step = StepLength::from_hz(60).unwrap();
         let header = ReplayHeader {
             sim_id: "walker".into(), sim_version: 1, config: Vec::new(), seed: 0,
-            ticks: 0, checkpoint_every: 1, input_kind: 0,
+            ticks: 0, checkpoint_every: 1, input_kind: 0, players: 1,
         };
         let run = |speed: Speed, frames: &[u64]| {
             let mut lp = walker(step, 100_000);
@@ -130,7 +131,7 @@ proptest! {
         for j in 0..common {
             prop_assert_eq!(ra.checkpoint(j), rb.checkpoint(j));
         }
-        prop_assert!(ra.inputs().zip(rb.inputs()).all(|(x, y)| x == y));
+        prop_assert!(ra.inputs(0).zip(rb.inputs(0)).all(|(x, y)| x == y));
     }
 
     /// Speed 1/1 set (any number of times, as 1/1 or k/k) is bit-identical
@@ -232,7 +233,8 @@ struct Log(Vec<TickInput>);
 
 impl Sim for Log {
     type Input = TickInput;
-    fn step(&mut self, input: &TickInput) {
+    fn step(&mut self, inputs: &[TickInput]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.0.push(*input);
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {

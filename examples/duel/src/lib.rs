@@ -290,7 +290,8 @@ impl Sim for Duel {
 
     /// One tick: paddles, then the serve wait or the ball; nothing but the
     /// paddles moves once someone has won.
-    fn step(&mut self, input: &TickInput) {
+    fn step(&mut self, inputs: &[TickInput]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.tick += 1;
         for side in Side::BOTH {
             self.move_paddle(side, input);

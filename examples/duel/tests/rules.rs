@@ -147,7 +147,8 @@ struct Leaky {
 
 impl Sim for Leaky {
     type Input = TickInput;
-    fn step(&mut self, input: &TickInput) {
+    fn step(&mut self, inputs: &[TickInput]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.steps.set(self.steps.get() + 1);
         let mut input = *input;
         if self.steps.get() == 25 {

@@ -56,7 +56,8 @@ struct FasterPaddles(Duel);
 
 impl Sim for FasterPaddles {
     type Input = TickInput;
-    fn step(&mut self, input: &TickInput) {
+    fn step(&mut self, inputs: &[TickInput]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.0.step(input);
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {

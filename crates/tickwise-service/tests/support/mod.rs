@@ -60,7 +60,7 @@ fn forged_island(seed: u64, ticks: u64) -> Vec<u8> {
     let mut parts = r.into_parts();
     let k = inputs.len() / 2;
     inputs[k] = if inputs[k] == 1 { -1 } else { 1 };
-    parts.set_inputs(inputs);
+    parts.set_inputs(0, inputs);
     Replay::from_parts(parts).unwrap().to_bytes()
 }
 
@@ -356,7 +356,8 @@ thread_local! {
 
 impl tickwise::Sim for Moody {
     type Input = i32;
-    fn step(&mut self, input: &i32) {
+    fn step(&mut self, inputs: &[i32]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         if !RECORDING.with(std::cell::Cell::get) {
             if *input == -99 {
                 panic!("moody sim refuses input -99");

@@ -36,7 +36,8 @@ impl NaiveHorde {
 impl Sim for NaiveHorde {
     type Input = TickInput;
 
-    fn step(&mut self, input: &TickInput) {
+    fn step(&mut self, inputs: &[TickInput]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.0.step_with(input, Neighbours::AllPairs);
     }
 

@@ -951,7 +951,8 @@ fn apply_chunks(
 impl Sim for HordeWorld {
     type Input = TickInput;
 
-    fn step(&mut self, input: &TickInput) {
+    fn step(&mut self, inputs: &[TickInput]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.step_with(input, Neighbours::Grid);
     }
 

@@ -502,7 +502,8 @@ impl Sim for IslandWorld {
 
     // Inlined across crates so a loop of steps keeps the world in registers.
     #[inline]
-    fn step(&mut self, input: &i32) {
+    fn step(&mut self, inputs: &[i32]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         let v = self
             .vel_x
             .wrapping_add(i64::from(*input).wrapping_mul(self.accel));

@@ -35,7 +35,8 @@ impl Counter {
 impl Sim for Counter {
     type Input = u64;
     #[inline]
-    fn step(&mut self, input: &u64) {
+    fn step(&mut self, inputs: &[u64]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.update(*input);
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {

@@ -22,15 +22,25 @@ pub struct TickDivergence {
     pub fields: Vec<&'static str>,
 }
 
+/// Where two runs' inputs first differ: the tick and the player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputDifference {
+    /// The tick (its input is consumed by the step from state `tick` to
+    /// `tick + 1`).
+    pub tick: u64,
+    /// The lowest player slot whose input differs at that tick.
+    pub player: usize,
+}
+
 /// The result of [`compare_lockstep`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[must_use]
 pub struct Comparison {
     /// Ticks stepped on both sides.
     pub ticks: u64,
-    /// The first tick whose inputs differ between the runs, if any (the
-    /// input of tick `t` is consumed by the step from state `t` to `t + 1`).
-    pub first_input_difference: Option<u64>,
+    /// The first tick and player whose inputs differ between the runs, if
+    /// any.
+    pub first_input_difference: Option<InputDifference>,
     /// The first tick whose host events differ between the runs, if any
     /// (events of tick `t` are applied after the step to state `t`).
     pub first_event_difference: Option<u64>,
@@ -51,8 +61,12 @@ impl fmt::Display for Comparison {
                 d.fields.join(", ")
             )?,
         }
-        if let Some(t) = self.first_input_difference {
-            write!(f, "; inputs first differ at tick {t}")?;
+        if let Some(d) = self.first_input_difference {
+            write!(
+                f,
+                "; inputs first differ at tick {} (player {})",
+                d.tick, d.player
+            )?;
         }
         if let Some(t) = self.first_event_difference {
             write!(f, "; host events first differ at tick {t}")?;
@@ -86,16 +100,19 @@ fn events_at<'e>(events: &'e [HostEvent], next: &mut usize, tick: u64) -> &'e [H
 }
 
 /// Steps `a` and `b` side by side for `ticks` ticks, feeding each its own
-/// inputs (the default input once an iterator ends), and compares their
-/// 64-bit checksums at every tick, starting with the initial states. Stops
-/// at the first tick whose checksums differ and names the fields that differ.
+/// inputs, and compares their 64-bit checksums at every tick, starting with
+/// the initial states. Stops at the first tick whose checksums differ and
+/// names the fields that differ.
 ///
-/// Runs without host events; [`compare_lockstep_with_events`] applies them.
+/// `inputs_a(tick, out)` writes every player's input of `tick` into `out`
+/// (one entry per player `a` takes; it starts as the absent input), and
+/// likewise `inputs_b` for `b`. Runs without host events;
+/// [`compare_lockstep_with_events`] applies them.
 pub fn compare_lockstep<S: Sim>(
     a: &mut S,
     b: &mut S,
-    inputs_a: impl IntoIterator<Item = S::Input>,
-    inputs_b: impl IntoIterator<Item = S::Input>,
+    inputs_a: impl FnMut(u64, &mut [S::Input]),
+    inputs_b: impl FnMut(u64, &mut [S::Input]),
     ticks: u64,
 ) -> Comparison {
     compare_lockstep_with_events(a, b, inputs_a, inputs_b, &[], &[], ticks)
@@ -109,14 +126,14 @@ pub fn compare_lockstep<S: Sim>(
 pub fn compare_lockstep_with_events<S: Sim>(
     a: &mut S,
     b: &mut S,
-    inputs_a: impl IntoIterator<Item = S::Input>,
-    inputs_b: impl IntoIterator<Item = S::Input>,
+    mut inputs_a: impl FnMut(u64, &mut [S::Input]),
+    mut inputs_b: impl FnMut(u64, &mut [S::Input]),
     events_a: &[HostEvent],
     events_b: &[HostEvent],
     ticks: u64,
 ) -> Comparison {
-    let mut ia = inputs_a.into_iter();
-    let mut ib = inputs_b.into_iter();
+    let mut x = alloc::vec![S::Input::default(); a.players().max(1)];
+    let mut y = alloc::vec![S::Input::default(); b.players().max(1)];
     let mut first_input_difference = None;
     let mut first_event_difference = None;
     let (mut next_a, mut next_b) = (0usize, 0usize);
@@ -143,10 +160,12 @@ pub fn compare_lockstep_with_events<S: Sim>(
         };
     }
     for t in 0..ticks {
-        let x = ia.next().unwrap_or_default();
-        let y = ib.next().unwrap_or_default();
+        inputs_a(t, &mut x);
+        inputs_b(t, &mut y);
         if first_input_difference.is_none() && x != y {
-            first_input_difference = Some(t);
+            let n = x.len().max(y.len());
+            let player = (0..n).find(|&p| x.get(p) != y.get(p)).unwrap_or_default();
+            first_input_difference = Some(InputDifference { tick: t, player });
         }
         a.step(&x);
         b.step(&y);
@@ -165,6 +184,21 @@ pub fn compare_lockstep_with_events<S: Sim>(
         first_input_difference,
         first_event_difference,
         divergence: None,
+    }
+}
+
+/// The inputs of a one-player run, tick by tick, as the per-tick fill
+/// [`compare_lockstep`] takes: player 0 gets the iterator's next input (the
+/// absent input once it ends), any other player the absent input.
+pub fn one_player<I: Default>(inputs: impl IntoIterator<Item = I>) -> impl FnMut(u64, &mut [I]) {
+    let mut it = inputs.into_iter();
+    move |_tick, out: &mut [I]| {
+        if let Some((first, rest)) = out.split_first_mut() {
+            *first = it.next().unwrap_or_default();
+            for x in rest {
+                *x = I::default();
+            }
+        }
     }
 }
 
@@ -192,9 +226,28 @@ where
     )
 }
 
-/// A replay's inputs tick by tick, decoded run by run (constant memory).
-fn expand<I: ReplayInput>(replay: &Replay<I>) -> impl Iterator<Item = I> + '_ {
-    replay
-        .encoded_runs()
-        .flat_map(|r| core::iter::repeat_n(r.input, usize::try_from(r.len).unwrap_or(usize::MAX)))
+/// A replay's inputs tick by tick, all players, decoded stretch by stretch
+/// (constant memory); called once per tick in order.
+fn expand<I: ReplayInput>(replay: &Replay<I>) -> impl FnMut(u64, &mut [I]) + '_ {
+    let mut cursor = replay.tick_inputs();
+    let mut left = 0u64;
+    move |_tick, out: &mut [I]| {
+        if left == 0 {
+            match cursor.next_stretch() {
+                Some((inputs, len)) => {
+                    for (o, i) in out.iter_mut().zip(inputs) {
+                        o.clone_from(i);
+                    }
+                    left = len;
+                }
+                None => {
+                    for o in out.iter_mut() {
+                        *o = I::default();
+                    }
+                    return;
+                }
+            }
+        }
+        left -= 1;
+    }
 }

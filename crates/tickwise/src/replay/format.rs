@@ -15,17 +15,18 @@ use super::bytes::{ByteReader, put_varint};
 use super::codec::ReplayInput;
 use super::error::ReplayError;
 use crate::digest::Fnv1a64;
-use crate::sim::Sim;
+use crate::sim::{MAX_PLAYERS, Sim};
 use crate::time::Nanos;
 
 /// The first eight bytes of every replay file.
 pub const MAGIC: [u8; 8] = *b"TWREPLAY";
 /// The format version this build reads and writes. Version 2 added the
 /// host events section; version 3 stores the inputs as blocks of runs or of
-/// packed symbols (random inputs cost 2 bits a tick instead of about 11).
-/// Files of other versions are refused ([`ReplayError::UnsupportedVersion`])
-/// and must be recorded again.
-pub const FORMAT_VERSION: u16 = 3;
+/// packed symbols (random inputs cost 2 bits a tick instead of about 11);
+/// version 4 stores one input stream per player, with the player count in
+/// the header. Files of other versions are refused
+/// ([`ReplayError::UnsupportedVersion`]) and must be recorded again.
+pub const FORMAT_VERSION: u16 = 4;
 /// Host event kind byte of [`HostEventKind::TimeDropped`].
 pub const HOST_EVENT_TIME_DROPPED: u8 = 1;
 /// The fewest bytes one host event takes in a file (tick delta, kind,
@@ -105,6 +106,9 @@ pub struct ReplayHeader {
     pub checkpoint_every: u64,
     /// The input encoding ([`ReplayInput::KIND`]).
     pub input_kind: u8,
+    /// How many players' inputs the replay holds (1 to
+    /// [`MAX_PLAYERS`]); the sim's [`Sim::players`].
+    pub players: u8,
 }
 
 impl ReplayHeader {
@@ -196,8 +200,9 @@ pub struct Checkpoint<'a> {
 pub struct ReplayParts<I> {
     /// The header; `input_kind` is overwritten with `I::KIND`.
     pub header: ReplayHeader,
-    /// Input runs covering exactly `header.ticks` ticks.
-    pub runs: Vec<Run<I>>,
+    /// Each player's input runs, in slot order (`header.players` of
+    /// them), each covering exactly `header.ticks` ticks.
+    pub runs: Vec<Vec<Run<I>>>,
     /// Host events in non-decreasing tick order, none after `header.ticks`.
     pub host_events: Vec<HostEvent>,
     /// The sim's state field names.
@@ -215,16 +220,22 @@ pub struct ReplayParts<I> {
 }
 
 impl<I: PartialEq> ReplayParts<I> {
-    /// Replaces the inputs with one per tick (merged into runs) and sets
-    /// `header.ticks` to their count. Checkpoints and host events are left as they are, so
-    /// [`Replay::from_parts`] accepts the result only for the same tick count,
-    /// and [`super::verify`] then checks the new inputs against the old states:
-    /// this is how tests forge replays.
-    pub fn set_inputs(&mut self, inputs: impl IntoIterator<Item = I>) {
-        self.runs.clear();
+    /// Replaces `player`'s inputs with one per tick (merged into runs) and
+    /// sets `header.ticks` to their count (adding empty streams up to
+    /// `player` when there are fewer). Checkpoints, host events and the other
+    /// players' inputs are left as they are, so [`Replay::from_parts`] accepts
+    /// the result only for the same tick count, and [`super::verify`] then
+    /// checks the new inputs against the old states: this is how tests forge
+    /// replays.
+    pub fn set_inputs(&mut self, player: usize, inputs: impl IntoIterator<Item = I>) {
+        while self.runs.len() <= player {
+            self.runs.push(Vec::new());
+        }
+        let runs = &mut self.runs[player];
+        runs.clear();
         self.header.ticks = 0;
         for input in inputs {
-            push_input(&mut self.runs, input);
+            push_input(runs, input);
             self.header.ticks += 1;
         }
     }
@@ -266,13 +277,15 @@ pub(crate) const fn check_interval(every: u64) -> Result<(), ReplayError> {
 pub struct Replay<I> {
     /// Everything but the runs (`parts.runs` is always empty here).
     parts: ReplayParts<I>,
-    /// The input blocks section, encoded exactly as in the file (checked),
-    /// without its length prefix.
+    /// The players' input blocks sections one after the other, each encoded
+    /// exactly as in the file (checked), without their length prefixes.
     run_bytes: Vec<u8>,
-    /// Runs in `run_bytes` (equal neighbours merged).
-    run_count: usize,
-    /// `run_bytes` decoded, filled by the first [`Replay::runs`] call.
-    decoded: OnceCell<Vec<Run<I>>>,
+    /// Where each player's section ends in `run_bytes`.
+    stream_ends: Vec<usize>,
+    /// Runs in each player's section (equal neighbours merged).
+    run_counts: Vec<usize>,
+    /// Each section decoded, filled by the first [`Replay::runs`] call.
+    decoded: OnceCell<Vec<Vec<Run<I>>>>,
 }
 
 /// Equal when they would write the same file (whether the runs have been
@@ -281,7 +294,7 @@ impl<I: PartialEq> PartialEq for Replay<I> {
     fn eq(&self, other: &Self) -> bool {
         self.parts == other.parts
             && self.run_bytes == other.run_bytes
-            && self.run_count == other.run_count
+            && self.stream_ends == other.stream_ends
     }
 }
 
@@ -404,6 +417,15 @@ fn header(r: &mut ByteReader<'_>, limits: &ReplayLimits) -> Result<ReplayHeader,
     }
     let checkpoint_every = r.varint_in("checkpoint interval", 1, u64::MAX)?;
     let input_kind = r.u8("input kind")?;
+    let players = r.u8("player count")?;
+    if players == 0 || usize::from(players) > MAX_PLAYERS {
+        return Err(ReplayError::LengthOutOfRange {
+            what: "player count",
+            declared: u64::from(players),
+            min: 1,
+            max: MAX_PLAYERS as u64,
+        });
+    }
     Ok(ReplayHeader {
         sim_id,
         sim_version,
@@ -412,6 +434,7 @@ fn header(r: &mut ByteReader<'_>, limits: &ReplayLimits) -> Result<ReplayHeader,
         ticks,
         checkpoint_every,
         input_kind,
+        players,
     })
 }
 
@@ -520,11 +543,12 @@ fn read_hashes(r: &mut ByteReader<'_>, n: usize, out: &mut Vec<u32>) -> Result<(
     Ok(())
 }
 
-/// Reads and checks a whole replay; the runs are checked, not kept.
+/// Reads and checks a whole replay; the runs are checked, not kept (one
+/// section per player).
 fn parse<I: ReplayInput>(
     bytes: &[u8],
     limits: &ReplayLimits,
-) -> Result<(ReplayParts<I>, BlockSection), ReplayError> {
+) -> Result<(ReplayParts<I>, Vec<BlockSection>), ReplayError> {
     let mut r = envelope(bytes, limits)?;
     let header = header(&mut r, limits)?;
     if header.input_kind != I::KIND {
@@ -533,7 +557,10 @@ fn parse<I: ReplayInput>(
             found: header.input_kind,
         });
     }
-    let runs = check_blocks::<I>(&mut r, header.ticks)?;
+    let mut runs = Vec::with_capacity(usize::from(header.players));
+    for _ in 0..header.players {
+        runs.push(check_blocks::<I>(&mut r, header.ticks)?);
+    }
     let host_events = read_events(&mut r, header.ticks)?;
     let max_fields = limits.max_fields as u64;
     let n_fields = r.varint_in("field count", 1, max_fields)?;
@@ -605,11 +632,18 @@ impl<I: ReplayInput> Replay<I> {
     /// checksum), limits exceeded, inputs of another kind, malformed inputs,
     /// runs that do not cover the ticks, and so on. Never panics.
     pub fn from_bytes(bytes: &[u8], limits: &ReplayLimits) -> Result<Replay<I>, ReplayError> {
-        let (parts, runs) = parse::<I>(bytes, limits)?;
+        let (parts, sections) = parse::<I>(bytes, limits)?;
+        let mut run_bytes = Vec::with_capacity(sections.iter().map(|s| s.end - s.start).sum());
+        let mut stream_ends = Vec::with_capacity(sections.len());
+        for s in &sections {
+            run_bytes.extend_from_slice(&bytes[s.start..s.end]);
+            stream_ends.push(run_bytes.len());
+        }
         Ok(Replay {
             parts,
-            run_bytes: bytes[runs.start..runs.end].to_vec(),
-            run_count: runs.runs,
+            run_bytes,
+            stream_ends,
+            run_counts: sections.iter().map(|s| s.runs).collect(),
             decoded: OnceCell::new(),
         })
     }
@@ -622,13 +656,21 @@ impl<I: ReplayInput> Replay<I> {
     ///
     /// As [`Replay::from_bytes`].
     pub fn from_vec(mut bytes: Vec<u8>, limits: &ReplayLimits) -> Result<Replay<I>, ReplayError> {
-        let (parts, runs) = parse::<I>(&bytes, limits)?;
-        bytes.copy_within(runs.start..runs.end, 0);
-        bytes.truncate(runs.end - runs.start);
+        let (parts, sections) = parse::<I>(&bytes, limits)?;
+        // Sections lie in file order, so each moves to or before its place.
+        let mut end = 0;
+        let mut stream_ends = Vec::with_capacity(sections.len());
+        for s in &sections {
+            bytes.copy_within(s.start..s.end, end);
+            end += s.end - s.start;
+            stream_ends.push(end);
+        }
+        bytes.truncate(end);
         Ok(Replay {
             parts,
             run_bytes: bytes,
-            run_count: runs.runs,
+            stream_ends,
+            run_counts: sections.iter().map(|s| s.runs).collect(),
             decoded: OnceCell::new(),
         })
     }
@@ -655,18 +697,28 @@ impl<I: ReplayInput> Replay<I> {
             });
         }
         check_interval(h.checkpoint_every)?;
-        let mut covered = 0u64;
-        for run in &parts.runs {
-            if run.len == 0 {
-                return Err(ReplayError::EmptyRun { offset: 0 });
-            }
-            covered = covered.saturating_add(run.len);
-        }
-        if covered != h.ticks {
-            return Err(ReplayError::RunsDoNotCoverTicks {
-                declared: h.ticks,
-                covered,
+        let players = parts.runs.len();
+        if players == 0 || players > MAX_PLAYERS || players != usize::from(h.players) {
+            return Err(ReplayError::CountMismatch {
+                what: "player input streams",
+                expected: u64::from(h.players),
+                found: players as u64,
             });
+        }
+        for runs in &parts.runs {
+            let mut covered = 0u64;
+            for run in runs {
+                if run.len == 0 {
+                    return Err(ReplayError::EmptyRun { offset: 0 });
+                }
+                covered = covered.saturating_add(run.len);
+            }
+            if covered != h.ticks {
+                return Err(ReplayError::RunsDoNotCoverTicks {
+                    declared: h.ticks,
+                    covered,
+                });
+            }
         }
         check_events(&parts.host_events, h.ticks)?;
         let f = parts.field_names.len() as u64;
@@ -710,12 +762,21 @@ impl<I: ReplayInput> Replay<I> {
                 });
             }
         }
-        let (run_bytes, run_count) = encode_blocks(&parts.runs);
+        let mut run_bytes = Vec::new();
+        let mut stream_ends = Vec::with_capacity(players);
+        let mut run_counts = Vec::with_capacity(players);
+        for runs in &parts.runs {
+            let (bytes, count) = encode_blocks(runs);
+            run_bytes.extend_from_slice(&bytes);
+            stream_ends.push(run_bytes.len());
+            run_counts.push(count);
+        }
         parts.runs = Vec::new();
         Ok(Replay {
             parts,
             run_bytes,
-            run_count,
+            stream_ends,
+            run_counts,
             decoded: OnceCell::new(),
         })
     }
@@ -738,7 +799,10 @@ impl<I: ReplayInput> Replay<I> {
         put_varint(&mut out, h.ticks);
         put_varint(&mut out, h.checkpoint_every);
         out.push(I::KIND);
-        put_bytes(&mut out, &self.run_bytes);
+        out.push(h.players);
+        for p in 0..self.stream_ends.len() {
+            put_bytes(&mut out, self.stream(p));
+        }
         put_varint(&mut out, p.host_events.len() as u64);
         let mut previous = 0u64;
         for e in &p.host_events {
@@ -794,18 +858,41 @@ impl<I> Replay<I> {
         self.parts.header.ticks
     }
 
-    /// How many input runs the replay holds (equal neighbours merged, also
-    /// across blocks).
+    /// How many players' inputs the replay holds.
     #[must_use]
-    pub const fn run_count(&self) -> usize {
-        self.run_count
+    pub fn players(&self) -> usize {
+        self.stream_ends.len()
     }
 
-    /// Bytes of the input blocks section as stored in the file (without
-    /// its length prefix): what the inputs cost.
+    /// How many input runs the replay holds, all players together (equal
+    /// neighbours merged, also across blocks).
+    #[must_use]
+    pub fn run_count(&self) -> usize {
+        self.run_counts.iter().sum()
+    }
+
+    /// How many input runs `player`'s stream holds (0 for a slot the
+    /// replay does not have).
+    #[must_use]
+    pub fn player_run_count(&self, player: usize) -> usize {
+        self.run_counts.get(player).copied().unwrap_or(0)
+    }
+
+    /// Bytes of the input blocks sections as stored in the file (without
+    /// their length prefixes): what the inputs cost.
     #[must_use]
     pub const fn input_bytes(&self) -> usize {
         self.run_bytes.len()
+    }
+
+    /// `player`'s encoded section (empty for a slot the replay does not have).
+    fn stream(&self, player: usize) -> &[u8] {
+        let end = self.stream_ends.get(player).copied().unwrap_or(0);
+        let start = match player.checked_sub(1) {
+            Some(q) => self.stream_ends.get(q).copied().unwrap_or(0),
+            None => 0,
+        };
+        self.run_bytes.get(start..end).unwrap_or(&[])
     }
 
     /// The host events, in tick order (see [`HostEvent`]).
@@ -856,38 +943,59 @@ impl<I> Replay<I> {
 }
 
 impl<I: ReplayInput> Replay<I> {
-    /// The input runs, in tick order, decoded one at a time from the stored
-    /// encoding: what re-simulation uses, in constant memory. Runs come out
-    /// as stored, so two neighbours may have the same input (a run a writer
-    /// split across blocks); [`Replay::runs`] joins them.
+    /// `player`'s input runs, in tick order, decoded one at a time from the
+    /// stored encoding: what re-simulation uses, in constant memory. Runs
+    /// come out as stored, so two neighbours may have the same input (a run
+    /// a writer split across blocks); [`Replay::runs`] joins them. A slot
+    /// the replay does not have yields no runs.
     #[must_use]
-    pub fn encoded_runs(&self) -> RunDecoder<'_, I> {
-        RunDecoder::new(&self.run_bytes)
+    pub fn encoded_runs(&self, player: usize) -> RunDecoder<'_, I> {
+        RunDecoder::new(self.stream(player))
     }
 
-    /// The input runs, in tick order, as a slice, equal neighbours joined
-    /// ([`Replay::run_count`] of them): decoded on the first call and kept
-    /// (16 bytes or more a run); [`Replay::encoded_runs`] streams them instead.
+    /// `player`'s input runs, in tick order, as a slice, equal neighbours
+    /// joined ([`Replay::player_run_count`] of them): every stream is decoded
+    /// on the first call and kept (16 bytes or more a run);
+    /// [`Replay::encoded_runs`] streams them instead. Empty for a slot the
+    /// replay does not have.
     #[must_use]
-    pub fn runs(&self) -> &[Run<I>] {
-        self.decoded.get_or_init(|| merge_runs(self.encoded_runs()))
+    pub fn runs(&self, player: usize) -> &[Run<I>] {
+        self.all_runs().get(player).map_or(&[], Vec::as_slice)
     }
 
-    /// Every tick's input, in order (runs expanded lazily; the runs are
-    /// decoded as for [`Replay::runs`]).
-    pub fn inputs(&self) -> impl Iterator<Item = &I> + '_ {
-        self.runs().iter().flat_map(|r| RepeatN {
+    fn all_runs(&self) -> &[Vec<Run<I>>] {
+        self.decoded.get_or_init(|| {
+            (0..self.players())
+                .map(|p| merge_runs(self.encoded_runs(p)))
+                .collect()
+        })
+    }
+
+    /// `player`'s input of every tick, in order (runs expanded lazily; the
+    /// runs are decoded as for [`Replay::runs`]).
+    pub fn inputs(&self, player: usize) -> impl Iterator<Item = &I> + '_ {
+        self.runs(player).iter().flat_map(|r| RepeatN {
             item: &r.input,
             left: r.len,
         })
     }
 
+    /// Every tick's inputs, all players, in order: a cursor that walks the
+    /// streams' runs in step (constant memory) and hands out each stretch
+    /// of ticks in which no player's input changes.
+    #[must_use]
+    pub fn tick_inputs(&self) -> TickInputsCursor<'_, I> {
+        TickInputsCursor::new(self)
+    }
+
     /// The parts, for editing and rebuilding with [`Replay::from_parts`].
     #[must_use]
-    pub fn into_parts(self) -> ReplayParts<I> {
-        let runs = match self.decoded.into_inner() {
+    pub fn into_parts(mut self) -> ReplayParts<I> {
+        let runs = match self.decoded.take() {
             Some(runs) => runs,
-            None => merge_runs(RunDecoder::new(&self.run_bytes)),
+            None => (0..self.players())
+                .map(|p| merge_runs(self.encoded_runs(p)))
+                .collect(),
         };
         ReplayParts { runs, ..self.parts }
     }
@@ -908,5 +1016,49 @@ impl<'a, I> Iterator for RepeatN<'a, I> {
         }
         self.left -= 1;
         Some(self.item)
+    }
+}
+
+/// Walks every player's input runs in step: each call to
+/// [`TickInputsCursor::next_stretch`] gives the inputs of all players (slot
+/// order) and how many ticks in a row they hold, until the next change of
+/// any player's input. Built by [`Replay::tick_inputs`].
+#[derive(Debug)]
+pub struct TickInputsCursor<'a, I> {
+    decoders: Vec<RunDecoder<'a, I>>,
+    left: Vec<u64>,
+    current: Vec<I>,
+}
+
+impl<'a, I: ReplayInput> TickInputsCursor<'a, I> {
+    fn new(replay: &'a Replay<I>) -> TickInputsCursor<'a, I> {
+        let n = replay.players();
+        TickInputsCursor {
+            decoders: (0..n).map(|p| replay.encoded_runs(p)).collect(),
+            left: alloc::vec![0; n],
+            current: alloc::vec![I::default(); n],
+        }
+    }
+
+    /// The inputs of the next stretch of ticks and its length, or `None`
+    /// after the last tick. The stretch is never empty; every player's
+    /// stream covers the same ticks (the reader checked it).
+    pub fn next_stretch(&mut self) -> Option<(&[I], u64)> {
+        let mut len = u64::MAX;
+        for p in 0..self.decoders.len() {
+            if self.left[p] == 0 {
+                let run = self.decoders[p].next()?;
+                self.current[p] = run.input;
+                self.left[p] = run.len;
+            }
+            len = len.min(self.left[p]);
+        }
+        if self.decoders.is_empty() || len == 0 {
+            return None;
+        }
+        for left in &mut self.left {
+            *left -= len;
+        }
+        Some((&self.current, len))
     }
 }

@@ -33,14 +33,15 @@
 //! struct Counter { total: i64 }
 //! impl Sim for Counter {
 //!     type Input = i32;
-//!     fn step(&mut self, input: &i32) { self.total += i64::from(*input); }
+//!     fn step(&mut self, inputs: &[i32]) { self.total += i64::from(inputs[0]); }
 //!     fn visit_state(&self, v: &mut dyn StateVisitor) { v.field("total"); v.value_i64(self.total); }
 //! }
 //!
 //! let header = ReplayHeader { sim_id: "counter".into(), sim_version: 1, config: b"{}".to_vec(),
-//!                             seed: 0, ticks: 0, checkpoint_every: 60, input_kind: 0 };
+//!                             seed: 0, ticks: 0, checkpoint_every: 60, input_kind: 0,
+//!                             players: 1 };
 //! let mut rec = Recorder::new(Counter::default(), header)?;
-//! for t in 0..1000 { rec.step(if t % 40 < 20 { 1 } else { -1 }); }
+//! for t in 0..1000 { rec.step(&[if t % 40 < 20 { 1 } else { -1 }]); }
 //! let (_, replay) = rec.finish()?;
 //! let bytes = replay.to_bytes();
 //!
@@ -64,14 +65,15 @@ pub use blocks::{BLOCK_PACKED, BLOCK_RUNS, BlockFault, MAX_PALETTE, RunDecoder, 
 pub use bytes::{ByteReader, MAX_VARINT_BYTES, put_varint, unzigzag, zigzag};
 pub use codec::{INPUT_KIND_I32, INPUT_KIND_TICK_INPUT, ReplayInput};
 pub use compare::{
-    Comparison, TickDivergence, compare_lockstep, compare_lockstep_with_events, compare_replays,
+    Comparison, InputDifference, TickDivergence, compare_lockstep, compare_lockstep_with_events,
+    compare_replays, one_player,
 };
 pub use error::ReplayError;
 pub use format::{
     Checkpoint, DEFAULT_CHECKPOINT_EVERY, FIXED_HEADER_BYTES, FORMAT_VERSION,
     HOST_EVENT_TIME_DROPPED, HostEvent, HostEventKind, MAGIC, MAX_NAME_BYTES, MIN_HOST_EVENT_BYTES,
-    Replay, ReplayHeader, ReplayLimits, ReplayParts, Run, TRAILER_BYTES, is_valid_name,
-    read_header, read_header_unchecked,
+    Replay, ReplayHeader, ReplayLimits, ReplayParts, Run, TRAILER_BYTES, TickInputsCursor,
+    is_valid_name, read_header, read_header_unchecked,
 };
 pub use record::Recorder;
 pub(crate) use record::Recording;

@@ -10,7 +10,7 @@ use super::format::{
     HostEvent, HostEventKind, Replay, ReplayHeader, ReplayParts, Run, check_interval, push_input,
 };
 use super::probe::Probe;
-use crate::sim::Sim;
+use crate::sim::{MAX_PLAYERS, Sim};
 use crate::time::Nanos;
 
 /// What a recording keeps: the inputs as runs, the host events, a
@@ -20,7 +20,8 @@ use crate::time::Nanos;
 #[derive(Debug)]
 pub(crate) struct Recording<I> {
     header: ReplayHeader,
-    runs: Vec<Run<I>>,
+    /// Each player's runs, in slot order.
+    runs: Vec<Vec<Run<I>>>,
     events: Vec<HostEvent>,
     field_names: Vec<&'static str>,
     checksums: Vec<u64>,
@@ -30,11 +31,18 @@ pub(crate) struct Recording<I> {
     schema_changed_at: Option<u64>,
 }
 
-impl<I: PartialEq> Recording<I> {
-    /// Records the step just run: `input` was its input, `sim` is the state after it.
+impl<I: PartialEq + Clone> Recording<I> {
+    /// Records the step just run: `inputs` were its players' inputs (one per
+    /// player the recording started with; missing ones are recorded as the
+    /// absent input), `sim` is the state after it.
     #[inline]
-    pub(crate) fn record_step<S: Sim<Input = I> + ?Sized>(&mut self, sim: &S, input: I) {
-        push_input(&mut self.runs, input);
+    pub(crate) fn record_step<S: Sim<Input = I> + ?Sized>(&mut self, sim: &S, inputs: &[I])
+    where
+        I: Default,
+    {
+        for (p, runs) in self.runs.iter_mut().enumerate() {
+            push_input(runs, inputs.get(p).cloned().unwrap_or_default());
+        }
         self.header.ticks = self.header.ticks.saturating_add(1);
         if self.header.ticks == self.next_checkpoint {
             self.checkpoint(sim);
@@ -77,13 +85,18 @@ impl<I: ReplayInput> Recording<I> {
         check_interval(header.checkpoint_every)?;
         header.ticks = 0;
         header.input_kind = I::KIND;
+        let players = sim.players().clamp(1, MAX_PLAYERS);
+        #[allow(clippy::cast_possible_truncation, reason = "at most MAX_PLAYERS")]
+        {
+            header.players = players as u8;
+        }
         let mut probe = Probe::default();
         probe.take(sim);
         Ok(Recording {
             field_names: probe.names().to_vec(),
             next_checkpoint: header.checkpoint_every,
             header,
-            runs: Vec::new(),
+            runs: (0..players).map(|_| Vec::new()).collect(),
             events: Vec::new(),
             checksums: Vec::new(),
             fields: Vec::new(),
@@ -118,6 +131,11 @@ impl<I: ReplayInput> Recording<I> {
         let mut probe = core::mem::take(&mut self.probe);
         probe.take(sim);
         let runs = core::mem::take(&mut self.runs);
+        let runs = if runs.is_empty() {
+            (0..self.header.players).map(|_| Vec::new()).collect()
+        } else {
+            runs
+        };
         let events = core::mem::take(&mut self.events);
         let checksums = core::mem::take(&mut self.checksums);
         let fields = core::mem::take(&mut self.fields);
@@ -128,7 +146,7 @@ impl<I: ReplayInput> Recording<I> {
         &self,
         last: &Probe,
         sim: &S,
-        runs: Vec<Run<I>>,
+        runs: Vec<Vec<Run<I>>>,
         host_events: Vec<HostEvent>,
         checkpoint_checksums: Vec<u64>,
         checkpoint_fields: Vec<u32>,
@@ -183,10 +201,12 @@ where
         Ok(Recorder { sim, recording })
     }
 
-    /// Runs one tick with `input` and records it.
-    pub fn step(&mut self, input: S::Input) {
-        self.sim.step(&input);
-        self.recording.record_step(&self.sim, input);
+    /// Runs one tick with every player's input (`inputs[p]` is player
+    /// `p`'s; pass [`Sim::players`] of them, a missing one is the absent
+    /// input) and records it.
+    pub fn step(&mut self, inputs: &[S::Input]) {
+        self.sim.step(inputs);
+        self.recording.record_step(&self.sim, inputs);
     }
 
     /// Hands the sim time its host threw away ([`Sim::on_time_dropped`])

@@ -56,7 +56,8 @@ pub struct SyncTestReport {
     pub mismatch: Option<SyncMismatch>,
 }
 
-/// Runs `ticks` ticks of `sim` with `inputs(tick)`. After each tick `t`
+/// Runs `ticks` ticks of `sim`, `inputs(tick, out)` writing every player's
+/// input of each tick into `out` (one entry per player). After each tick `t`
 /// (once `rollback` ticks exist), restores the snapshot of tick
 /// `t - rollback` (a clone), re-simulates `rollback` ticks with the same
 /// inputs, and compares each re-simulated checksum with the one of the first
@@ -68,16 +69,17 @@ pub struct SyncTestReport {
 /// is treated as 1.
 pub fn sync_test<S: Sim + Clone>(
     mut sim: S,
-    mut inputs: impl FnMut(u64) -> S::Input,
+    mut inputs: impl FnMut(u64, &mut [S::Input]),
     ticks: u64,
     rollback: u64,
 ) -> SyncTestReport {
+    let players = sim.players().max(1);
     let r = usize::try_from(rollback.max(1)).unwrap_or(usize::MAX);
     // states[k] is the first pass at tick (now - len + 1 + k): a snapshot,
     // and the checksum and field hashes of the live state (not of the
     // snapshot, which may be the thing that is broken).
     let mut states: VecDeque<(S, u64, Vec<FieldHash>)> = VecDeque::new();
-    let mut window: VecDeque<S::Input> = VecDeque::new();
+    let mut window: VecDeque<Vec<S::Input>> = VecDeque::new();
     states.push_back((sim.clone(), sim.checksum(), sim.field_hashes()));
     let mut resimulated_steps = 0u64;
     let mismatch =
@@ -89,7 +91,8 @@ pub fn sync_test<S: Sim + Clone>(
             fields: differing_fields(&first.2, &again.field_hashes()),
         };
     for t in 0..ticks {
-        let input = inputs(t);
+        let mut input = alloc::vec![S::Input::default(); players];
+        inputs(t, &mut input);
         sim.step(&input);
         let now = t + 1;
         window.push_back(input);

@@ -91,6 +91,14 @@ pub enum ReplayVerdict {
         /// The sim's.
         sim: Vec<&'static str>,
     },
+    /// The replay holds inputs for another number of players than the sim
+    /// built from its config takes.
+    PlayersDiffer {
+        /// Players in the replay.
+        recorded: usize,
+        /// Players the sim takes.
+        sim: usize,
+    },
 }
 
 /// What [`verify`] did.
@@ -168,11 +176,24 @@ fn apply_events<S: Sim>(sim: &mut S, events: &[HostEvent], next: &mut usize, tic
 /// has already checked against [`super::ReplayLimits::max_ticks`], plus one
 /// call per host event (bounded by the file's size). Memory does not grow
 /// with the tick count: the runs are decoded one at a time from the
-/// replay's encoded form ([`Replay::encoded_runs`]).
+/// replay's encoded form ([`Replay::tick_inputs`]).
+///
+/// A replay that holds another number of players than the sim takes is
+/// reported as [`ReplayVerdict::PlayersDiffer`] without running a step.
 pub fn verify<S: Sim>(mut sim: S, replay: &Replay<S::Input>) -> VerifyReport
 where
     S::Input: ReplayInput,
 {
+    if replay.players() != sim.players() {
+        return VerifyReport {
+            ticks_run: 0,
+            claimed_digest: replay.final_digest().into(),
+            verdict: ReplayVerdict::PlayersDiffer {
+                recorded: replay.players(),
+                sim: sim.players(),
+            },
+        };
+    }
     let mut probe = Probe::default();
     probe.take(&sim);
     let names = replay.field_names();
@@ -202,13 +223,14 @@ where
     let mut stop = checkpoint_tick.min(event_tick);
     let mut j = 0usize;
     let mut last_good = 0u64;
-    for run in replay.encoded_runs() {
-        let mut left = run.len;
+    let mut stretches = replay.tick_inputs();
+    while let Some((inputs, len)) = stretches.next_stretch() {
+        let mut left = len;
         while left > 0 {
             // Steps up to the next checkpoint or event without a test per tick.
             let burst = left.min(stop - tick);
             for _ in 0..burst {
-                sim.step(&run.input);
+                sim.step(inputs);
             }
             tick += burst;
             left -= burst;

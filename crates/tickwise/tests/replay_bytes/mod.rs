@@ -17,7 +17,8 @@ pub(crate) struct Counter {
 
 impl Sim for Counter {
     type Input = i32;
-    fn step(&mut self, input: &i32) {
+    fn step(&mut self, inputs: &[i32]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.steps += 1;
         self.total += i64::from(*input);
     }
@@ -82,7 +83,7 @@ pub(crate) struct FileBuilder {
 impl FileBuilder {
     pub(crate) fn new() -> FileBuilder {
         let mut bytes = b"TWREPLAY".to_vec();
-        bytes.extend([0x03, 0x00, 0x00, 0x00]); // version 3, flags 0
+        bytes.extend([0x04, 0x00, 0x00, 0x00]); // version 4, flags 0
         bytes.extend([0u8; 8]); // length, patched by finish
         FileBuilder { bytes }
     }
@@ -109,7 +110,7 @@ impl FileBuilder {
 }
 
 /// The header of a file of the `ctr` sim (version 7, config `{}`, seed 42),
-/// as in the golden file, up to and including the input kind.
+/// as in the golden file, up to and including the player count (1).
 pub(crate) fn golden_header(ticks: u64, every: u64) -> FileBuilder {
     FileBuilder::new()
         .lp(b"ctr")
@@ -119,7 +120,8 @@ pub(crate) fn golden_header(ticks: u64, every: u64) -> FileBuilder {
         .u64(42)
         .varint(ticks)
         .varint(every)
-        .raw(&[0x01])
+        .raw(&[0x01]) // input kind: i32
+        .raw(&[0x01]) // players: 1
 }
 
 /// The header `record` gives the recorder (the one `golden_header` writes).
@@ -132,6 +134,7 @@ pub(crate) fn header(every: u64) -> ReplayHeader {
         ticks: 0,
         checkpoint_every: every,
         input_kind: 0,
+        players: 1,
     }
 }
 
@@ -147,7 +150,7 @@ pub(crate) fn record_with_drop(
 ) -> Replay<i32> {
     let mut rec = Recorder::new(Counter::default(), header(every)).unwrap();
     for &i in inputs {
-        rec.step(i);
+        rec.step(&[i]);
         if let Some((t, ns)) = drop
             && rec.ticks() == t
         {

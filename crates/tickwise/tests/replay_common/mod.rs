@@ -12,7 +12,8 @@ pub(crate) struct Walker {
 
 impl Sim for Walker {
     type Input = i32;
-    fn step(&mut self, input: &i32) {
+    fn step(&mut self, inputs: &[i32]) {
+        let input = &inputs.first().cloned().unwrap_or_default();
         self.steps += 1;
         // No friction: an input change shifts vel for good, and pos with it.
         self.vel += i64::from(*input);
