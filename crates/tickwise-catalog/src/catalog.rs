@@ -18,7 +18,7 @@ use tickwise::{
 };
 
 use crate::error::CatalogError;
-use crate::inputs::{InputPlan, PlanInputs};
+use crate::inputs::{InputPlan, PlanInputs, PlayerInputs};
 use crate::limits::{RunLimits, check_snapshots, check_work};
 use crate::runner::{SimProfile, TickRunner};
 use crate::sim::{CatalogSim, SimInfo};
@@ -119,6 +119,24 @@ impl Catalog {
 
     /// Sim `id` and the config to run it from: `config`, or the sim's
     /// default config when `None`.
+    /// The config of sim `id` (its default when `None`) for `players`
+    /// players: `config` itself when the sim built from it takes that many,
+    /// else the sim's [`CatalogSim::config_for_players`].
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`], and
+    /// [`CatalogError::Players`] when the sim cannot take `players` players.
+    pub fn config_for_players(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        players: usize,
+    ) -> Result<Vec<u8>, CatalogError> {
+        let (e, config) = self.entry_with_config(id, config)?;
+        e.config_for_players(config, players)
+    }
+
     fn entry_with_config<'c>(
         &self,
         id: &str,
@@ -431,8 +449,9 @@ impl core::fmt::Debug for PeerIo<'_> {
 impl Catalog {
     /// Runs a netplay session of sim `id` (config: its default when `None`)
     /// with all players in this process over the network simulator
-    /// ([`tickwise_net::run_local`]); inputs are each player's seeded
-    /// random stream, one tick of network time per sim step.
+    /// ([`tickwise_net::run_local`]), one tick of network time per sim step;
+    /// each player's inputs come from `plan` (an [`InputPlan::PerPlayer`]
+    /// gives each its own; a random plan gives player `p` stream `p`).
     ///
     /// # Errors
     ///
@@ -442,17 +461,19 @@ impl Catalog {
         &self,
         id: &str,
         config: Option<&[u8]>,
+        plan: &InputPlan,
         opts: &tickwise_net::RunOptions,
         net: tickwise_net::NetworkConfig,
         spectators: u8,
         clock: &mut dyn FnMut() -> u64,
     ) -> Result<tickwise_net::LocalRun, CatalogError> {
         let (e, config) = self.entry_with_config(id, config)?;
-        e.netplay(config, opts, net, spectators, clock)
+        e.netplay(config, plan, opts, net, spectators, clock)
     }
 
     /// Runs one player of a real session of sim `id` over `io`
-    /// ([`tickwise_net::run_peer`]).
+    /// ([`tickwise_net::run_peer`]); the local player's inputs are its
+    /// stream of `plan`.
     ///
     /// # Errors
     ///
@@ -462,11 +483,12 @@ impl Catalog {
         &self,
         id: &str,
         config: Option<&[u8]>,
+        plan: &InputPlan,
         opts: &tickwise_net::RunOptions,
         io: PeerIo<'_>,
     ) -> Result<tickwise_net::PeerRun, CatalogError> {
         let (e, config) = self.entry_with_config(id, config)?;
-        e.peer(config, opts, io)
+        e.peer(config, plan, opts, io)
     }
 }
 
@@ -498,6 +520,7 @@ fn header_for<S: CatalogSim>(
         ticks: 0,
         checkpoint_every,
         input_kind: 0,
+        players: 0,
     }
 }
 
@@ -513,6 +536,8 @@ fn parse_config<S: CatalogSim>(bytes: &[u8]) -> Result<S::Config, CatalogError> 
 trait ErasedSim: Send + Sync {
     fn info(&self) -> SimInfo;
     fn profile(&self, config: &[u8]) -> Result<SimProfile, CatalogError>;
+    fn config_for_players(&self, config: &[u8], players: usize)
+    -> Result<Vec<u8>, CatalogError>;
     fn record(
         &self,
         config: &[u8],
@@ -552,6 +577,7 @@ trait ErasedSim: Send + Sync {
     fn netplay(
         &self,
         config: &[u8],
+        plan: &InputPlan,
         opts: &tickwise_net::RunOptions,
         net: tickwise_net::NetworkConfig,
         spectators: u8,
@@ -560,6 +586,7 @@ trait ErasedSim: Send + Sync {
     fn peer(
         &self,
         config: &[u8],
+        plan: &InputPlan,
         opts: &tickwise_net::RunOptions,
         io: PeerIo<'_>,
     ) -> Result<tickwise_net::PeerRun, CatalogError>;
@@ -607,6 +634,38 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         Ok(profile_of::<S>(&cfg))
     }
 
+    fn config_for_players(
+        &self,
+        config: &[u8],
+        players: usize,
+    ) -> Result<Vec<u8>, CatalogError> {
+        let takes = S::build(&parse_config::<S>(config)?).players();
+        if takes == players {
+            return Ok(config.to_vec());
+        }
+        let refused = CatalogError::Players {
+            sim: S::ID,
+            takes,
+            asked: players,
+        };
+        if players == 0 || players > tickwise::MAX_PLAYERS {
+            return Err(refused);
+        }
+        let Some(bytes) = S::config_for_players(config, players) else {
+            return Err(refused);
+        };
+        let now = S::build(&parse_config::<S>(&bytes)?).players();
+        if now == players {
+            Ok(bytes)
+        } else {
+            Err(CatalogError::Players {
+                sim: S::ID,
+                takes: now,
+                asked: players,
+            })
+        }
+    }
+
     fn record(
         &self,
         config: &[u8],
@@ -645,11 +704,13 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
                 limit: limits.max_file_bytes,
             });
         }
-        let mut inputs = PlanInputs::<S>::new(plan)?;
+        let mut inputs = PlanInputs::<S>::new(plan, sim.players())?;
+        let mut tick_inputs = alloc::vec![S::Input::default(); inputs.players()];
         let header = header_for::<S>(config, &cfg, checkpoint_every);
         let mut rec = Recorder::new(sim, header)?;
         for _ in 0..ticks {
-            rec.step(inputs.next_input());
+            inputs.fill(&mut tick_inputs);
+            rec.step(&tick_inputs);
         }
         let (_, replay) = rec.finish()?;
         let bytes = replay.to_bytes();
@@ -710,15 +771,26 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         let cfg = parse_config::<S>(config.unwrap_or(&ra.header().config))?;
         // The live run may have a costlier config than the replay's.
         check_work(ra.ticks(), S::work_per_tick(&cfg), limits.max_work)?;
-        let live = PlanInputs::<S>::new(plan)?;
         let mut sb = S::build(&cfg);
+        let mut live = PlanInputs::<S>::new(plan, sb.players())?;
+        let mut recorded = ra.tick_inputs();
+        let mut left = 0u64;
         let comparison = compare_lockstep_with_events(
             &mut sa,
             &mut sb,
-            ra.encoded_runs().flat_map(|r| {
-                core::iter::repeat_n(r.input, usize::try_from(r.len).unwrap_or(usize::MAX))
-            }),
-            live,
+            |_, out: &mut [S::Input]| {
+                if left == 0 {
+                    match recorded.next_stretch() {
+                        Some((inputs, len)) => {
+                            out.clone_from_slice(&inputs[..out.len().min(inputs.len())]);
+                            left = len;
+                        }
+                        None => return,
+                    }
+                }
+                left -= 1;
+            },
+            |_, out: &mut [S::Input]| live.fill(out),
             ra.host_events(),
             &[],
             ra.ticks(),
@@ -748,10 +820,11 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
             limits.max_work,
         )?;
         check_snapshots(passes, S::state_bytes(&cfg), limits.max_snapshot_bytes)?;
-        let mut inputs = PlanInputs::<S>::new(plan)?;
+        let sim = S::build(&cfg);
+        let mut inputs = PlanInputs::<S>::new(plan, sim.players())?;
         Ok(tickwise::sync_test(
-            S::build(&cfg),
-            |_| inputs.next_input(),
+            sim,
+            |_, out: &mut [S::Input]| inputs.fill(out),
             ticks,
             rollback,
         ))
@@ -759,9 +832,11 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
 
     fn runner(&self, config: &[u8], plan: &InputPlan) -> Result<Box<dyn TickRunner>, CatalogError> {
         let cfg = parse_config::<S>(config)?;
-        let inputs = PlanInputs::<S>::new(plan)?;
+        let sim = S::build(&cfg);
+        let inputs = PlanInputs::<S>::new(plan, sim.players())?;
         Ok(Box::new(Runner::<S> {
-            sim: S::build(&cfg),
+            buf: alloc::vec![S::Input::default(); inputs.players()],
+            sim,
             inputs,
             tick: 0,
             profile: profile_of::<S>(&cfg),
@@ -771,27 +846,30 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
     fn netplay(
         &self,
         config: &[u8],
+        plan: &InputPlan,
         opts: &tickwise_net::RunOptions,
         net: tickwise_net::NetworkConfig,
         spectators: u8,
         clock: &mut dyn FnMut() -> u64,
     ) -> Result<tickwise_net::LocalRun, CatalogError> {
-        Self::netplay_impl(config, opts, net, spectators, clock)
+        Self::netplay_impl(config, plan, opts, net, spectators, clock)
     }
 
     fn peer(
         &self,
         config: &[u8],
+        plan: &InputPlan,
         opts: &tickwise_net::RunOptions,
         io: PeerIo<'_>,
     ) -> Result<tickwise_net::PeerRun, CatalogError> {
-        Self::peer_impl(config, opts, io)
+        Self::peer_impl(config, plan, opts, io)
     }
 }
 
 impl<S: CatalogSim> Entry<S> {
     fn netplay_impl(
         config: &[u8],
+        plan: &InputPlan,
         opts: &tickwise_net::RunOptions,
         net: tickwise_net::NetworkConfig,
         spectators: u8,
@@ -800,10 +878,15 @@ impl<S: CatalogSim> Entry<S> {
         let cfg = parse_config::<S>(config)?;
         let header = header_for::<S>(config, &cfg, opts.checkpoint_every);
         let step = S::clock_config(&cfg).step().steps_to_nanos(1);
+        let sim = S::build(&cfg);
+        let mut plan = PlanInputs::<S>::new(plan, sim.players())?;
+        let inputs = (0..sim.players())
+            .map(|p| player_stream::<S>(plan.take_player(p)))
+            .collect();
         Ok(tickwise_net::run_local(
-            &S::build(&cfg),
+            &sim,
             &header,
-            S::random_input,
+            inputs,
             opts,
             net,
             spectators,
@@ -814,15 +897,19 @@ impl<S: CatalogSim> Entry<S> {
 
     fn peer_impl(
         config: &[u8],
+        plan: &InputPlan,
         opts: &tickwise_net::RunOptions,
         io: PeerIo<'_>,
     ) -> Result<tickwise_net::PeerRun, CatalogError> {
         let cfg = parse_config::<S>(config)?;
         let header = header_for::<S>(config, &cfg, opts.checkpoint_every);
+        let sim = S::build(&cfg);
+        let mut plan = PlanInputs::<S>::new(plan, sim.players())?;
+        let input = player_stream::<S>(plan.take_player(usize::from(io.local)));
         Ok(tickwise_net::run_peer(
-            &S::build(&cfg),
+            &sim,
             &header,
-            S::random_input,
+            input,
             S::clock_config(&cfg),
             opts,
             io.local,
@@ -832,6 +919,13 @@ impl<S: CatalogSim> Entry<S> {
             io.deadline,
         )?)
     }
+}
+
+/// One player's plan inputs as a netplay input stream.
+fn player_stream<'a, S: CatalogSim>(
+    mut p: PlayerInputs<S>,
+) -> tickwise_net::PlayerInput<'a, S::Input> {
+    Box::new(move |_| p.next_input())
 }
 
 fn profile_of<S: CatalogSim>(cfg: &S::Config) -> SimProfile {
@@ -850,14 +944,15 @@ fn profile_of<S: CatalogSim>(cfg: &S::Config) -> SimProfile {
 struct Runner<S: CatalogSim> {
     sim: S,
     inputs: PlanInputs<S>,
+    buf: Vec<S::Input>,
     tick: u64,
     profile: SimProfile,
 }
 
 impl<S: CatalogSim> TickRunner for Runner<S> {
     fn step(&mut self) {
-        let input = self.inputs.next_input();
-        self.sim.step(&input);
+        self.inputs.fill(&mut self.buf);
+        self.sim.step(&self.buf);
         self.tick = self.tick.saturating_add(1);
     }
 

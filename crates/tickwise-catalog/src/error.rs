@@ -38,6 +38,17 @@ pub enum InputsError {
         expected: String,
         /// The element as found, as JSON text (shortened when long).
         found: String,
+        /// The player whose array holds it, in a file of one array per
+        /// player (`None` in a one-player file's flat form).
+        player: Option<usize>,
+    },
+    /// A file of one array per player holds another number of arrays than
+    /// the sim takes players.
+    Players {
+        /// Arrays in the file.
+        found: usize,
+        /// Players the sim takes.
+        expected: usize,
     },
 }
 
@@ -49,14 +60,29 @@ impl fmt::Display for InputsError {
                 "inputs file is {bytes} bytes, above the limit of {limit}"
             ),
             InputsError::NotJson { message } => write!(f, "inputs are not valid JSON: {message}"),
-            InputsError::NotAnArray => {
-                f.write_str("inputs must be a JSON array, one element per tick")
-            }
+            InputsError::NotAnArray => f.write_str(
+                "inputs must be a JSON array of one array per player, one element per tick \
+                 (a one-player sim also takes a flat array)",
+            ),
             InputsError::Element {
                 index,
                 expected,
                 found,
+                player: None,
             } => write!(f, "inputs[{index}] must be {expected}, found {found}"),
+            InputsError::Element {
+                index,
+                expected,
+                found,
+                player: Some(p),
+            } => write!(
+                f,
+                "inputs[{p}][{index}] (player {p}, tick {index}) must be {expected}, found {found}"
+            ),
+            InputsError::Players { found, expected } => write!(
+                f,
+                "the inputs file holds {found} player arrays but the sim takes {expected} players"
+            ),
         }
     }
 }
@@ -67,6 +93,16 @@ impl core::error::Error for InputsError {}
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CatalogError {
+    /// The sim under this config takes another number of players, and its
+    /// player count cannot be set ([`CatalogSim::config_for_players`](crate::CatalogSim::config_for_players)).
+    Players {
+        /// The sim id.
+        sim: &'static str,
+        /// Players the sim takes under the config.
+        takes: usize,
+        /// Players asked for.
+        asked: usize,
+    },
     /// No sim is registered under this id.
     UnknownSim {
         /// The id asked for.
@@ -149,6 +185,16 @@ pub enum CatalogError {
 impl fmt::Display for CatalogError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            CatalogError::Players { sim, takes, asked } => write!(
+                f,
+                "{sim} takes {takes} player{} under this config, not {asked}{}",
+                if *takes == 1 { "" } else { "s" },
+                if *takes == 1 && *asked > 1 {
+                    " (it is a one-player sim)"
+                } else {
+                    ""
+                }
+            ),
             CatalogError::UnknownSim { id, known } => {
                 write!(f, "unknown sim id {id:?} (known: ")?;
                 if known.is_empty() {

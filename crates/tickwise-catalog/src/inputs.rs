@@ -20,17 +20,24 @@ use crate::sim::CatalogSim;
 /// inputs themselves, at most one per two bytes of file.
 pub const MAX_INPUTS_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Where a run's per-tick inputs come from.
+/// Where a run's per-tick inputs come from, for every player.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InputPlan {
-    /// The sim's scripted input ([`CatalogSim::scripted_input`]) for every tick.
+    /// The sim's scripted input ([`CatalogSim::scripted_input`]) for every
+    /// tick, the same for every player.
     Scripted,
-    /// Inputs drawn by [`CatalogSim::random_input`] from a [`Pcg32`] seeded
-    /// with this value (stream 0).
+    /// Inputs drawn by [`CatalogSim::random_input`], player `p` from its own
+    /// [`Pcg32`] seeded with this value on stream `p` (so player 0's inputs
+    /// are the one-player run's).
     Random(u64),
-    /// The bytes of an inputs file: a JSON array, one element per tick
-    /// (see [`parse_inputs`]); ticks past its end get the default input.
+    /// The bytes of an inputs file: a JSON array of one array per player,
+    /// one element per tick (see [`parse_inputs`]); ticks past an array's
+    /// end get the absent input.
     Json(Vec<u8>),
+    /// One plan per player, in slot order (`netplay --inputs` given once per
+    /// player); players past the list get the absent input. A JSON plan
+    /// inside is one player's: a flat array (or an array holding one array).
+    PerPlayer(Vec<InputPlan>),
 }
 
 /// Reads an inputs file: a JSON array whose element `i` is the input of
@@ -45,18 +52,68 @@ pub enum InputPlan {
 /// [`InputsError::NotJson`] for malformed JSON (with the byte offset),
 /// [`InputsError::NotAnArray`], and [`InputsError::Element`] naming the first
 /// element the sim refuses.
-pub fn parse_inputs<S: CatalogSim>(bytes: &[u8]) -> Result<Vec<S::Input>, InputsError> {
-    let mut out = Vec::new();
+pub fn parse_inputs<S: CatalogSim>(
+    bytes: &[u8],
+    players: usize,
+) -> Result<Vec<Vec<S::Input>>, InputsError> {
+    // The per-player form: every element of the top-level array is an array.
+    let mut nested = None::<bool>;
+    let mut out: Vec<Vec<S::Input>> = Vec::new();
+    let mut flat: Vec<S::Input> = Vec::new();
     for_each_element(bytes, |index, value| {
-        let input = S::json_input(value).map_err(|expected| InputsError::Element {
-            index,
-            expected,
-            found: shorten(&value.to_string()),
-        })?;
-        out.push(input);
+        let is_array = value.is_array();
+        let nested = *nested.get_or_insert(is_array && (players > 1 || index == 0));
+        if nested {
+            let Value::Array(items) = value else {
+                return Err(InputsError::NotAnArray);
+            };
+            let player = usize::try_from(index).unwrap_or(usize::MAX);
+            if player >= players {
+                return Err(InputsError::Players {
+                    found: player + 1,
+                    expected: players,
+                });
+            }
+            let mut stream = Vec::with_capacity(items.len());
+            for (i, v) in items.iter().enumerate() {
+                stream.push(element::<S>(i as u64, v, Some(player))?);
+            }
+            out.push(stream);
+        } else {
+            if players > 1 {
+                return Err(InputsError::NotAnArray);
+            }
+            flat.push(element::<S>(index, value, None)?);
+        }
         Ok(())
     })?;
-    Ok(out)
+    match nested {
+        Some(true) if out.len() != players => Err(InputsError::Players {
+            found: out.len(),
+            expected: players,
+        }),
+        Some(true) => Ok(out),
+        // A flat array (or an empty one) is player 0's; a one-player sim
+        // whose inputs are JSON arrays must use the per-player form.
+        _ if players <= 1 => Ok(alloc::vec![flat]),
+        _ => Err(InputsError::Players {
+            found: 0,
+            expected: players,
+        }),
+    }
+}
+
+fn element<S: CatalogSim>(
+    index: u64,
+    value: &Value,
+    player: Option<usize>,
+) -> Result<S::Input, InputsError> {
+    S::json_input(value).map_err(|expected| InputsError::Element {
+        index,
+        expected,
+        found: shorten(&value.to_string()),
+        player,
+    })
 }
 
 /// The longest element text quoted in an error.
@@ -169,42 +226,105 @@ fn for_each_element(
     Ok(())
 }
 
-/// The endless per-tick inputs of an [`InputPlan`] for sim `S`.
+/// One player's endless per-tick inputs.
 #[derive(Debug)]
-pub(crate) enum PlanInputs<S: CatalogSim> {
+pub(crate) enum PlayerInputs<S: CatalogSim> {
     Scripted(u64),
     Random(Pcg32),
     Listed(alloc::vec::IntoIter<S::Input>),
+    Absent,
 }
 
-impl<S: CatalogSim> PlanInputs<S> {
-    /// The inputs of `plan`; a JSON plan is parsed here, in full, before
-    /// anything runs.
-    pub(crate) fn new(plan: &InputPlan) -> Result<PlanInputs<S>, InputsError> {
-        Ok(match plan {
-            InputPlan::Scripted => PlanInputs::Scripted(0),
-            InputPlan::Random(seed) => PlanInputs::Random(Pcg32::new(*seed, 0)),
-            InputPlan::Json(bytes) => PlanInputs::Listed(parse_inputs::<S>(bytes)?.into_iter()),
-        })
-    }
-
+impl<S: CatalogSim> PlayerInputs<S> {
     /// The next tick's input.
     pub(crate) fn next_input(&mut self) -> S::Input {
         match self {
-            PlanInputs::Scripted(t) => {
+            PlayerInputs::Scripted(t) => {
                 let i = S::scripted_input(*t);
                 *t = t.saturating_add(1);
                 i
             }
-            PlanInputs::Random(rng) => S::random_input(rng),
-            PlanInputs::Listed(it) => it.next().unwrap_or_default(),
+            PlayerInputs::Random(rng) => S::random_input(rng),
+            PlayerInputs::Listed(it) => it.next().unwrap_or_default(),
+            PlayerInputs::Absent => S::Input::default(),
         }
     }
 }
 
-impl<S: CatalogSim> Iterator for PlanInputs<S> {
-    type Item = S::Input;
-    fn next(&mut self) -> Option<S::Input> {
-        Some(self.next_input())
+/// The endless per-tick inputs of an [`InputPlan`] for sim `S`, every player.
+#[derive(Debug)]
+pub(crate) struct PlanInputs<S: CatalogSim> {
+    players: Vec<PlayerInputs<S>>,
+}
+
+impl<S: CatalogSim> PlanInputs<S> {
+    /// The inputs of `plan` for `players` players; a JSON plan is parsed
+    /// here, in full, before anything runs.
+    pub(crate) fn new(plan: &InputPlan, players: usize) -> Result<PlanInputs<S>, InputsError> {
+        let players = players.max(1);
+        let streams = match plan {
+            InputPlan::PerPlayer(plans) => {
+                if plans.len() > players {
+                    return Err(InputsError::Players {
+                        found: plans.len(),
+                        expected: players,
+                    });
+                }
+                let mut out = Vec::with_capacity(players);
+                for (p, one) in plans.iter().enumerate() {
+                    out.push(Self::single(one, p)?);
+                }
+                out.resize_with(players, || PlayerInputs::Absent);
+                out
+            }
+            InputPlan::Json(bytes) => parse_inputs::<S>(bytes, players)?
+                .into_iter()
+                .map(|v| PlayerInputs::Listed(v.into_iter()))
+                .collect(),
+            _ => {
+                let mut out = Vec::with_capacity(players);
+                for p in 0..players {
+                    out.push(Self::single(plan, p)?);
+                }
+                out
+            }
+        };
+        Ok(PlanInputs { players: streams })
+    }
+
+    /// Player `p`'s inputs of a plan meant for one player.
+    fn single(plan: &InputPlan, p: usize) -> Result<PlayerInputs<S>, InputsError> {
+        Ok(match plan {
+            InputPlan::Scripted => PlayerInputs::Scripted(0),
+            InputPlan::Random(seed) => PlayerInputs::Random(Pcg32::new(*seed, p as u64)),
+            InputPlan::Json(bytes) => {
+                let mut v = parse_inputs::<S>(bytes, 1)?;
+                PlayerInputs::Listed(v.pop().unwrap_or_default().into_iter())
+            }
+            InputPlan::PerPlayer(plans) => match plans.get(p) {
+                Some(one) => Self::single(one, p)?,
+                None => PlayerInputs::Absent,
+            },
+        })
+    }
+
+    /// How many players the plan feeds.
+    pub(crate) fn players(&self) -> usize {
+        self.players.len()
+    }
+
+    /// The next tick's inputs, one per player, into `out`.
+    pub(crate) fn fill(&mut self, out: &mut [S::Input]) {
+        for (o, p) in out.iter_mut().zip(&mut self.players) {
+            *o = p.next_input();
+        }
+    }
+
+    /// Player `p`'s stream, taken out (for a peer that owns one player).
+    pub(crate) fn take_player(&mut self, p: usize) -> PlayerInputs<S> {
+        match self.players.get_mut(p) {
+            Some(x) => core::mem::replace(x, PlayerInputs::Absent),
+            None => PlayerInputs::Absent,
+        }
     }
 }

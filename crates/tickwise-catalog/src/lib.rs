@@ -138,6 +138,6 @@ pub use runner::{SimProfile, TickRunner};
 /// The JSON library of [`CatalogSim::json_input`], re-exported so a game
 /// implements the trait against the same version.
 pub use serde_json;
-pub use sim::{CatalogSim, SimInfo};
+pub use sim::{CatalogSim, SimInfo, json_with_count};
 /// The netplay crate the catalog's `netplay` and `peer` run on.
 pub use tickwise_net;

@@ -80,6 +80,17 @@ pub trait CatalogSim: Sim<Input: ReplayInput> + Clone + 'static {
         core::mem::size_of::<Self>() as u64
     }
 
+    /// `config` changed to build a sim of `players` players (1 to
+    /// [`tickwise::MAX_PLAYERS`]), for `record --players N` and netplay;
+    /// `None` when the sim's player count cannot be set that way (then only
+    /// the count its config gives is accepted). The default is `None`. A
+    /// sim whose config is a JSON object with a player-count key can return
+    /// [`crate::json_with_count`]`(config, "players", players)`.
+    fn config_for_players(config: &[u8], players: usize) -> Option<alloc::vec::Vec<u8>> {
+        let _ = (config, players);
+        None
+    }
+
     /// The sim's scripted input for `tick`: a fixed, documented pattern used
     /// when no inputs are given (`--inputs scripted`).
     fn scripted_input(tick: u64) -> Self::Input;
@@ -132,4 +143,15 @@ impl SimInfo {
             default_config: S::DEFAULT_CONFIG,
         }
     }
+}
+
+/// `config` (a JSON object) with `key` set to `value`, written back as
+/// compact JSON (keys in sorted order); `None` when `config` is not a JSON
+/// object. A helper for [`CatalogSim::config_for_players`].
+#[must_use]
+pub fn json_with_count(config: &[u8], key: &str, value: usize) -> Option<alloc::vec::Vec<u8>> {
+    let mut v: Value = serde_json::from_slice(config).ok()?;
+    v.as_object_mut()?
+        .insert(key.into(), Value::from(value as u64));
+    serde_json::to_vec(&v).ok()
 }

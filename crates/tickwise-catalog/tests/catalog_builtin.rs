@@ -76,7 +76,7 @@ fn island_replay_of_the_scripted_input_reaches_the_golden_digest() {
 fn forged_island_inputs_are_caught_at_the_next_checkpoint_naming_the_fields() {
     let bytes = island(600, &InputPlan::Scripted);
     let replay = Replay::<i32>::from_bytes(&bytes, &LIMITS).unwrap();
-    let mut inputs: Vec<i32> = replay.inputs().copied().collect();
+    let mut inputs: Vec<i32> = replay.inputs(0).copied().collect();
     assert_eq!(inputs[130], 1);
     inputs[130] = -1;
     let mut parts = replay.into_parts();
@@ -304,7 +304,7 @@ fn random_plan_is_the_documented_generator() {
     let bytes = island(500, &InputPlan::Random(77));
     let replay = Replay::<i32>::from_bytes(&bytes, &LIMITS).unwrap();
     assert_eq!(
-        replay.inputs().copied().collect::<Vec<_>>(),
+        replay.inputs(0).copied().collect::<Vec<_>>(),
         random_island_inputs(77, 500)
     );
 }
@@ -315,7 +315,7 @@ fn json_inputs_and_their_errors() {
     let bytes = island(5, &plan);
     let replay = Replay::<i32>::from_bytes(&bytes, &LIMITS).unwrap();
     assert_eq!(
-        replay.inputs().copied().collect::<Vec<_>>(),
+        replay.inputs(0).copied().collect::<Vec<_>>(),
         [1, 1, -1, 0, 0]
     );
     let e = catalog()
@@ -397,7 +397,7 @@ fn horde_replays_verify_and_forgeries_are_caught() {
         }
     );
     let replay = Replay::<TickInput>::from_bytes(&rec.bytes, &LIMITS).unwrap();
-    let mut inputs: Vec<TickInput> = replay.inputs().copied().collect();
+    let mut inputs: Vec<TickInput> = replay.inputs(0).copied().collect();
     // Tick 70 of the demo walk holds RIGHT; a stick push left overrides it.
     inputs[70].axes[0] = -32_767;
     let mut parts = replay.into_parts();

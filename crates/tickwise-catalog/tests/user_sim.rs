@@ -154,7 +154,7 @@ fn record_verify_tamper_compare() {
     // Tick 4 gets +1: totals from tick 4 on are one higher, so the first
     // checkpoint after it (tick 6, the second) catches it.
     let replay = Replay::<i32>::from_bytes(&rec.bytes, &LIMITS).unwrap();
-    let mut inputs: Vec<i32> = replay.inputs().copied().collect();
+    let mut inputs: Vec<i32> = replay.inputs(0).copied().collect();
     inputs[4] = 1;
     let mut parts = replay.into_parts();
     parts.set_inputs(0, inputs);

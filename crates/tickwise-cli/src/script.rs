@@ -489,7 +489,10 @@ pub fn run(args: &ScriptArgs) -> Result<u8, Failure> {
     let inputs = match &args.inputs {
         Some(p) => {
             let bytes = read_inputs_file(p)?;
-            parse_inputs::<IslandWorld>(&bytes).with_context(|| format!("{}", p.display()))?
+            parse_inputs::<IslandWorld>(&bytes, 1)
+                .with_context(|| format!("{}", p.display()))?
+                .pop()
+                .unwrap_or_default()
         }
         None => scripted_inputs(DEFAULT_INPUT_TICKS),
     };

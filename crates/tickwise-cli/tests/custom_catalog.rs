@@ -91,7 +91,7 @@ struct PaddleV2(Paddle);
 impl Sim for PaddleV2 {
     type Input = i32;
     fn step(&mut self, dir: &i32) {
-        self.0.step(dir);
+        self.0.step(core::slice::from_ref(dir));
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {
         self.0.visit_state(v);
@@ -191,7 +191,7 @@ fn record_verify_tamper_compare_sync_test_budget() {
     // tick 5 and reaches the wall on tick 11 instead of 9; from then on only
     // atWall differs (14 instead of 16 at tick 24), so the first checkpoint
     // (index 0, tick 20) catches it, naming that one field.
-    let mut inputs: Vec<i32> = replay.inputs().copied().collect();
+    let mut inputs: Vec<i32> = replay.inputs(0).copied().collect();
     assert_eq!(inputs[5], 1);
     inputs[5] = -1;
     let mut parts = replay.into_parts();
@@ -279,7 +279,7 @@ fn inputs_files_and_bad_configs() {
     let replay = Replay::<i32>::from_bytes(&std::fs::read(&out).unwrap(), &LIMITS).unwrap();
     // Ticks past the array's end get the default input.
     assert_eq!(
-        replay.inputs().copied().collect::<Vec<_>>(),
+        replay.inputs(0).copied().collect::<Vec<_>>(),
         [1, 1, 1, -1, 0, 0]
     );
 

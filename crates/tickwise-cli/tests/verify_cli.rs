@@ -49,7 +49,7 @@ fn record(out: &Path, ticks: u64, inputs: &str) {
 fn forge(path: &Path, tick: usize, input: i32) {
     let bytes = std::fs::read(path).unwrap();
     let replay = Replay::<i32>::from_bytes(&bytes, &ReplayLimits::DEFAULT).unwrap();
-    let mut inputs: Vec<i32> = replay.inputs().copied().collect();
+    let mut inputs: Vec<i32> = replay.inputs(0).copied().collect();
     inputs[tick] = input;
     let mut parts = replay.into_parts();
     parts.set_inputs(0, inputs);

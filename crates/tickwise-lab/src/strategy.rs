@@ -285,7 +285,7 @@ impl LoopUnderTest {
                 if *design == Design::Variable {
                     world.advance_ns(dt.as_nanos());
                 } else {
-                    tickwise::Sim::step(world, &());
+                    tickwise::Sim::step(world, &[()]);
                 }
                 *updates += 1;
                 FrameOut {

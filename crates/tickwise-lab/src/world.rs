@@ -153,7 +153,7 @@ fn saturate(v: i128) -> i64 {
 impl Sim for LabWorld {
     type Input = ();
 
-    fn step(&mut self, _input: &()) {
+    fn step(&mut self, _inputs: &[()]) {
         self.integrate(u128::from(self.step.numerator()));
     }
 

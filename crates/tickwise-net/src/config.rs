@@ -160,6 +160,13 @@ pub enum ConfigError {
         /// Which one.
         what: &'static str,
     },
+    /// The sim takes another number of players than the session has.
+    SimPlayers {
+        /// Players in the session.
+        session: u8,
+        /// Players the sim takes ([`tickwise::Sim::players`]).
+        sim: usize,
+    },
 }
 
 impl fmt::Display for ConfigError {
@@ -186,6 +193,11 @@ impl fmt::Display for ConfigError {
                 "{found} spectators is over the limit of {MAX_SPECTATORS}"
             ),
             ConfigError::Zero { what } => write!(f, "the {what} must be at least 1"),
+            ConfigError::SimPlayers { session, sim } => write!(
+                f,
+                "the session has {session} players but the sim takes {sim} (a sim's player \
+                 count comes from its config; every player needs a slot of its own)"
+            ),
         }
     }
 }

@@ -87,8 +87,11 @@ where
 {
     type Input = S::Input;
 
-    fn step(&mut self, input: &S::Input) {
-        self.last = Some(self.session.tick(input, &mut self.transport));
+    /// The local player's input only: the session gets the other players'
+    /// over the network.
+    fn step(&mut self, inputs: &[S::Input]) {
+        let local = inputs.first().cloned().unwrap_or_default();
+        self.last = Some(self.session.tick(&local, &mut self.transport));
     }
 
     fn visit_state(&self, visitor: &mut dyn StateVisitor) {
@@ -144,11 +147,15 @@ impl<S> Injected<S> {
 impl<S: Sim> Sim for Injected<S> {
     type Input = S::Input;
 
-    fn step(&mut self, input: &S::Input) {
-        self.inner.step(input);
+    fn players(&self) -> usize {
+        self.inner.players()
+    }
+
+    fn step(&mut self, inputs: &[S::Input]) {
+        self.inner.step(inputs);
         self.steps += 1;
         if self.at == Some(self.steps) {
-            self.inner.step(input);
+            self.inner.step(inputs);
         }
     }
 

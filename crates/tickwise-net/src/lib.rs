@@ -74,12 +74,11 @@ pub use config::{
 pub use game::{Injected, NetGame};
 pub use probe::Probe;
 pub use run::{
-    BundleFile, Finding, HostClock, LocalRun, PeerReport, PeerRun, RunError, RunOptions,
-    SpectatorReport, run_local, run_peer,
+    BundleFile, Finding, HostClock, LocalRun, PeerReport, PeerRun, PlayerInput, RunError,
+    RunOptions, SpectatorReport, random_inputs, run_local, run_peer,
 };
 pub use session::{
-    Desync, Drops, MergeFn, Session, SessionEnd, SessionError, SessionStats, TickOutcome,
-    round_robin,
+    Desync, Drops, Session, SessionEnd, SessionError, SessionStats, TickOutcome,
 };
 pub use spectator::Spectator;
 pub use transport::{

@@ -3,6 +3,7 @@
 //! Both produce the replay of the confirmed inputs and, on a desync, a
 //! forensic bundle.
 
+use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -15,7 +16,7 @@ use tickwise::{
 
 use crate::config::{ConfigError, FIRST_SPECTATOR_SLOT, SessionConfig};
 use crate::game::{Injected, NetGame};
-use crate::session::{Desync, Session, SessionEnd, SessionError, SessionStats, round_robin};
+use crate::session::{Desync, Session, SessionEnd, SessionError, SessionStats};
 use crate::spectator::Spectator;
 use crate::transport::{NetworkConfig, SimNetwork, Transport};
 
@@ -28,6 +29,13 @@ pub enum RunError {
     Session(SessionError),
     /// The desync injection tick must be at least 1 (tick 0 is the initial state).
     InjectAtZero,
+    /// Not one input stream per player.
+    Inputs {
+        /// Streams given.
+        given: usize,
+        /// Players in the session.
+        players: u8,
+    },
 }
 
 impl core::fmt::Display for RunError {
@@ -37,6 +45,10 @@ impl core::fmt::Display for RunError {
             RunError::Session(e) => write!(f, "{e}"),
             RunError::InjectAtZero => f.write_str(
                 "desync injection tick must be at least 1 (tick 0 is the initial state)",
+            ),
+            RunError::Inputs { given, players } => write!(
+                f,
+                "{given} input streams for {players} players: every player needs exactly one"
             ),
         }
     }
@@ -73,8 +85,6 @@ pub struct RunOptions {
     pub checkpoint_every: u64,
     /// Session id.
     pub session_id: u64,
-    /// Seed of the players' input streams (player `p` draws from stream `p`).
-    pub input_seed: u64,
     /// Makes player 1's sim non-deterministic at this tick.
     pub inject_desync_at: Option<u64>,
     /// Silent-peer timeout in ticks.
@@ -100,7 +110,6 @@ impl RunOptions {
             check_every: 1,
             checkpoint_every: 60,
             session_id: 0x7469_636b_7769_7365,
-            input_seed: 1,
             inject_desync_at: None,
             disconnect_after: 300,
             max_rounds: None,
@@ -233,9 +242,18 @@ fn percentile(sorted: &[u64], pct: usize) -> u64 {
     sorted.get(i).copied().unwrap_or(0)
 }
 
-fn inputs_for<I>(seed: u64, slot: u8, f: fn(&mut Pcg32) -> I) -> impl FnMut() -> I {
+/// One player's inputs: called once per tick the player's loop runs, in
+/// order, with that tick's number (the session's next tick in
+/// [`run_local`], the game loop's tick in [`run_peer`]); a stream that counts
+/// its own ticks may ignore it.
+pub type PlayerInput<'a, I> = Box<dyn FnMut(u64) -> I + 'a>;
+
+/// Player `slot`'s inputs drawn by `f` from a [`Pcg32`] seeded with `seed`
+/// on stream `slot` (what `tickwise netplay --inputs random:SEED` gives).
+#[must_use]
+pub fn random_inputs<'a, I: 'a>(seed: u64, slot: u8, f: fn(&mut Pcg32) -> I) -> PlayerInput<'a, I> {
     let mut rng = Pcg32::new(seed, u64::from(slot));
-    move || f(&mut rng)
+    Box::new(move |_| f(&mut rng))
 }
 
 /// Runs all players of a session in one process over a [`SimNetwork`] with
@@ -252,7 +270,7 @@ fn inputs_for<I>(seed: u64, slot: u8, f: fn(&mut Pcg32) -> I) -> impl FnMut() ->
 pub fn run_local<S: Sim + Clone>(
     initial: &S,
     header: &ReplayHeader,
-    random_input: fn(&mut Pcg32) -> S::Input,
+    inputs: Vec<PlayerInput<'_, S::Input>>,
     opts: &RunOptions,
     net: NetworkConfig,
     spectators: u8,
@@ -265,17 +283,22 @@ where
     opts.check()?;
     let mut network = SimNetwork::new(net);
     let mut sessions = Vec::new();
-    let mut gens = Vec::new();
+    let mut gens = inputs;
+    if gens.len() != usize::from(opts.players) {
+        return Err(RunError::Inputs {
+            given: gens.len(),
+            players: opts.players,
+        });
+    }
     for p in 0..opts.players {
         let fault = if p == 1 { opts.inject_desync_at } else { None };
         let sim = Injected::new(initial.clone(), 0, fault);
         let spec = if p == 0 { spectators } else { 0 };
-        let mut s = Session::new(sim, opts.session(p, spec), round_robin)?;
+        let mut s = Session::new(sim, opts.session(p, spec))?;
         let mut h = header.clone();
         h.checkpoint_every = opts.checkpoint_every;
         s.start_recording(h)?;
         sessions.push(s);
-        gens.push(inputs_for(opts.input_seed, p, random_input));
     }
     let mut specs: Vec<(Spectator<Injected<S>>, u64)> = Vec::new();
     let mut costs: Vec<Vec<u64>> = (0..opts.players).map(|_| Vec::new()).collect();
@@ -288,7 +311,7 @@ where
         let now = Timestamp::from_nanos(step.as_nanos().saturating_mul(round));
         network.advance_to(now);
         for (i, s) in sessions.iter_mut().enumerate() {
-            let input = (gens[i])();
+            let input = (gens[i])(s.current_tick());
             let t0 = clock();
             #[allow(clippy::cast_possible_truncation, reason = "at most 4 players")]
             let _ = s.tick(&input, &mut network.port(i as u8));
@@ -307,7 +330,6 @@ where
                     slot,
                     opts.players,
                     opts.session_id,
-                    round_robin,
                 );
                 host.add_spectator(slot, tick)?;
                 specs.push((spec, tick));
@@ -556,7 +578,7 @@ pub struct PeerRun {
 pub fn run_peer<S: Sim + Clone>(
     initial: &S,
     header: &ReplayHeader,
-    random_input: fn(&mut Pcg32) -> S::Input,
+    input: PlayerInput<'_, S::Input>,
     clock_config: ClockConfig,
     opts: &RunOptions,
     local: u8,
@@ -578,12 +600,12 @@ where
         None
     };
     let sim = Injected::new(initial.clone(), 0, fault);
-    let mut session = Session::new(sim, cfg, round_robin)?;
+    let mut session = Session::new(sim, cfg)?;
     let mut h = header.clone();
     h.checkpoint_every = opts.checkpoint_every;
     session.start_recording(h)?;
-    let mut gen_input = inputs_for(opts.input_seed, local, random_input);
-    let inputs = FnInputs(move |_: Tick| gen_input());
+    let mut gen_input = input;
+    let inputs = FnInputs(move |t: Tick| gen_input(t.get()));
     let game = NetGame::new(session, transport);
     let mut lp = FixedLoop::new(game, inputs, clock_config, CatchUpPolicy::Full);
     let start = host.now();

@@ -38,25 +38,6 @@ use crate::wire::{
     decode, write_envelope,
 };
 
-/// How the players' inputs of one tick become the sim's input.
-pub type MergeFn<I> = fn(u64, &[I]) -> I;
-
-/// The merge for sims with one input per tick (every catalog sim): tick `t`
-/// is driven by player `t mod players`. Every player's inputs reach the
-/// state, so mispredicting any of them forces a real rollback.
-#[must_use]
-pub fn round_robin<I: Clone + Default>(tick: u64, players: &[I]) -> I {
-    let n = players.len() as u64;
-    if n == 0 {
-        return I::default();
-    }
-    usize::try_from(tick % n)
-        .ok()
-        .and_then(|i| players.get(i))
-        .cloned()
-        .unwrap_or_default()
-}
-
 /// Why datagrams were dropped, counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Drops {
@@ -320,7 +301,8 @@ struct SpectatorLink {
 #[derive(Clone, Debug)]
 struct LiveRecord<I> {
     header: ReplayHeader,
-    runs: Vec<Run<I>>,
+    /// Each player's confirmed inputs, in slot order.
+    runs: Vec<Vec<Run<I>>>,
     names: Vec<&'static str>,
     sums: Vec<u64>,
     fields: Vec<u32>,
@@ -343,14 +325,14 @@ const fn ring(t: u64, n: usize) -> usize {
 
 /// A rollback (or lockstep) session for one local player.
 ///
-/// `S` is the sim; players' inputs are `S::Input` and are merged into the
-/// sim's input for a tick by a [`MergeFn`] ([`round_robin`] for sims with
-/// one input per tick). Inputs travel in their replay encoding
-/// ([`ReplayInput`]), so the wire and the replay agree on what an input is.
+/// `S` is the sim; it takes one input per player each tick
+/// ([`Sim::players`] must equal the session's players), so every player's
+/// input reaches the step in its own slot. Inputs travel in their replay
+/// encoding ([`ReplayInput`]), so the wire and the replay agree on what an
+/// input is.
 #[derive(Debug)]
 pub struct Session<S: Sim> {
     cfg: SessionConfig,
-    merge: MergeFn<S::Input>,
     sim: S,
     snaps: Vec<Option<(u64, S)>>,
     inputs: Vec<Vec<InputSlot<S::Input>>>,
@@ -391,12 +373,8 @@ where
     /// # Errors
     ///
     /// [`SessionError::Config`] for a setting out of range.
-    pub fn new(
-        sim: S,
-        cfg: SessionConfig,
-        merge: MergeFn<S::Input>,
-    ) -> Result<Session<S>, SessionError> {
-        Session::resume_from(sim, 0, cfg, merge)
+    pub fn new(sim: S, cfg: SessionConfig) -> Result<Session<S>, SessionError> {
+        Session::resume_from(sim, 0, cfg)
     }
 
     /// A session whose state `sim` is the confirmed state at `tick` (a
@@ -406,13 +384,14 @@ where
     /// # Errors
     ///
     /// [`SessionError::Config`] for a setting out of range.
-    pub fn resume_from(
-        sim: S,
-        tick: u64,
-        cfg: SessionConfig,
-        merge: MergeFn<S::Input>,
-    ) -> Result<Session<S>, SessionError> {
+    pub fn resume_from(sim: S, tick: u64, cfg: SessionConfig) -> Result<Session<S>, SessionError> {
         cfg.validate()?;
+        if sim.players() != usize::from(cfg.players) {
+            return Err(SessionError::Config(ConfigError::SimPlayers {
+                session: cfg.players,
+                sim: sim.players(),
+            }));
+        }
         let mut probe = Probe::new();
         probe.take(&sim);
         let nfields = probe.hashes().len().min(MAX_FIELDS_PER_PACKET);
@@ -423,7 +402,6 @@ where
             input: S::Input::default(),
         };
         let mut s = Session {
-            merge,
             snaps: (0..cfg.window as usize + 2).map(|_| None).collect(),
             inputs: (0..players)
                 .map(|_| vec![empty.clone(); INPUT_RING])
@@ -497,9 +475,10 @@ where
         }
         header.ticks = 0;
         header.input_kind = S::Input::KIND;
+        header.players = self.cfg.players;
         self.record = Some(LiveRecord {
             header,
-            runs: Vec::new(),
+            runs: (0..self.cfg.players).map(|_| Vec::new()).collect(),
             names: self.probe_names(),
             sums: Vec::new(),
             fields: Vec::new(),
@@ -726,8 +705,7 @@ where
             }
         }
         self.gather(t);
-        let input = (self.merge)(t, &self.merged);
-        self.sim.step(&input);
+        self.sim.step(&self.merged);
         self.current += 1;
     }
 
@@ -795,10 +773,14 @@ where
                 .as_ref()
                 .map(|r| s.is_multiple_of(r.header.checkpoint_every));
             if let Some(r) = &mut self.record {
-                let input = (self.merge)(t, &self.merged);
-                match r.runs.last_mut() {
-                    Some(run) if run.input == input => run.len += 1,
-                    _ => r.runs.push(Run { len: 1, input }),
+                for (runs, input) in r.runs.iter_mut().zip(&self.merged) {
+                    match runs.last_mut() {
+                        Some(run) if run.input == *input => run.len += 1,
+                        _ => runs.push(Run {
+                            len: 1,
+                            input: input.clone(),
+                        }),
+                    }
                 }
                 r.header.ticks = s;
             }

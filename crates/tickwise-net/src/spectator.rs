@@ -7,7 +7,7 @@ use tickwise::replay::ByteReader;
 use tickwise::{ReplayInput, Sim};
 
 use crate::config::{FIRST_SPECTATOR_SLOT, SPECTATOR_BUFFER};
-use crate::session::{Drops, MergeFn};
+use crate::session::Drops;
 use crate::transport::{RECV_BUFFER, Transport};
 use crate::wire::{Body, Buf, Envelope, KIND_SPECTATOR_ACK, WireError, decode, write_envelope};
 
@@ -26,7 +26,6 @@ pub struct Spectator<S: Sim> {
     slot: u8,
     session_id: u64,
     players: u8,
-    merge: MergeFn<S::Input>,
     buf: Vec<S::Input>,
     merged: Vec<S::Input>,
     last_seq: Option<u64>,
@@ -41,16 +40,10 @@ where
     S::Input: ReplayInput,
 {
     /// A spectator in `slot` (4, 5, ...) holding `sim`, the confirmed state
-    /// at `tick`, of a `players`-player session.
+    /// at `tick`, of a `players`-player session (the sim's
+    /// [`Sim::players`]).
     #[must_use]
-    pub fn new(
-        sim: S,
-        tick: u64,
-        slot: u8,
-        players: u8,
-        session_id: u64,
-        merge: MergeFn<S::Input>,
-    ) -> Spectator<S> {
+    pub fn new(sim: S, tick: u64, slot: u8, players: u8, session_id: u64) -> Spectator<S> {
         let n = usize::from(players.clamp(2, 4));
         Spectator {
             sim,
@@ -59,7 +52,6 @@ where
             slot: slot.max(FIRST_SPECTATOR_SLOT),
             session_id,
             players: players.clamp(2, 4),
-            merge,
             buf: vec![S::Input::default(); SPECTATOR_BUFFER * n],
             merged: vec![S::Input::default(); n],
             last_seq: None,
@@ -104,8 +96,7 @@ where
             for p in 0..n {
                 self.merged[p].clone_from(&self.buf[base + p]);
             }
-            let input = (self.merge)(self.tick, &self.merged);
-            self.sim.step(&input);
+            self.sim.step(&self.merged);
             self.tick += 1;
             ran += 1;
         }

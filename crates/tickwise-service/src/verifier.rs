@@ -174,6 +174,13 @@ impl Verifier {
                     sim.join(", ")
                 ));
             }
+            ReplayVerdict::PlayersDiffer { recorded, sim } => {
+                r.status = JobStatus::Invalid;
+                r.error = Some(format!(
+                    "the replay holds inputs of {recorded} players but its config builds a \
+                     sim of {sim}"
+                ));
+            }
         }
         if let Some(session_ms) = meta.session_ms
             && let Ok(profile) = self.catalog.profile(info.id, Some(&header.config))

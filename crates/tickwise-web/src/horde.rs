@@ -553,8 +553,8 @@ mod tests {
         )
         .unwrap();
         let mut w = HordeWorld::new(&p.cfg);
-        for input in replay.inputs().take(usize::try_from(ticks).unwrap()) {
-            w.step(input);
+        for input in replay.inputs(0).take(usize::try_from(ticks).unwrap()) {
+            w.step(core::slice::from_ref(input));
         }
         w.capture()
     }

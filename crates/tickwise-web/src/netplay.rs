@@ -1,12 +1,11 @@
 //! The netplay page's model: two players of one rollback session side by
 //! side in one tab, over `tickwise-net`'s seeded network simulator.
 //!
-//! * **Sim and players.** The horde (a catalog sim, `config/horde.json`,
-//!   30 Hz). Catalog sims take one input per tick, so the session merges
-//!   the players' inputs with [`round_robin`]: even ticks are player 1's
-//!   (the keyboard), odd ticks player 2's (a seeded bot, [`Bot`]). Either
-//!   player's input reaches the state, so a misprediction of either is a
-//!   real rollback.
+//! * **Sim and players.** The co-op horde (a catalog sim,
+//!   `config/horde.json` with two heroes, 30 Hz). Every tick the sim gets
+//!   both players' inputs, each in its own slot: hero 1 moves only by
+//!   player 1 (the keyboard), hero 2 only by player 2 (a seeded bot,
+//!   [`Bot`]). A misprediction of either is a real rollback.
 //! * **Time.** Each player is a [`FixedLoop`] whose sim is a
 //!   [`NetGame`] (the session plus its port on the shared [`SimNetwork`]):
 //!   every tick of the loop is one `Session::tick`, as the session design
@@ -45,7 +44,7 @@ use tickwise::{
 use tickwise_catalog::CatalogError;
 use tickwise_net::{
     Datagram, MAX_INPUT_DELAY, NetGame, NetworkConfig, Session, SessionConfig, SessionError,
-    SimNetwork, Transport, round_robin,
+    SimNetwork, Transport,
 };
 use tickwise_sims::ConfigError;
 use tickwise_sims::horde::{DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, RIGHT, UP};
@@ -159,9 +158,8 @@ impl Sim for Player {
     type Input = TickInput;
 
     fn step(&mut self, inputs: &[TickInput]) {
-        let input = &inputs.first().cloned().unwrap_or_default();
         self.apply_controls();
-        self.game.step(input);
+        self.game.step(inputs);
     }
 
     fn visit_state(&self, visitor: &mut dyn StateVisitor) {
@@ -352,7 +350,7 @@ impl NetplayPage {
             let mut sc = SessionConfig::new(2, slot);
             sc.input_delay = delay;
             sc.session_id = SESSION_ID;
-            let mut s = Session::new(world.clone(), sc, round_robin)?;
+            let mut s = Session::new(world.clone(), sc)?;
             s.start_recording(header.clone())?;
             let port = SharedPort {
                 net: Rc::clone(&net),
@@ -846,9 +844,9 @@ impl NetplayHandle {
             }
             slot @ None => slot.insert(now.clone()),
         };
-        let input = TickInput::default();
+        let inputs = vec![TickInput::default(); w.players()];
         for _ in 0..n {
-            w.step(&input);
+            w.step(&inputs);
         }
         Ok(num(n))
     }

@@ -1,6 +1,7 @@
 //! The loop: owns a sim, its clock, its lifecycle and its input source.
 
 use alloc::boxed::Box;
+use alloc::vec::Vec;
 
 use crate::clock::{Clock, ClockConfig, FrameReport};
 use crate::input::InputSource;

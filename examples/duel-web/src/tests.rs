@@ -31,8 +31,8 @@ fn replay(p: &DuelPage) -> Replay<TickInput> {
 fn state_at(p: &DuelPage, ticks: u64) -> DuelFrame {
     let cfg = DuelConfig::parse(DEFAULT_CONFIG).unwrap();
     let mut d = Duel::new(&cfg);
-    for input in replay(p).inputs().take(usize::try_from(ticks).unwrap()) {
-        d.step(input);
+    for input in replay(p).inputs(0).take(usize::try_from(ticks).unwrap()) {
+        d.step(core::slice::from_ref(input));
     }
     d.capture()
 }

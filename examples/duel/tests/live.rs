@@ -7,7 +7,7 @@
 
 use tickwise::{
     CatchUpPolicy, HostEvent, HostEventKind, Nanos, Replay, ReplayLimits, Sim, TickInput,
-    compare_lockstep, verify,
+    compare_lockstep, one_player, verify,
 };
 use tickwise_example_duel::session::{
     Action, DEMO_KEYS, DEMO_POLICY, IRREGULAR_MS, LIVE_CHECKPOINT_EVERY, LiveSession, SessionError,
@@ -31,7 +31,7 @@ fn demo() -> LiveSession {
 
 /// Every tick's input as the sim consumed it, from the session's recording.
 fn inputs(s: &LiveSession) -> Vec<TickInput> {
-    s.replay().unwrap().inputs().copied().collect()
+    s.replay().unwrap().inputs(0).copied().collect()
 }
 
 /// The inputs [`DEMO_KEYS`] must give, tick by tick, worked out from the
@@ -129,7 +129,7 @@ fn same_keys_under_any_frame_schedule_give_the_same_ticks() {
     ];
     let mut offline = Duel::new(&config());
     for input in expected_inputs(50) {
-        offline.step(&input);
+        offline.step(core::slice::from_ref(&input));
     }
     for frames in &schedules {
         assert_eq!(frames.iter().sum::<u64>(), 800);
@@ -227,7 +227,7 @@ fn the_live_demo_with_a_hide_and_a_capped_frame_worked_out_by_hand() {
     // Right-up: pressed in tick 83, held through tick 92, released in tick
     // 93 by the hide, never held in the catch-up or after.
     let up = Key::RightUp.button();
-    let ticks: Vec<TickInput> = replay.inputs().copied().collect();
+    let ticks: Vec<TickInput> = replay.inputs(0).copied().collect();
     assert!(ticks[83].was_pressed(up));
     let held: Vec<usize> = (0..ticks.len()).filter(|&t| ticks[t].is_held(up)).collect();
     assert_eq!(held, (83..93).collect::<Vec<_>>());
@@ -279,7 +279,7 @@ fn a_rule_change_shows_up_in_the_paddles_at_tick_1() {
     let faster = DuelConfig::parse(text.as_bytes()).unwrap();
     let (mut a, mut b) = (Duel::new(&config()), Duel::new(&faster));
     let inputs = inputs(&s);
-    let c = compare_lockstep(&mut a, &mut b, inputs.clone(), inputs, 80);
+    let c = compare_lockstep(&mut a, &mut b, one_player(inputs.clone()), one_player(inputs), 80);
     let d = c.divergence.expect("the paddles diverge");
     assert_eq!(
         (d.tick, d.fields, c.first_input_difference),

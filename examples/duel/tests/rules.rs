@@ -39,7 +39,7 @@ fn rally_input(tick: u64) -> TickInput {
 fn run_to(d: &mut Duel, tick: u64) {
     while d.tick() < tick {
         let t = d.tick();
-        d.step(&rally_input(t));
+        d.step(core::slice::from_ref(&rally_input(t)));
     }
 }
 
@@ -93,10 +93,10 @@ fn the_first_default_serve_goes_right_and_level() {
     // 2068313097 * 7 = 14478191679 = 3 * 2^32 + 1593289791 -> 3, vy = 0.
     let mut d = Duel::new(&DuelConfig::parse(DEFAULT_CONFIG).unwrap());
     for _ in 0..30 {
-        d.step(&TickInput::default());
+        d.step(core::slice::from_ref(&TickInput::default()));
     }
     assert_eq!((d.ball(), d.velocity()), ([320, 180], [5, 0]));
-    d.step(&TickInput::default());
+    d.step(core::slice::from_ref(&TickInput::default()));
     assert_eq!(d.ball(), [325, 180]);
 }
 
@@ -129,11 +129,11 @@ fn sync_test_with_rollback_8_finds_no_desync() {
     let cfg = DuelConfig::parse(DEFAULT_CONFIG).unwrap();
     // From tick 8 on, every tick rolls back 8 and re-simulates 8 steps:
     // (2000 - 8 + 1) * 8 = 15944 steps.
-    let report = sync_test(Duel::new(&cfg), scripted_input, 2000, 8);
+    let report = sync_test(Duel::new(&cfg), |t, out: &mut [TickInput]| out.fill(scripted_input(t)), 2000, 8);
     assert_eq!(report.mismatch, None);
     assert_eq!((report.ticks, report.resimulated_steps), (2000, 15_944));
     let mut rng = Pcg32::new(7, 1);
-    let report = sync_test(Duel::new(&cfg), |_| random_input(&mut rng), 2000, 8);
+    let report = sync_test(Duel::new(&cfg), |_, out: &mut [TickInput]| out.fill(random_input(&mut rng)), 2000, 8);
     assert_eq!(report.mismatch, None);
 }
 
@@ -154,7 +154,7 @@ impl Sim for Leaky {
         if self.steps.get() == 25 {
             input.held = input.held.with(Key::LeftUp.button());
         }
-        self.duel.step(&input);
+        self.duel.step(core::slice::from_ref(&input));
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {
         self.duel.visit_state(v);
@@ -172,7 +172,7 @@ fn sync_test_catches_hidden_state() {
         duel: Duel::new(&cfg),
         steps: Rc::new(Cell::new(0)),
     };
-    let report = sync_test(sim, |_| TickInput::default(), 40, 8);
+    let report = sync_test(sim, |_, out: &mut [TickInput]| out.fill(TickInput::default()), 40, 8);
     let m = report.mismatch.expect("the hidden counter desyncs");
     assert_eq!(
         (m.tick, m.rolled_back_from, m.fields),

@@ -58,7 +58,7 @@ impl Sim for FasterPaddles {
     type Input = TickInput;
     fn step(&mut self, inputs: &[TickInput]) {
         let input = &inputs.first().cloned().unwrap_or_default();
-        self.0.step(input);
+        self.0.step(core::slice::from_ref(input));
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {
         self.0.visit_state(v);
@@ -140,7 +140,10 @@ fn a_live_session_verifies_compares_and_sync_tests_through_the_duel_tool() {
         .unwrap();
     let div = r.comparison.divergence.expect("bots and players differ");
     assert_eq!((div.tick, div.fields), (1, vec!["paddles"]));
-    assert_eq!(r.comparison.first_input_difference, Some(0));
+    assert_eq!(
+        r.comparison.first_input_difference.map(|d| (d.tick, d.player)),
+        Some((0, 0))
+    );
 
     let sync = ["sync-test", "--ticks", "2000", "--rollback", "8"];
     assert_eq!(duel(&c, &sync), ExitCode::SUCCESS);

@@ -95,11 +95,11 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
         Drive::Walk => {
             let mut t = 0;
             time_ticks(ticks, || {
-                world.step(&scripted_input(t));
+                world.step(&[scripted_input(t)]);
                 t += 1;
             })
         }
-        Drive::Still => time_ticks(ticks, || world.step(&TickInput::default())),
+        Drive::Still => time_ticks(ticks, || world.step(&[TickInput::default()])),
     });
     let n = times.len().max(1) as u64;
     let us = |ns: u64| ns as f64 / 1000.0;

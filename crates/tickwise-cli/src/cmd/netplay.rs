@@ -10,26 +10,33 @@ use std::time::Instant;
 use anyhow::Context as _;
 use serde_json::{Value, json};
 use tickwise::Nanos;
-use tickwise_catalog::Catalog;
+use tickwise_catalog::{Catalog, InputPlan};
 use tickwise_catalog::tickwise_net::{
     BundleFile, LocalRun, MAX_INPUT_DELAY, MAX_WINDOW, NetworkConfig, PeerReport, RunOptions,
 };
 
-use super::record::read_config;
+use super::record::{choose_sim, parse_plan, read_config};
 use crate::{Failure, hints};
 
 /// Flags shared by `netplay` and `peer`.
 #[derive(Debug, clap::Args)]
 pub struct SessionArgs {
-    /// The sim id: any sim of the catalog.
-    #[arg(long, value_name = "ID", default_value = "island")]
-    pub sim: String,
+    /// The sim id: any sim of the catalog that takes more than one player
+    /// (default: a one-sim catalog's only sim, else `horde`).
+    #[arg(long, value_name = "ID")]
+    pub sim: Option<String>,
     /// The sim's config file (default: its built-in config).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Players (2 to 4).
+    /// Players (2 to 4); the sim's config is set to this many players when
+    /// the sim allows it (e.g. the horde's `players` key).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=4))]
     pub players: u8,
+    /// Each player's inputs, given once per player in slot order:
+    /// `scripted`, `random:SEED` or an inputs FILE (one array, that
+    /// player's). Players without one draw `random:1` (player p from stream p).
+    #[arg(long = "inputs", value_name = "SPEC")]
+    pub inputs: Vec<String>,
     /// Ticks every player simulates and confirms.
     #[arg(long, value_name = "N", default_value_t = 3_600,
           value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
@@ -50,7 +57,8 @@ pub struct SessionArgs {
     #[arg(long, value_name = "K", default_value_t = 60,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub checkpoint_every: u64,
-    /// Seed of the players' input streams.
+    /// Seed of the network simulator's faults (loss, duplication,
+    /// reordering, jitter); players' inputs come from `--inputs`.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
     /// Make player 1's sim non-deterministic at tick T (T ≥ 1), to see the
@@ -79,10 +87,51 @@ impl SessionArgs {
         o.window = self.window;
         o.check_every = self.check_every;
         o.checkpoint_every = self.checkpoint_every;
-        o.input_seed = self.seed;
         o.inject_desync_at = self.inject_desync_at;
         o.disconnect_after = self.disconnect_after;
         o
+    }
+
+    /// The sim: `--sim`, or a one-sim catalog's only sim, or `horde`.
+    ///
+    /// # Errors
+    ///
+    /// An unknown sim id.
+    pub fn sim_id(&self, catalog: &Catalog) -> Result<&'static str, Failure> {
+        Ok(choose_sim(catalog, self.sim.as_deref(), "horde")?.id)
+    }
+
+    /// The sim's config for `--players` players (its own or `--config`),
+    /// and the players' input plan.
+    ///
+    /// # Errors
+    ///
+    /// An unreadable config or inputs file, or a sim that cannot take that
+    /// many players.
+    pub fn config_and_plan(
+        &self,
+        catalog: &Catalog,
+        sim: &str,
+    ) -> Result<(Vec<u8>, InputPlan), Failure> {
+        if self.inputs.len() > usize::from(self.players) {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "{} --inputs given for {} players: give one per player, in slot order",
+                self.inputs.len(),
+                self.players
+            )));
+        }
+        let config = read_config(self.config.as_deref())?;
+        let config = catalog
+            .config_for_players(sim, config.as_deref(), usize::from(self.players))
+            .map_err(hints::catalog)?;
+        let mut plans = Vec::with_capacity(usize::from(self.players));
+        for spec in &self.inputs {
+            plans.push(parse_plan(spec)?);
+        }
+        while plans.len() < usize::from(self.players) {
+            plans.push(InputPlan::Random(1));
+        }
+        Ok((config, InputPlan::PerPlayer(plans)))
     }
 }
 
@@ -142,7 +191,8 @@ fn ppm(p: f64) -> u32 {
 /// Exit code 2 for an unknown sim, a bad config or settings, unwritable output.
 pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let s = &args.session;
-    let config = read_config(s.config.as_deref())?;
+    let sim = s.sim_id(catalog)?;
+    let (config, plan) = s.config_and_plan(catalog, sim)?;
     let net = NetworkConfig {
         latency: Nanos::from_micros(args.rtt_ms.saturating_mul(500)),
         jitter: Nanos::from_millis(args.jitter_ms),
@@ -156,8 +206,9 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let mut clock = || u64::try_from(origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
     let run = catalog
         .netplay(
-            &s.sim,
-            config.as_deref(),
+            sim,
+            Some(&config),
+            &plan,
             &s.options(),
             net,
             args.spectators,
@@ -167,9 +218,9 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let written = write_outputs(s.out.as_deref(), &run.replay, &run.bundle)?;
     let ok = run.finished && run.checksums_agree && run.desync.is_none();
     if s.json {
-        println!("{}", report_json(&s.sim, &run, &written));
+        println!("{}", report_json(sim, &run, &written));
     } else {
-        print_report(&s.sim, &run, &written, s.options().round_limit());
+        print_report(sim, &run, &written, s.options().round_limit());
     }
     Ok(u8::from(!ok))
 }

@@ -10,7 +10,6 @@ use tickwise_catalog::{Catalog, PeerIo};
 use tickwise_net::{FIRST_SPECTATOR_SLOT, HostClock, UdpTransport};
 
 use super::netplay::{SessionArgs, peer_json, write_outputs};
-use super::record::read_config;
 use crate::{Failure, hints};
 
 /// Arguments.
@@ -70,7 +69,8 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     }
     let slots = (0..s.players).filter(|&p| p != args.player);
     let peers = slots.zip(args.remote.iter().copied()).collect();
-    let config = read_config(s.config.as_deref())?;
+    let sim = s.sim_id(catalog)?;
+    let (config, plan) = s.config_and_plan(catalog, sim)?;
     let mut transport =
         UdpTransport::bind(args.bind, peers).with_context(|| format!("binding {}", args.bind))?;
     let mut clock = RealClock(Instant::now());
@@ -82,7 +82,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         deadline: Nanos::from_secs(args.timeout_s),
     };
     let run = catalog
-        .peer(&s.sim, config.as_deref(), &s.options(), io)
+        .peer(sim, Some(&config), &plan, &s.options(), io)
         .map_err(hints::catalog)?;
     let written = write_outputs(s.out.as_deref(), &run.replay, &[])?;
     let ok = run.finished && run.report.desync.is_none();

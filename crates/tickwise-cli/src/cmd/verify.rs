@@ -161,6 +161,12 @@ fn verify_bytes(bytes: Vec<u8>, limits: &ReplayLimits, catalog: &Catalog) -> Out
                     sim.join(", ")
                 ),
             },
+            ReplayVerdict::PlayersDiffer { recorded, sim } => Outcome::Unreadable {
+                why: format!(
+                    "the replay holds inputs of {recorded} players but its config builds a \
+                     sim of {sim}"
+                ),
+            },
         },
     }
 }

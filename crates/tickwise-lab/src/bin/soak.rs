@@ -126,8 +126,12 @@ struct Tracked<S> {
 impl<S: Sim> Sim for Tracked<S> {
     type Input = S::Input;
 
-    fn step(&mut self, input: &S::Input) {
-        self.inner.step(input);
+    fn players(&self) -> usize {
+        self.inner.players()
+    }
+
+    fn step(&mut self, inputs: &[S::Input]) {
+        self.inner.step(inputs);
         self.steps += 1;
     }
 
@@ -200,7 +204,7 @@ fn straight<S: Soaked>(mut sim: S, seed: u64, rx: &Receiver<Msg>) -> Result<Stra
             return Err(format!("message for tick {target} after tick {t}"));
         }
         while t < target {
-            sim.step(&S::input_for(seed, t));
+            sim.step(&[S::input_for(seed, t)]);
             t += 1;
         }
         match msg {

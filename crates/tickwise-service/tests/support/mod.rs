@@ -56,7 +56,7 @@ fn horde(seed: u64, ticks: u64) -> Vec<u8> {
 /// re-simulation can tell.
 fn forged_island(seed: u64, ticks: u64) -> Vec<u8> {
     let r = Replay::<i32>::from_bytes(&island(seed, ticks), &ReplayLimits::DEFAULT).unwrap();
-    let mut inputs: Vec<i32> = r.inputs().copied().collect();
+    let mut inputs: Vec<i32> = r.inputs(0).copied().collect();
     let mut parts = r.into_parts();
     let k = inputs.len() / 2;
     inputs[k] = if inputs[k] == 1 { -1 } else { 1 };
