@@ -9,10 +9,14 @@ Python integers, and the checksum is computed here from the field list.
 It is meant for a few enemies (O(n^2) per tick), to pin the Rust horde's
 per-tick checksums to values computed another way.
 
-    python3 parity/horde_ref.py [--config F] [--enemies N] [--ticks T] [--every]
+Version 3 (co-op): one to four heroes, written from docs/horde.md ("Heroes",
+"One tick") and issue 17, not from the Rust. Each hero is a `Hero` object;
+enemies pick their target hero by trying every hero that is up.
+
+    python3 parity/horde_ref.py [--config F] [--enemies N] [--players N] [--ticks T] [--every]
 
 prints the digest after T ticks of the demo walk (with --every: after each
-tick). `python3 parity/horde_ref.py golden` rewrites parity/horde_golden.json.
+tick; with --players N, heroes 1.. stand still). `python3 parity/horde_ref.py golden` rewrites parity/horde_golden.json.
 
 Standard library only (Python 3.11).
 """
@@ -51,7 +55,9 @@ REQUIRED = (
     "spawnDistance", "spawnSpacing",
 )
 OPTIONAL = {"version": 1, "sim": "horde", "tickHz": 30, "maxCatchUpSteps": 300,
-            "minCatchUpMs": 32, "maxStepsPerFrame": 8}
+            "minCatchUpMs": 32, "maxStepsPerFrame": 8, "players": 1}
+MAX_PLAYERS = 4
+HERO_SPREAD_PX = 24  # hero i of n starts (2i - (n - 1)) * 24 px right of the centre
 NOTE_KEYS = ("note", "$comment")
 
 
@@ -84,6 +90,8 @@ def load_config(data: bytes) -> dict:
     missing = [k for k in REQUIRED if k not in obj]
     if missing:
         raise ConfigError(f"missing key {missing[0]!r}")
+    if not 1 <= obj.get("players", 1) <= MAX_PLAYERS:
+        raise ConfigError(f"players must be 1..={MAX_PLAYERS}, found {obj['players']}")
     return {**OPTIONAL, **obj}
 
 
@@ -169,8 +177,24 @@ class Kernel:
         return trunc_div(dx * w, 65536), trunc_div(dy * w, 65536)
 
 
+class Hero:
+    """One hero: where it is, its hit points and its two timers."""
+
+    def __init__(self, x: int, y: int, hp: int) -> None:
+        self.x, self.y = x, y
+        self.hp = hp
+        self.downs = 0
+        self.invuln = 0
+        self.attack_timer = 0
+        self.contacts = 0  # this tick's
+
+    @property
+    def up(self) -> bool:
+        return self.hp > 0
+
+
 class Horde:
-    """One horde world: the player, enemies by id, counters."""
+    """One horde world: the heroes, enemies by id, counters."""
 
     def __init__(self, cfg: dict) -> None:
         self.max_x = cfg["fieldWidth"] * SUBPX - 1
@@ -199,12 +223,14 @@ class Horde:
         self.outer = math.isqrt(self.inner**2 + need) + 1
         self.rng = Pcg32(cfg["seed"], RNG_STREAM)
         self.tick = 0
-        self.px = self.max_x // 2
-        self.py = self.max_y // 2
-        self.player_hp = self.player_hp_full
-        self.downs = 0
-        self.invuln = 0
-        self.attack_timer = 0
+        players = cfg.get("players", 1)
+        cx, cy = self.max_x // 2, self.max_y // 2
+        self.heroes = [
+            Hero(clamp_field(cx + (2 * i - (players - 1)) * HERO_SPREAD_PX * SUBPX, self.max_x), cy,
+                 self.player_hp_full)
+            for i in range(players)
+        ]
+        self.wipes = 0
         self.kills = 0
         self.waves = 0
         self.alive = 0
@@ -218,25 +244,53 @@ class Horde:
         self.crowd = [0] * n
         # What the tick did, for the tests' coverage checks.
         self.nudges = 0
+        self.ties = 0
+        self.targets = [0] * n  # each enemy's hero in the last steering
+        self.revivals = 0
         self.respawn_dead()
+
+    # The first hero, under version 2's names (one-hero code and tests).
+    @property
+    def px(self) -> int:
+        return self.heroes[0].x
+
+    @property
+    def py(self) -> int:
+        return self.heroes[0].y
+
+    @property
+    def downs(self) -> int:
+        return sum(h.downs for h in self.heroes)
 
     # -- one tick
 
-    def step(self, move: tuple[int, int]) -> None:
-        sx, sy = move
-        self.px = clamp_field(self.px + trunc_div(sx * self.player_speed, STICK_MAX), self.max_x)
-        self.py = clamp_field(self.py + trunc_div(sy * self.player_speed, STICK_MAX), self.max_y)
+    def step(self, moves: list[tuple[int, int]]) -> None:
+        """One tick; moves[p] is player p's stick vector (absent: still)."""
+        for p, hero in enumerate(self.heroes):
+            if not hero.up:
+                continue
+            sx, sy = moves[p] if p < len(moves) else (0, 0)
+            hero.x = clamp_field(hero.x + trunc_div(sx * self.player_speed, STICK_MAX), self.max_x)
+            hero.y = clamp_field(hero.y + trunc_div(sy * self.player_speed, STICK_MAX), self.max_y)
         if self.tick > 0 and self.tick % self.wave_ticks == 0:
+            for hero in self.heroes:
+                if not hero.up:
+                    self.get_up(hero)
+                    self.revivals += 1
             self.respawn_dead()
             self.waves += 1
         self.steer()
         self.separate()
-        contacts = self.strike()
-        self.take_contacts(contacts)
+        self.strike()
+        self.take_contacts()
         self.tick += 1
 
+    def get_up(self, hero: Hero) -> None:
+        hero.hp = self.player_hp_full
+        hero.invuln = self.invuln_ticks
+
     def spawn_offset(self) -> tuple[int, int]:
-        """A point of the square ring inner..outer px around the player: a side
+        """A point of the square ring inner..outer px around a hero: a side
         (chance by length: north/south 2*outer, west/east 2*inner), a place
         along it, a depth across it. Three draws, in the order side, across,
         along."""
@@ -254,23 +308,44 @@ class Horde:
         return across, along
 
     def respawn_dead(self) -> None:
+        """Dead enemies in id order; the j-th of them goes around hero j mod n."""
+        dealt = 0
         for k in range(len(self.hp)):
             if self.hp[k] <= 0:
+                hero = self.heroes[dealt % len(self.heroes)]
+                dealt += 1
                 dx, dy = self.spawn_offset()
-                self.x[k] = clamp_field(self.px + dx, self.max_x)
-                self.y[k] = clamp_field(self.py + dy, self.max_y)
+                self.x[k] = clamp_field(hero.x + dx, self.max_x)
+                self.y[k] = clamp_field(hero.y + dy, self.max_y)
                 self.vx[k] = self.vy[k] = 0
                 self.crowd[k] = 0
                 self.hp[k] = self.enemy_hp
                 self.alive += 1
+
+    def target(self, k: int) -> Hero:
+        """The nearest hero that is up (squared distance; a tie: lowest index)."""
+        best = None
+        best_d2 = None
+        for hero in self.heroes:
+            if not hero.up:
+                continue
+            d2 = (hero.x - self.x[k]) ** 2 + (hero.y - self.y[k]) ** 2
+            if best_d2 is None or d2 < best_d2:
+                best, best_d2 = hero, d2
+            elif d2 == best_d2:
+                self.ties += 1
+        assert best is not None, "no hero up while steering"
+        return best
 
     def steer(self) -> None:
         speed, shift = self.enemy_speed, self.steer_shift
         for k in range(len(self.hp)):
             if self.hp[k] <= 0:
                 continue
+            hero = self.target(k)
+            self.targets[k] = self.heroes.index(hero)
             want = self.want[min(self.crowd[k], len(self.want) - 1)]
-            dx, dy = self.px - self.x[k], self.py - self.y[k]
+            dx, dy = hero.x - self.x[k], hero.y - self.y[k]
             length = oct_len(dx, dy)
             if length == 0:
                 wx = wy = 0
@@ -320,47 +395,58 @@ class Horde:
             self.vx[k] += fx
             self.vy[k] += fy
 
-    def strike(self) -> int:
-        attacking = self.attack_timer == 0
-        contacts = 0
-        for k in range(len(self.hp)):
-            if self.hp[k] <= 0:
+    def strike(self) -> None:
+        """Contacts per hero and the heroes' attacks, over the enemies alive
+        when the step begins."""
+        live = [k for k in range(len(self.hp)) if self.hp[k] > 0]
+        for hero in self.heroes:
+            hero.contacts = 0
+        for hero in self.heroes:
+            if not hero.up:
                 continue
-            dx, dy = self.x[k] - self.px, self.y[k] - self.py
-            d2 = dx * dx + dy * dy
-            if attacking and d2 < self.attack_r**2:
-                self.hp[k] = max(self.hp[k] - self.attack_damage, -(2**31))
-                if self.hp[k] <= 0:
-                    self.hp[k] = 0
-                    self.kills += 1
-                    self.alive -= 1
-            # A contact counts even for an enemy this attack just killed.
-            if d2 < self.contact_r**2:
-                contacts += 1
-        return contacts
+            attacking = hero.attack_timer == 0
+            for k in live:
+                dx, dy = self.x[k] - hero.x, self.y[k] - hero.y
+                d2 = dx * dx + dy * dy
+                if attacking and d2 < self.attack_r**2 and self.hp[k] > 0:
+                    self.hp[k] = max(self.hp[k] - self.attack_damage, 0)
+                    if self.hp[k] == 0:
+                        self.kills += 1
+                        self.alive -= 1
+                # A contact counts even for an enemy killed in this step.
+                if d2 < self.contact_r**2:
+                    hero.contacts += 1
 
-    def take_contacts(self, contacts: int) -> None:
-        self.last_contacts = contacts
-        self.attack_timer = self.attack_cooldown - 1 if self.attack_timer == 0 else self.attack_timer - 1
-        if self.invuln > 0:
-            self.invuln -= 1
-        elif contacts > 0 and self.contact_damage > 0:
-            self.player_hp -= self.contact_damage * contacts
-            self.invuln = self.invuln_ticks
-            if self.player_hp <= 0:
-                self.downs += 1
-                self.player_hp = self.player_hp_full
+    def take_contacts(self) -> None:
+        self.last_contacts = sum(h.contacts for h in self.heroes)
+        for hero in self.heroes:
+            hero.attack_timer = self.attack_cooldown - 1 if hero.attack_timer == 0 else hero.attack_timer - 1
+            if not hero.up:
+                continue
+            if hero.invuln > 0:
+                hero.invuln -= 1
+            elif hero.contacts > 0 and self.contact_damage > 0:
+                hero.hp -= self.contact_damage * hero.contacts
+                hero.invuln = self.invuln_ticks
+                if hero.hp <= 0:
+                    hero.hp = 0
+                    hero.downs += 1
+        if not any(h.up for h in self.heroes):
+            self.wipes += 1
+            for hero in self.heroes:
+                self.get_up(hero)
 
     # -- digest
 
     def values(self) -> list[int]:
         """docs/checksum.md's value stream: the fields in visiting order."""
-        scalars = [
-            self.tick, self.rng.state, self.rng.inc, self.px, self.py, self.player_hp,
-            self.downs, self.invuln, self.attack_timer, self.kills, self.waves, self.alive,
-            self.last_pairs, self.last_contacts,
-        ]
-        return scalars + self.x + self.y + self.vx + self.vy + self.hp + self.crowd
+        out = [self.tick, self.rng.state, self.rng.inc]
+        for h in self.heroes:
+            out += [h.x, h.y, h.hp, h.downs, h.invuln, h.attack_timer]
+        out += [self.kills, self.waves, self.alive, self.last_pairs, self.last_contacts]
+        if len(self.heroes) > 1:
+            out.append(self.wipes)
+        return out + self.x + self.y + self.vx + self.vy + self.hp + self.crowd
 
     def checksum(self) -> int:
         h = 0xCBF29CE484222325
@@ -369,7 +455,9 @@ class Horde:
         return h
 
     def digest(self) -> str:
-        return f"{self.tick}|{self.alive}|{self.kills}|{self.player_hp}|{self.downs}|{self.checksum():016x}"
+        hps = ",".join(str(h.hp) for h in self.heroes)
+        downs = ",".join(str(h.downs) for h in self.heroes)
+        return f"{self.tick}|{self.alive}|{self.kills}|{hps}|{downs}|{self.checksum():016x}"
 
 
 # ---------------------------------------------------------------- input
@@ -394,6 +482,25 @@ def demo_move(tick: int) -> tuple[int, int]:
     return move_vector({(RIGHT, DOWN, LEFT, UP)[(tick // 90) % 4]})
 
 
+def held_pattern(seed: int, player: int, ticks: int) -> str:
+    """Player `player`'s own seeded button pattern, one hex digit per tick:
+    the held mask of buttons 0..3 (up, down, left, right). Every 8 to 39
+    ticks the player picks a new mask from 0..15 (opposites cancel), from a
+    generator of its own (stream 100 + player), so no two players share a
+    pattern and a swap of two players' inputs changes the run."""
+    rng = Pcg32(seed, 100 + player)
+    out = []
+    while len(out) < ticks:
+        mask = rng.below(16)
+        out += ["%x" % mask] * (8 + rng.below(32))
+    return "".join(out[:ticks])
+
+
+def mask_move(digit: str) -> tuple[int, int]:
+    mask = int(digit, 16)
+    return move_vector({b for b in (UP, DOWN, LEFT, RIGHT) if mask >> b & 1})
+
+
 # ---------------------------------------------------------------- golden values
 
 
@@ -406,8 +513,15 @@ def scenarios() -> list[dict]:
     """Small hordes that reach every rule within a few hundred ticks: the
     shipped rules on a small field (kills, waves, contacts, downs, walls),
     a crowd with full-strength separation, and a corner pile where spawns
-    clamp onto the same spot (the by-id split)."""
+    clamp onto the same spot (the by-id split), all with one hero and the
+    demo walk; then co-op worlds of 2, 3 and 4 heroes, each player with its
+    own seeded button pattern (`inputs`: one string per player), where
+    heroes go down, get up at a wave, wipe, and enemies split between
+    targets."""
     base = shipped_config()
+    coop = {**base, "fieldWidth": 320, "fieldHeight": 320, "spawnDistance": 60, "waveTicks": 50,
+            "attackCooldownTicks": 9, "attackRadius": 36, "playerHp": 24, "contactDamage": 4,
+            "invulnTicks": 6, "enemySpeed": 480, "playerSpeed": 640}
     return [
         {
             "name": "small-field",
@@ -434,15 +548,47 @@ def scenarios() -> list[dict]:
             "ticks": 300,
             "config": {**base, "enemies": 3},
         },
+        {
+            "name": "coop-2",
+            "ticks": 400,
+            "config": {**coop, "players": 2, "enemies": 14, "seed": 202},
+            "inputs_seed": 2,
+        },
+        {
+            "name": "coop-3",
+            "ticks": 300,
+            "config": {**coop, "players": 3, "enemies": 16, "seed": 303, "contactDamage": 6},
+            "inputs_seed": 3,
+        },
+        {
+            "name": "coop-4",
+            "ticks": 400,
+            "config": {**coop, "players": 4, "enemies": 20, "seed": 404, "fieldWidth": 384, "fieldHeight": 384},
+            "inputs_seed": 4,
+        },
     ]
 
 
-def run(cfg: dict, ticks: int) -> tuple[Horde, list[str]]:
-    """The world after `ticks` demo-walk ticks and the checksum after each."""
+def scenario_inputs(sc: dict) -> list[str] | None:
+    """Each player's held pattern, or None for the one-hero demo walk."""
+    if "inputs_seed" not in sc:
+        return None
+    return [held_pattern(sc["inputs_seed"], p, sc["ticks"]) for p in range(sc["config"]["players"])]
+
+
+def moves_at(inputs: list[str] | None, t: int) -> list[tuple[int, int]]:
+    if inputs is None:
+        return [demo_move(t)]
+    return [mask_move(pattern[t]) for pattern in inputs]
+
+
+def run(cfg: dict, ticks: int, inputs: list[str] | None = None) -> tuple[Horde, list[str]]:
+    """The world after `ticks` ticks (the demo walk, or each player's
+    pattern) and the checksum after each."""
     w = Horde(cfg)
     sums = []
     for t in range(ticks):
-        w.step(demo_move(t))
+        w.step(moves_at(inputs, t))
         sums.append(f"{w.checksum():016x}")
     return w, sums
 
@@ -450,13 +596,19 @@ def run(cfg: dict, ticks: int) -> tuple[Horde, list[str]]:
 def golden() -> dict:
     out = []
     for sc in scenarios():
-        w, sums = run(sc["config"], sc["ticks"])
-        out.append({"name": sc["name"], "ticks": sc["ticks"], "config": sc["config"],
-                    "initial": f"{Horde(sc['config']).checksum():016x}", "checksums": sums,
-                    "digest": w.digest()})
+        inputs = scenario_inputs(sc)
+        w, sums = run(sc["config"], sc["ticks"], inputs)
+        entry = {"name": sc["name"], "ticks": sc["ticks"], "config": sc["config"]}
+        if inputs is not None:
+            entry["inputs"] = inputs
+        entry.update({"initial": f"{Horde(sc['config']).checksum():016x}", "checksums": sums,
+                      "digest": w.digest()})
+        out.append(entry)
     return {
-        "about": "Per-tick horde checksums from parity/horde_ref.py (the demo walk as input). "
-                 "Regenerate with `python3 parity/horde_ref.py golden`; "
+        "about": "Per-tick horde checksums from parity/horde_ref.py (horde version 3). One-hero scenarios "
+                 "play the demo walk; co-op ones give each player its own button pattern (`inputs`: one "
+                 "string per player, one hex digit per tick, the held mask of buttons 0-3 = up, down, "
+                 "left, right). Regenerate with `python3 parity/horde_ref.py golden`; "
                  "crates/tickwise-sims/tests/horde_frozen.rs checks the Rust horde against them.",
         "scenarios": out,
     }
@@ -467,6 +619,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("command", nargs="?", choices=["run", "golden"], default="run")
     ap.add_argument("--config", default=DEFAULT_CONFIG)
     ap.add_argument("--enemies", type=int)
+    ap.add_argument("--players", type=int)
     ap.add_argument("--ticks", type=int, default=100)
     ap.add_argument("--every", action="store_true")
     a = ap.parse_args(argv)
@@ -484,9 +637,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if a.enemies is not None:
         cfg["enemies"] = a.enemies
+    if a.players is not None:
+        cfg["players"] = a.players
     w = Horde(cfg)
     for t in range(a.ticks):
-        w.step(demo_move(t))
+        # Player 0 walks the demo walk; the others stand still.
+        w.step([demo_move(t)])
         if a.every:
             print(w.digest())
     if not a.every:

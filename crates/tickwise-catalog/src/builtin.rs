@@ -4,7 +4,7 @@
 //! | id | version | input | config (embedded default) | seed | work units per tick |
 //! |---|---|---|---|---|---|
 //! | `island` | 1 | `i32` | `config/island_loop.json` | the config's `seed` | [`ISLAND_TICK_UNITS`] |
-//! | `horde` | 1 | [`TickInput`] | `config/horde.json` | the config's `seed` | [`HORDE_TICK_UNITS`] + per enemy, see [`HORDE_ENEMY_UNITS`] |
+//! | `horde` | 3 | [`TickInput`] | `config/horde.json` | the config's `seed` | [`HORDE_TICK_UNITS`] + per enemy, see [`HORDE_ENEMY_UNITS`] |
 
 use alloc::string::{String, ToString};
 
@@ -95,7 +95,7 @@ impl CatalogSim for IslandWorld {
 
 impl CatalogSim for HordeWorld {
     const ID: &'static str = "horde";
-    const VERSION: u32 = 2;
+    const VERSION: u32 = 3;
     const DEFAULT_CONFIG: &'static [u8] = include_bytes!("../../../config/horde.json");
     type Config = HordeConfig;
     type ConfigError = ConfigError;

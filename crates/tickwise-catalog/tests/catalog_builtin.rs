@@ -407,7 +407,7 @@ fn horde_replays_verify_and_forgeries_are_caught() {
         panic!("forgery not caught")
     };
     assert_eq!((d.last_good_tick, d.tick), (60, 120));
-    assert!(d.fields.iter().any(|f| f == "playerX"), "{:?}", d.fields);
+    assert!(d.fields.iter().any(|f| f == "hero0.x"), "{:?}", d.fields);
 }
 
 #[test]

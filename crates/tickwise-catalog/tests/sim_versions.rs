@@ -12,6 +12,10 @@
 //! golden numbers for the island, the Python horde reference
 //! (`parity/horde_golden.json`) for the horde. Changing results without
 //! bumping the version fails here with "bump VERSION".
+//!
+//! That pin moves with the Python reference; `horde_pin.rs` also holds the
+//! horde's results to a checked-in replay that only a version bump may
+//! replace.
 
 use std::path::{Path, PathBuf};
 
@@ -67,8 +71,10 @@ fn pins() -> Vec<Pin> {
         Pin {
             id: "horde",
             // Version 2: the checksum's rng field and the speed cap's rounding
-            // changed after version 1 (docs/horde.md, "Versions").
-            version: 2,
+            // changed after version 1. Version 3: co-op for 1 to 4 heroes; a
+            // one-hero world (this pin) keeps version 2's results
+            // (docs/horde.md, "Versions").
+            version: 3,
             config: horde_config,
             ticks: horde_ticks,
             digest: horde_digest,
@@ -273,4 +279,68 @@ fn replays_recorded_before_format_3_are_refused_by_version_never_as_forgeries() 
             "{name}: {e}"
         );
     }
+}
+
+#[test]
+fn horde_version_2_replays_are_refused_by_version_never_as_forgeries() {
+    // The fuzzer's horde seed as recorded at horde version 2 (format 3):
+    // genuine content, which a one-hero version-3 world even re-simulates to
+    // the same checksums (below); but the version moved, so it is refused
+    // by version, in the existing wording.
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/horde_v2_format3.twr"),
+    )
+    .unwrap();
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 3);
+    let header = read_header(&bytes, &LIMITS).unwrap();
+    assert_eq!((header.sim_id.as_str(), header.sim_version), ("horde", 2));
+    let e = catalog().verify(&bytes, &LIMITS).unwrap_err();
+    assert_eq!(
+        e,
+        CatalogError::VersionMismatch {
+            id: "horde".into(),
+            found: 2,
+            supported: HordeWorld::VERSION
+        }
+    );
+    assert!(
+        e.to_string().contains(&format!(
+            "recorded by horde version 2; this build runs version {}",
+            HordeWorld::VERSION
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_one_hero_world_re_simulates_a_version_2_replay_exactly() {
+    // Below the catalog's version check: the version-2 replay's inputs
+    // through a version-3 one-hero world reach the same checksum at every
+    // checkpoint and the same final digest (the state's field names changed,
+    // playerX -> hero0.x; names are not hashed). This is the evidence that a
+    // one-hero world keeps version 2's results; the version moved anyway
+    // because the config's meaning did.
+    use tickwise::{Replay, Sim, TickInput};
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/horde_v2_format3.twr"),
+    )
+    .unwrap();
+    let replay = Replay::<TickInput>::from_bytes(&bytes, &LIMITS).unwrap();
+    assert!(replay.field_names().iter().any(|f| f == "playerX"));
+    let cfg = HordeConfig::from_json(&replay.header().config).unwrap();
+    assert_eq!(cfg.players(), 1);
+    let mut w = HordeWorld::new(&cfg);
+    let mut next = 0;
+    for (t, input) in replay.inputs().enumerate() {
+        w.step(input);
+        if let Some(c) = replay.checkpoint(next)
+            && c.tick == t as u64 + 1
+        {
+            assert_eq!(w.checksum(), c.checksum, "checkpoint at tick {}", c.tick);
+            next += 1;
+        }
+    }
+    assert!(next >= 2, "{next} checkpoints compared");
+    assert_eq!(w.checksum(), replay.final_state().checksum);
+    assert_eq!(w.digest(), replay.final_digest());
 }

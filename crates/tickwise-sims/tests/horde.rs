@@ -128,7 +128,7 @@ fn desync_reports_name_the_fields() {
     }
     let diff = differing_fields(&a.field_hashes(), &b.field_hashes());
     assert!(
-        diff.contains(&"playerX") && diff.contains(&"enemyX"),
+        diff.contains(&"hero0.x") && diff.contains(&"enemyX"),
         "{diff:?}"
     );
     assert!(

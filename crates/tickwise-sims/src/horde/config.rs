@@ -6,6 +6,7 @@ use alloc::string::String;
 use tickwise::{CatchUpPolicy, ClockConfig, Nanos, StepLength};
 
 use super::fixed::SUBPX;
+use super::hero::MAX_HEROES;
 use crate::config::{ConfigError, ConfigObject};
 
 /// The most enemies a config may ask for. Memory is about 80 bytes per
@@ -28,12 +29,13 @@ pub const MAX_ENEMY_RADIUS_PX: u32 = 64;
 pub const MAX_SETTLE_TICKS: u64 = 100_000;
 
 /// The keys of the horde config: the optional ones first (`version`, `sim`,
-/// `tickHz`, `maxCatchUpSteps`, `minCatchUpMs`, `maxStepsPerFrame`), then the
+/// `players`, `tickHz`, `maxCatchUpSteps`, `minCatchUpMs`, `maxStepsPerFrame`), then the
 /// required ones. Any other key, except a `note` ([`crate::NOTE_KEYS`]), is
 /// refused.
-pub const HORDE_KEYS: [&str; 29] = [
+pub const HORDE_KEYS: [&str; 30] = [
     "version",
     "sim",
+    "players",
     "tickHz",
     "maxCatchUpSteps",
     "minCatchUpMs",
@@ -70,6 +72,7 @@ pub const HORDE_KEYS: [&str; 29] = [
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HordeConfig {
     pub(super) seed: u64,
+    pub(super) players: u8,
     pub(super) tick_hz: u32,
     pub(super) max_catch_up_steps: u64,
     pub(super) min_catch_up_ms: u64,
@@ -122,7 +125,8 @@ impl HordeConfig {
     /// `attackDamage`, `attackCooldownTicks`, `enemyRadius`, `enemySpeed`,
     /// `enemyHp`, `contactDamage`, `steerShift`, `crowdLimit`, `separationStrength`,
     /// `maxPush`, `waveTicks`, `spawnDistance`, `spawnSpacing`. Optional:
-    /// `version` (1), `sim` (`"horde"`), `tickHz` (30), `maxCatchUpSteps`
+    /// `version` (1), `sim` (`"horde"`), `players` (1, at most
+    /// [`super::MAX_HEROES`]), `tickHz` (30), `maxCatchUpSteps`
     /// (300), `minCatchUpMs` (32), `maxStepsPerFrame` (8). Free text goes in
     /// `note` (or `$comment`); any other key is refused ([`HORDE_KEYS`]).
     ///
@@ -151,6 +155,8 @@ impl HordeConfig {
         let short_side = field_width.min(field_height);
         let cfg = HordeConfig {
             seed: c.u64_in("seed", 0, u64::MAX)?,
+            players: u8::try_from(optional_u64(&c, "players", 1, MAX_HEROES as u64, 1)?)
+                .unwrap_or(1),
             tick_hz: u32::try_from(optional_u64(&c, "tickHz", 1, 1000, 30)?).unwrap_or(30),
             max_catch_up_steps: optional_u64(&c, "maxCatchUpSteps", 0, 1_000_000, 300)?,
             min_catch_up_ms: optional_u64(&c, "minCatchUpMs", 0, 86_400_000, 32)?,
@@ -223,6 +229,23 @@ impl HordeConfig {
         }
     }
 
+    /// The same config with `n` heroes (one per player).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::OutOfRange`] for key `players` unless `1 <= n <=`
+    /// [`super::MAX_HEROES`].
+    pub fn with_players(self, n: u64) -> Result<HordeConfig, ConfigError> {
+        match u8::try_from(n) {
+            Ok(p) if (1..=MAX_HEROES as u64).contains(&n) => Ok(HordeConfig { players: p, ..self }),
+            _ => Err(ConfigError::OutOfRange {
+                key: "players".into(),
+                expected: format!("1..={MAX_HEROES}"),
+                found: format!("{n}"),
+            }),
+        }
+    }
+
     /// The same config with another seed.
     #[must_use]
     pub const fn with_seed(self, seed: u64) -> HordeConfig {
@@ -285,6 +308,11 @@ impl HordeConfig {
     pub const fn seed(&self) -> u64 {
         self.seed
     }
+    /// Heroes, one per player (1..=[`super::MAX_HEROES`]).
+    #[must_use]
+    pub const fn players(&self) -> usize {
+        self.players as usize
+    }
     /// Ticks per second.
     #[must_use]
     pub const fn tick_hz(&self) -> u32 {
@@ -345,8 +373,12 @@ impl HordeConfig {
     #[must_use]
     pub fn summary(&self) -> String {
         format!(
-            "{} enemies on {}x{} px, {} px cells, {} Hz, seed {}",
+            "{} enemies{} on {}x{} px, {} px cells, {} Hz, seed {}",
             self.enemies,
+            match self.players {
+                1 => String::new(),
+                n => format!(", {n} heroes"),
+            },
             self.field_width,
             self.field_height,
             self.grid_cell,

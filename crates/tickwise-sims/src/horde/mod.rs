@@ -89,6 +89,7 @@
 mod config;
 mod fixed;
 mod grid;
+mod hero;
 mod input;
 mod par;
 mod reference;
@@ -101,6 +102,7 @@ pub use config::{
     MAX_SETTLE_TICKS,
 };
 pub use fixed::{SUBPX, oct_len};
+pub use hero::{HERO_SPREAD_PX, Hero, MAX_HEROES};
 pub use input::{DOWN, LEFT, RIGHT, STICK_MAX, UP, move_vector, scripted_input};
 pub use reference::NaiveHorde;
 pub use snapshot::HordeSnapshot;

@@ -4,6 +4,7 @@ use alloc::string::String;
 
 use tickwise::{Sim, StateVisitor, TickInput};
 
+use super::hero::MAX_HEROES;
 use super::world::{Neighbours, Push, Tally, apply_push, pair_push, strike_one};
 use super::{HordeConfig, HordeWorld};
 
@@ -31,14 +32,23 @@ impl NaiveHorde {
     pub const fn world(&self) -> &HordeWorld {
         &self.0
     }
+
+    /// One tick with every player's input, as [`HordeWorld::step_players`].
+    pub fn step_players(&mut self, inputs: &[TickInput]) {
+        self.0.step_with(inputs, Neighbours::AllPairs);
+    }
 }
 
 impl Sim for NaiveHorde {
     type Input = TickInput;
 
+    fn players(&self) -> usize {
+        self.0.players()
+    }
+
     fn step(&mut self, inputs: &[TickInput]) {
-        let input = &inputs.first().cloned().unwrap_or_default();
-        self.0.step_with(input, Neighbours::AllPairs);
+        self.step_players(inputs);
+    }
     }
 
     fn visit_state(&self, v: &mut dyn StateVisitor) {
@@ -101,17 +111,26 @@ impl HordeWorld {
         }
     }
 
-    /// Contacts and the auto-attack over every live enemy: the reference.
-    pub(super) fn strike_all(&mut self) -> u32 {
-        let attacking = self.attack_timer == 0;
-        let player = (i64::from(self.player_x), i64::from(self.player_y));
-        let mut tally = Tally::default();
+    /// Contacts and the auto-attacks over every live enemy, enemy by enemy
+    /// (each against every hero that is up): the reference. The grid goes
+    /// hero by hero instead; each enemy's outcome is the same either way.
+    pub(super) fn strike_all(&mut self) -> [u32; MAX_HEROES] {
+        let mut tally = [Tally::default(); MAX_HEROES];
+        let heroes = &self.heroes[..self.players];
         let e = &mut self.e;
         for (pos, hp) in e.body.iter().zip(e.hp.iter_mut()) {
-            if *hp > 0 {
-                strike_one(&self.p, attacking, player, *pos, hp, &mut tally);
+            if *hp <= 0 {
+                continue;
+            }
+            for (h, t) in heroes.iter().zip(tally.iter_mut()) {
+                if h.is_up() {
+                    let at = (i64::from(h.x), i64::from(h.y));
+                    strike_one(&self.p, h.attack_timer == 0, at, *pos, hp, t);
+                }
             }
         }
-        self.settle(tally)
+        let kills = tally.iter().map(|t| t.kills).sum();
+        self.book_kills(kills);
+        tally.map(|t| t.contacts)
     }
 }

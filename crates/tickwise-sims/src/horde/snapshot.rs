@@ -2,15 +2,17 @@
 
 use alloc::vec::Vec;
 
-/// A compact copy of the drawable state: the player, enemy positions and
+use super::hero::{Hero, MAX_HEROES};
+
+/// A compact copy of the drawable state: the heroes, enemy positions and
 /// alive flags. [`tickwise::Capture::capture_into`] refills it in place,
 /// reusing its buffers, so a renderer keeping two of them (previous and
 /// current tick, for interpolation) allocates nothing after the first frame.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HordeSnapshot {
     tick: u64,
-    player: (i32, i32),
-    player_hp: i64,
+    heroes: [Hero; MAX_HEROES],
+    players: usize,
     xs: Vec<i32>,
     ys: Vec<i32>,
     alive: Vec<bool>,
@@ -20,13 +22,13 @@ impl HordeSnapshot {
     pub(super) fn fill(
         &mut self,
         tick: u64,
-        player: (i32, i32),
-        player_hp: i64,
+        heroes: &[Hero],
         enemies: impl Iterator<Item = ([i32; 2], bool)>,
     ) {
         self.tick = tick;
-        self.player = player;
-        self.player_hp = player_hp;
+        self.players = heroes.len().min(MAX_HEROES);
+        self.heroes = [Hero::default(); MAX_HEROES];
+        self.heroes[..self.players].copy_from_slice(&heroes[..self.players]);
         self.xs.clear();
         self.ys.clear();
         self.alive.clear();
@@ -42,15 +44,20 @@ impl HordeSnapshot {
     pub const fn tick(&self) -> u64 {
         self.tick
     }
-    /// The player's position in 1/256 px.
+    /// Hero 0's position in 1/256 px.
     #[must_use]
     pub const fn player(&self) -> (i32, i32) {
-        self.player
+        (self.heroes[0].x, self.heroes[0].y)
     }
-    /// The player's hit points.
+    /// Hero 0's hit points.
     #[must_use]
     pub const fn player_hp(&self) -> i64 {
-        self.player_hp
+        self.heroes[0].hp
+    }
+    /// Every hero, by player index (empty for a snapshot never filled).
+    #[must_use]
+    pub fn heroes(&self) -> &[Hero] {
+        &self.heroes[..self.players]
     }
     /// Enemy x positions in 1/256 px, by enemy id.
     #[must_use]

@@ -1,7 +1,7 @@
 //! The horde world: state, the step's phases, digest and snapshot.
 
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -11,7 +11,7 @@ use tickwise::{Capture, Pcg32, Sim, StateVisitor, TickInput};
 use super::HordeConfig;
 use super::fixed::{SeparationKernel, oct_len};
 use super::grid::{Body, Bounds, Grid};
-use super::input::{STICK_MAX, move_vector};
+use super::hero::{HERO_FIELDS, Hero, MAX_HEROES, Targets};
 use super::par;
 use super::snapshot::HordeSnapshot;
 use super::spawn::SpawnBand;
@@ -31,18 +31,18 @@ pub(super) enum Neighbours {
 /// Per-tick constants derived from the config, in sub-pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Params {
-    max_x: i32,
-    max_y: i32,
-    player_speed: i64,
-    player_hp: i64,
-    invuln_ticks: u32,
+    pub(super) max_x: i32,
+    pub(super) max_y: i32,
+    pub(super) player_speed: i64,
+    pub(super) player_hp: i64,
+    pub(super) invuln_ticks: u32,
     contact_r: i64,
     attack_r: i64,
     attack_damage: i32,
-    attack_cooldown: u32,
+    pub(super) attack_cooldown: u32,
     enemy_speed: i64,
     enemy_hp: i32,
-    contact_damage: i64,
+    pub(super) contact_damage: i64,
     steer_shift: u32,
     crowd_limit: u16,
     max_push: i32,
@@ -165,7 +165,8 @@ pub struct Enemy {
     pub hp: i32,
 }
 
-/// The survivors-style horde: a player and `enemies` enemies on a field.
+/// The survivors-style horde: 1 to 4 heroes (one per player) and `enemies`
+/// enemies on a field.
 ///
 /// See the [module docs](super) for the rules of one tick. All buffers are
 /// allocated by [`HordeWorld::new`]; [`Sim::step`] never allocates.
@@ -188,20 +189,20 @@ pub struct HordeWorld {
     // State (visited).
     tick: u64,
     rng: Pcg32,
-    pub(super) player_x: i32,
-    pub(super) player_y: i32,
-    player_hp: i64,
-    player_downs: u64,
-    invuln: u32,
-    pub(super) attack_timer: u32,
+    /// Heroes in use (`players`, 1..=[`MAX_HEROES`]); fixed when built.
+    pub(super) players: usize,
+    /// The heroes; only `heroes[..players]` exist.
+    pub(super) heroes: [Hero; MAX_HEROES],
+    /// Times every hero was down at once.
+    pub(super) wipes: u64,
     kills: u64,
     waves: u64,
     alive: u32,
     pub(super) last_pairs: u64,
-    last_contacts: u32,
+    pub(super) last_contacts: u32,
     pub(super) e: Enemies,
     /// `slot_of[id]`: where enemy `id` is stored.
-    slot_of: SlotOf,
+    pub(super) slot_of: SlotOf,
     // Scratch, rebuilt every tick; not part of a clone.
     grid: Grid,
     back: Enemies,
@@ -218,12 +219,9 @@ impl Clone for HordeWorld {
             want: self.want.clone(),
             tick: self.tick,
             rng: self.rng,
-            player_x: self.player_x,
-            player_y: self.player_y,
-            player_hp: self.player_hp,
-            player_downs: self.player_downs,
-            invuln: self.invuln,
-            attack_timer: self.attack_timer,
+            players: self.players,
+            heroes: self.heroes,
+            wipes: self.wipes,
             kills: self.kills,
             waves: self.waves,
             alive: self.alive,
@@ -250,12 +248,9 @@ impl Clone for HordeWorld {
         self.want.clone_from(&src.want);
         self.tick = src.tick;
         self.rng = src.rng;
-        self.player_x = src.player_x;
-        self.player_y = src.player_y;
-        self.player_hp = src.player_hp;
-        self.player_downs = src.player_downs;
-        self.invuln = src.invuln;
-        self.attack_timer = src.attack_timer;
+        self.players = src.players;
+        self.heroes = src.heroes;
+        self.wipes = src.wipes;
         self.kills = src.kills;
         self.waves = src.waves;
         self.alive = src.alive;
@@ -267,7 +262,7 @@ impl Clone for HordeWorld {
     }
 }
 
-const fn clamp_i32(v: i64, hi: i32) -> i32 {
+pub(super) const fn clamp_i32(v: i64, hi: i32) -> i32 {
     if v < 0 {
         0
     } else if v > hi as i64 {
@@ -278,8 +273,9 @@ const fn clamp_i32(v: i64, hi: i32) -> i32 {
 }
 
 impl HordeWorld {
-    /// The world at tick 0: the player in the middle of the field, every
-    /// enemy alive at full hit points in the spawn band around it.
+    /// The world at tick 0: the config's `players` heroes around the middle
+    /// of the field (`docs/horde.md`, "Heroes"), every enemy alive at full
+    /// hit points, dealt out in turn to the heroes' spawn bands.
     #[must_use]
     pub fn new(cfg: &HordeConfig) -> HordeWorld {
         let sub = |px: u32| HordeConfig::subpx(px);
@@ -317,12 +313,17 @@ impl HordeWorld {
             },
             tick: 0,
             rng: Pcg32::new(cfg.seed, RNG_STREAM),
-            player_x: p.max_x / 2,
-            player_y: p.max_y / 2,
-            player_hp: p.player_hp,
-            player_downs: 0,
-            invuln: 0,
-            attack_timer: 0,
+            players: cfg.players(),
+            heroes: core::array::from_fn(|i| {
+                let (x, y) = super::hero::start(i, cfg.players(), p.max_x, p.max_y);
+                Hero {
+                    x,
+                    y,
+                    hp: p.player_hp,
+                    ..Hero::default()
+                }
+            }),
+            wipes: 0,
             kills: 0,
             waves: 0,
             alive: 0,
@@ -340,11 +341,30 @@ impl HordeWorld {
 
     // ---- the step -------------------------------------------------------
 
+    /// One tick with every player's input: `inputs[p]` moves hero `p` (a
+    /// player missing from `inputs` stands still; inputs past
+    /// [`HordeWorld::players`] are ignored). Never allocates.
+    ///
+    /// Until the kernel's `Sim::step` takes one input per player, this is
+    /// how a co-op horde is stepped; [`Sim::step`] is this with one input
+    /// (player 0's; any other hero stands still).
+    pub fn step_players(&mut self, inputs: &[TickInput]) {
+        self.step_with(inputs, Neighbours::Grid);
+    }
+
+    /// The number of heroes (players), 1..=[`MAX_HEROES`], fixed by the
+    /// config's `players` key.
+    #[must_use]
+    pub const fn players(&self) -> usize {
+        self.players
+    }
+
     /// One tick, finding neighbours with `how`. Both ways give the same state.
-    pub(super) fn step_with(&mut self, input: &TickInput, how: Neighbours) {
+    pub(super) fn step_with(&mut self, inputs: &[TickInput], how: Neighbours) {
         self.reserve_scratch();
-        self.move_player(input);
+        self.move_heroes(inputs);
         if self.tick > 0 && self.tick.is_multiple_of(self.p.wave_ticks) {
+            self.heroes_get_up();
             self.respawn_dead();
             self.waves += 1;
         }
@@ -360,7 +380,7 @@ impl HordeWorld {
                 self.strike_all()
             }
         };
-        self.take_contacts(contacts);
+        self.take_contacts(&contacts);
         self.tick = self.tick.wrapping_add(1);
     }
 
@@ -376,20 +396,17 @@ impl HordeWorld {
         }
     }
 
-    fn move_player(&mut self, input: &TickInput) {
-        let (sx, sy) = move_vector(input);
-        let v = |s: i32| i64::from(s) * self.p.player_speed / i64::from(STICK_MAX);
-        self.player_x = clamp_i32(i64::from(self.player_x) + v(sx), self.p.max_x);
-        self.player_y = clamp_i32(i64::from(self.player_y) + v(sy), self.p.max_y);
-    }
-
     /// Every dead enemy, in id order, comes back at full hit points, at rest,
-    /// in the spawn band.
+    /// in the spawn band of hero `j mod players` for the `j`-th of them (every
+    /// hero is up here: at tick 0, and after a wave's get-up).
     fn respawn_dead(&mut self) {
-        let (px, py) = (i64::from(self.player_x), i64::from(self.player_y));
         let e = &mut self.e;
+        let mut dealt = 0;
         for k in self.slot_of.iter() {
             if e.hp[k] <= 0 {
+                let hero = self.heroes[dealt % self.players];
+                dealt += 1;
+                let (px, py) = (i64::from(hero.x), i64::from(hero.y));
                 let (dx, dy) = self.band.sample(&mut self.rng);
                 e.body[k].x = clamp_i32(px + dx, self.p.max_x);
                 e.body[k].y = clamp_i32(py + dy, self.p.max_y);
@@ -401,16 +418,16 @@ impl HordeWorld {
         }
     }
 
-    /// Velocity toward the player (lerp by `2^-steerShift`, speed capped),
-    /// then position += velocity, clamped to the field. An enemy with `c`
+    /// Velocity toward the nearest hero that is up (lerp by
+    /// `2^-steerShift`, speed capped), then position += velocity, clamped to
+    /// the field. An enemy with `c`
     /// overlapping neighbours last tick wants `speed · (K − min(c, K)) / K`
     /// (`K = crowdLimit`; 0 turns this off): a packed crowd stops driving
     /// inward, which bounds its density. Returns the live enemies' bounding
     /// box (for the grid).
     fn steer(&mut self) -> Bounds {
         let c = Steer {
-            px: i64::from(self.player_x),
-            py: i64::from(self.player_y),
+            targets: Targets::of(&self.heroes[..self.players]),
             speed: self.p.enemy_speed,
             want: &self.want[..],
             shift: self.p.steer_shift,
@@ -507,7 +524,7 @@ impl HordeWorld {
         );
     }
 
-    /// The half-size of the box around the player that holds every enemy
+    /// The half-size of the box around a hero that holds every enemy
     /// this tick's contact and attack checks can reach: positions moved at
     /// most `maxPush` per axis since the grid was built.
     fn reach(&self, attacking: bool) -> i64 {
@@ -519,51 +536,41 @@ impl HordeWorld {
         r + i64::from(self.p.max_push)
     }
 
-    /// Contacts and the auto-attack over the grid cells near the player.
-    fn strike_grid(&mut self) -> u32 {
-        let attacking = self.attack_timer == 0;
-        let reach = self.reach(attacking);
-        let player = (i64::from(self.player_x), i64::from(self.player_y));
-        let (px, py) = player;
-        let mut tally = Tally::default();
-        for range in self
-            .grid
-            .box_ranges(px - reach, px + reach, py - reach, py + reach)
-        {
-            let e = &mut self.e;
-            for (pos, hp) in e.body[range.clone()].iter().zip(e.hp[range].iter_mut()) {
-                strike_one(&self.p, attacking, player, *pos, hp, &mut tally);
+    /// Contacts and the auto-attacks over the grid cells near each hero that
+    /// is up, hero by hero; returns each hero's contacts. The grid holds the
+    /// enemies alive when this step began: one that an earlier hero killed
+    /// still counts as a contact, but takes no more damage.
+    fn strike_grid(&mut self) -> [u32; MAX_HEROES] {
+        let mut contacts = [0; MAX_HEROES];
+        let heroes = self.heroes;
+        for (h, hero) in heroes[..self.players].iter().enumerate() {
+            if !hero.is_up() {
+                continue;
             }
+            let attacking = hero.attack_timer == 0;
+            let reach = self.reach(attacking);
+            let at = (i64::from(hero.x), i64::from(hero.y));
+            let (px, py) = at;
+            let mut tally = Tally::default();
+            for range in self
+                .grid
+                .box_ranges(px - reach, px + reach, py - reach, py + reach)
+            {
+                let e = &mut self.e;
+                for (pos, hp) in e.body[range.clone()].iter().zip(e.hp[range].iter_mut()) {
+                    strike_one(&self.p, attacking, at, *pos, hp, &mut tally);
+                }
+            }
+            contacts[h] = tally.contacts;
+            self.book_kills(tally.kills);
         }
-        self.settle(tally)
+        contacts
     }
 
-    /// Books a strike's kills; returns its contacts.
-    pub(super) const fn settle(&mut self, t: Tally) -> u32 {
-        self.kills += t.kills as u64;
-        self.alive -= t.kills;
-        t.contacts
-    }
-
-    /// The attack timer, invulnerability and contact damage; a player at 0 hit
-    /// points is downed (counted) and restored, so a run never ends.
-    fn take_contacts(&mut self, contacts: u32) {
-        self.last_contacts = contacts;
-        if self.attack_timer == 0 {
-            self.attack_timer = self.p.attack_cooldown - 1;
-        } else {
-            self.attack_timer -= 1;
-        }
-        if self.invuln > 0 {
-            self.invuln -= 1;
-        } else if contacts > 0 && self.p.contact_damage > 0 {
-            self.player_hp -= self.p.contact_damage * i64::from(contacts);
-            self.invuln = self.p.invuln_ticks;
-            if self.player_hp <= 0 {
-                self.player_downs += 1;
-                self.player_hp = self.p.player_hp;
-            }
-        }
+    /// Books kills (one per enemy whose hit points ran out).
+    pub(super) const fn book_kills(&mut self, kills: u32) {
+        self.kills += kills as u64;
+        self.alive -= kills;
     }
 
     // ---- read access ----------------------------------------------------
@@ -573,25 +580,43 @@ impl HordeWorld {
     pub const fn tick(&self) -> u64 {
         self.tick
     }
-    /// The player's x in 1/256 px.
+    /// The heroes, by player index ([`HordeWorld::players`] of them).
+    #[must_use]
+    pub fn heroes(&self) -> &[Hero] {
+        &self.heroes[..self.players]
+    }
+    /// Hero `i`, or `None` past [`HordeWorld::players`].
+    #[must_use]
+    pub fn hero(&self, i: usize) -> Option<Hero> {
+        self.heroes().get(i).copied()
+    }
+    /// How often every hero was down at once: the game was over, and all
+    /// heroes got up (so a run never ends). A game ends its match at the
+    /// first wipe.
+    #[must_use]
+    pub const fn wipes(&self) -> u64 {
+        self.wipes
+    }
+    /// Hero 0's x in 1/256 px (the one-player name).
     #[must_use]
     pub const fn player_x(&self) -> i32 {
-        self.player_x
+        self.heroes[0].x
     }
-    /// The player's y in 1/256 px (down positive).
+    /// Hero 0's y in 1/256 px (down positive).
     #[must_use]
     pub const fn player_y(&self) -> i32 {
-        self.player_y
+        self.heroes[0].y
     }
-    /// The player's hit points.
+    /// Hero 0's hit points.
     #[must_use]
     pub const fn player_hp(&self) -> i64 {
-        self.player_hp
+        self.heroes[0].hp
     }
-    /// How often the player's hit points ran out (each time they are restored).
+    /// How often hero 0's hit points ran out (with one hero: each time it is
+    /// restored).
     #[must_use]
     pub const fn player_downs(&self) -> u64 {
-        self.player_downs
+        self.heroes[0].downs
     }
     /// Enemies killed so far.
     #[must_use]
@@ -618,7 +643,8 @@ impl HordeWorld {
     pub const fn last_pairs(&self) -> u64 {
         self.last_pairs
     }
-    /// Enemies touching the player in the last tick.
+    /// Contacts in the last tick, summed over the heroes (an enemy touching
+    /// two heroes counts twice).
     #[must_use]
     pub const fn last_contacts(&self) -> u32 {
         self.last_contacts
@@ -761,15 +787,17 @@ pub(super) fn apply_push(pos: &mut Body, vel: &mut [i32; 2], (fx, fy): (i32, i32
     vel[1] += fy;
 }
 
-/// What a strike found: contacts and kills.
+/// What one hero's strike found: its contacts, and the kills it made.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Tally {
-    contacts: u32,
-    kills: u32,
+    pub(super) contacts: u32,
+    pub(super) kills: u32,
 }
 
-/// One live enemy against the player: a contact when it touches the player;
-/// the attack's damage when attacking and in range (a kill at 0 hit points).
+/// One enemy (alive when the strike began) against one hero at `(px, py)`:
+/// a contact when it touches the hero (even if it died in this strike); the
+/// attack's damage when attacking, in range and the enemy still has hit
+/// points (a kill when they run out: two heroes never kill one enemy twice).
 #[inline]
 pub(super) fn strike_one(
     p: &Params,
@@ -781,7 +809,7 @@ pub(super) fn strike_one(
 ) {
     let (dx, dy) = (i64::from(x) - px, i64::from(y) - py);
     let d2 = dx * dx + dy * dy;
-    if attacking && d2 < p.attack_r * p.attack_r {
+    if attacking && d2 < p.attack_r * p.attack_r && *hp > 0 {
         *hp = hp.saturating_sub(p.attack_damage);
         if *hp <= 0 {
             *hp = 0;
@@ -793,8 +821,7 @@ pub(super) fn strike_one(
 
 /// What steering needs besides the enemies (see [`HordeWorld::steer`]).
 struct Steer<'a> {
-    px: i64,
-    py: i64,
+    targets: Targets,
     speed: i64,
     want: &'a [i64],
     shift: u32,
@@ -803,14 +830,14 @@ struct Steer<'a> {
 }
 
 impl Steer<'_> {
-    /// Velocity toward the player (lerp by `2^-steerShift`, speed capped),
-    /// then position += velocity, clamped to the field. Each enemy depends on
-    /// its own state and the player only. Returns the live enemies' bounding
-    /// box.
+    /// Velocity toward the nearest hero that is up (lerp by
+    /// `2^-steerShift`, speed capped), then position += velocity, clamped to
+    /// the field. Each enemy depends on its own state and the heroes only.
+    /// Returns the live enemies' bounding box.
     fn run(&self, body: &mut [Body], vel: &mut [[i32; 2]], hp: &[i32], crowd: &[u16]) -> Bounds {
         let mut live = Bounds::EMPTY;
         let most = self.want.len() - 1;
-        let (px, py, speed, shift) = (self.px, self.py, self.speed, self.shift);
+        let (speed, shift) = (self.speed, self.shift);
         let enemies = body
             .iter_mut()
             .zip(vel.iter_mut())
@@ -820,10 +847,12 @@ impl Steer<'_> {
                 continue;
             }
             let want = self.want[usize::from(c).min(most)];
-            let (dx, dy) = (px - i64::from(pos.x), py - i64::from(pos.y));
+            let (x, y) = (i64::from(pos.x), i64::from(pos.y));
+            let (px, py) = self.targets.nearest(x, y);
+            let (dx, dy) = (px - x, py - y);
             let len = oct_len(dx, dy);
             // desired = d * want / len, as one division: k = want * 2^32 / len.
-            // |d| <= len makes |d * k| <= want * 2^32 < 2^47. On the player
+            // |d| <= len makes |d * k| <= want * 2^32 < 2^47. On the hero
             // (len 0) the desired velocity is zero.
             let (wx, wy) = match ((want as u64) << 32).checked_div(len) {
                 Some(k) => {
@@ -951,9 +980,15 @@ fn apply_chunks(
 impl Sim for HordeWorld {
     type Input = TickInput;
 
+    /// One hero per player: hero `p` moves by `inputs[p]` only.
+    fn players(&self) -> usize {
+        HordeWorld::players(self)
+    }
+
+    /// The co-op step ([`HordeWorld::step_players`]).
     fn step(&mut self, inputs: &[TickInput]) {
-        let input = &inputs.first().cloned().unwrap_or_default();
-        self.step_with(input, Neighbours::Grid);
+        self.step_players(inputs);
+    }
     }
 
     /// Scalars, then each enemy array in id order (never storage order, which
@@ -965,18 +1000,20 @@ impl Sim for HordeWorld {
         let (state, inc) = self.rng.parts();
         v.value(state);
         v.value(inc);
-        v.field("playerX");
-        v.value_i64(i64::from(self.player_x));
-        v.field("playerY");
-        v.value_i64(i64::from(self.player_y));
-        v.field("playerHp");
-        v.value_i64(self.player_hp);
-        v.field("playerDowns");
-        v.value(self.player_downs);
-        v.field("invuln");
-        v.value(u64::from(self.invuln));
-        v.field("attackTimer");
-        v.value(u64::from(self.attack_timer));
+        for (h, names) in self.heroes().iter().zip(HERO_FIELDS) {
+            let values = [
+                i64::from(h.x),
+                i64::from(h.y),
+                h.hp,
+                h.downs.cast_signed(),
+                i64::from(h.invuln),
+                i64::from(h.attack_timer),
+            ];
+            for (name, value) in names.into_iter().zip(values) {
+                v.field(name);
+                v.value_i64(value);
+            }
+        }
         v.field("kills");
         v.value(self.kills);
         v.field("waves");
@@ -987,6 +1024,12 @@ impl Sim for HordeWorld {
         v.value(self.last_pairs);
         v.field("lastContacts");
         v.value(u64::from(self.last_contacts));
+        // Only with two heroes or more: with one, a wipe is hero 0's down,
+        // and the values visited stay version 2's.
+        if self.players > 1 {
+            v.field("wipes");
+            v.value(self.wipes);
+        }
         let e = &self.e;
         let fields: [(&'static str, &dyn Fn(usize) -> i64); 6] = [
             ("enemyX", &|k| i64::from(e.body[k].x)),
@@ -1004,17 +1047,24 @@ impl Sim for HordeWorld {
         }
     }
 
-    /// `tick|alive|kills|playerHp|playerDowns|checksum` with the checksum in
-    /// 16 hex digits: the counters a person reads, and the hash that pins
-    /// everything else.
+    /// `tick|alive|kills|hp|downs|checksum` with the checksum in 16 hex
+    /// digits: the counters a person reads, and the hash that pins
+    /// everything else. `hp` and `downs` list every hero's, comma-separated.
     fn digest(&self) -> String {
+        let list = |f: fn(&Hero) -> String| {
+            self.heroes()
+                .iter()
+                .map(f)
+                .collect::<Vec<_>>()
+                .join(",")
+        };
         format!(
             "{}|{}|{}|{}|{}|{:016x}",
             self.tick,
             self.alive,
             self.kills,
-            self.player_hp,
-            self.player_downs,
+            list(|h| h.hp.to_string()),
+            list(|h| h.downs.to_string()),
             self.checksum()
         )
     }
@@ -1026,8 +1076,7 @@ impl Capture for HordeWorld {
     fn capture_into(&self, out: &mut HordeSnapshot) {
         out.fill(
             self.tick,
-            (self.player_x, self.player_y),
-            self.player_hp,
+            self.heroes(),
             self.slot_of.iter().map(|k| {
                 let b = self.e.body[k];
                 ([b.x, b.y], self.e.hp[k] > 0)
@@ -1063,8 +1112,8 @@ mod tests {
         let mut w = HordeWorld::new(&c.with_enemies(at.len() as u64).unwrap());
         for (i, &(dx, dy)) in at.iter().enumerate() {
             assert_eq!(w.slot_of.get(i), Some(i));
-            w.e.body[i].x = w.player_x + dx;
-            w.e.body[i].y = w.player_y + dy;
+            w.e.body[i].x = w.player_x() + dx;
+            w.e.body[i].y = w.player_y() + dy;
         }
         w
     }
@@ -1186,13 +1235,14 @@ mod tests {
         ]);
         let mut w = placed(&c, &[(3_000, 0), (-3_000, 0)]);
         w.step(&STILL);
-        assert_eq!((w.player_hp, w.invuln, w.last_contacts), (40, 15, 2));
+        let h = w.heroes[0];
+        assert_eq!((h.hp, h.invuln, w.last_contacts), (40, 15, 2));
         for _ in 1..16 {
             w.step(&STILL);
         }
-        assert_eq!(w.player_hp, 40);
+        assert_eq!(w.player_hp(), 40);
         w.step(&STILL); // tick 16: 40 - 60 <= 0: downed and restored.
-        assert_eq!((w.player_hp, w.player_downs), (100, 1));
+        assert_eq!((w.player_hp(), w.player_downs(), w.wipes), (100, 1, 1));
     }
 
     #[test]
@@ -1207,7 +1257,7 @@ mod tests {
             w.step(&STILL);
         }
         assert_eq!((w.alive, w.waves), (25, 0));
-        let (px, py) = (i64::from(w.player_x), i64::from(w.player_y));
+        let (px, py) = (i64::from(w.player_x()), i64::from(w.player_y()));
         w.step(&STILL); // tick 10: the wave, then one tick of movement.
         assert_eq!((w.alive, w.waves), (50, 1));
         let inner = 400 * 256 - 2 * 384 - 512;
