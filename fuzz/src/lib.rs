@@ -29,9 +29,7 @@ use tickwise::{
 use tickwise_catalog::Catalog;
 use tickwise_cli::script::{self, Command};
 use tickwise_net::wire::{self, Body, Envelope, MAX_PACKET, WIRE_MAGIC, WIRE_VERSION, WireError};
-use tickwise_net::{
-    Datagram, Drops, Session, SessionConfig, SessionStats, Spectator, Transport, round_robin,
-};
+use tickwise_net::{Datagram, Drops, Session, SessionConfig, SessionStats, Spectator, Transport};
 use tickwise_service::http::{BatchError, BatchReader, frame_batch};
 use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 use tickwise_sims::island::{IslandConfig, IslandWorld, LifecycleConfig, MAX_STEP_MS};
@@ -227,7 +225,7 @@ pub fn script_parser(data: &[u8]) {
             }
         }
     }
-    if let Err(e) = tickwise_catalog::parse_inputs::<IslandWorld>(data) {
+    if let Err(e) = tickwise_catalog::parse_inputs::<IslandWorld>(data, 1) {
         assert!(!e.to_string().is_empty(), "empty error message");
     }
 }
@@ -367,7 +365,11 @@ pub fn horde_config(data: &[u8]) {
         wild.axes[0] = i16::MIN;
         wild.axes[1] = i16::MAX;
         for t in 0..40 {
-            w.step(&if t % 7 == 3 { wild } else { scripted_input(t) });
+            w.step(core::slice::from_ref(&if t % 7 == 3 {
+                wild
+            } else {
+                scripted_input(t)
+            }));
         }
         w.digest()
     };
@@ -381,8 +383,8 @@ pub fn horde_config(data: &[u8]) {
 /// error, for both sims' input forms. Kept to three lines so it is easy to
 /// point at the reader's new home.
 pub fn inputs_file(data: &[u8]) {
-    let _ = tickwise_catalog::parse_inputs::<IslandWorld>(data);
-    let _ = tickwise_catalog::parse_inputs::<HordeWorld>(data);
+    let _ = tickwise_catalog::parse_inputs::<IslandWorld>(data, 1);
+    let _ = tickwise_catalog::parse_inputs::<HordeWorld>(data, 2);
 }
 
 /// The most datagrams one `net_datagram` execution feeds (each is followed
@@ -428,19 +430,51 @@ pub fn join_datagrams<B: AsRef<[u8]>>(datagrams: &[B]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The island world of the `net_datagram` sessions (the checked-in config).
-#[must_use]
-pub fn net_world() -> IslandWorld {
-    let cfg = IslandConfig::from_json(include_bytes!("../../config/island_loop.json"))
-        .unwrap_or_else(|e| panic!("checked-in island config: {e}"));
-    IslandWorld::new(&cfg)
+/// Two island worlds side by side, one per player: player `p`'s input
+/// steps world `p`. The `net_datagram` sessions' sim: two players with the
+/// island's i32 inputs (so captured datagrams stay valid seeds).
+#[derive(Clone, Debug)]
+pub struct IslandPair([IslandWorld; 2]);
+
+impl IslandPair {
+    /// Both players start from `world`.
+    #[must_use]
+    pub fn new(world: IslandWorld) -> IslandPair {
+        IslandPair([world.clone(), world])
+    }
 }
 
-/// Player `local`'s session of a 2-player island match, default settings
+impl Sim for IslandPair {
+    type Input = i32;
+    fn players(&self) -> usize {
+        2
+    }
+    fn step(&mut self, inputs: &[i32]) {
+        for (w, i) in self.0.iter_mut().zip(inputs) {
+            w.step(core::slice::from_ref(i));
+        }
+    }
+    fn visit_state(&self, v: &mut dyn tickwise::StateVisitor) {
+        for w in &self.0 {
+            w.visit_state(v);
+        }
+    }
+}
+
+/// The sim of the `net_datagram` sessions: a pair of island worlds of the
+/// checked-in config.
+#[must_use]
+pub fn net_world() -> IslandPair {
+    let cfg = IslandConfig::from_json(include_bytes!("../../config/island_loop.json"))
+        .unwrap_or_else(|e| panic!("checked-in island config: {e}"));
+    IslandPair::new(IslandWorld::new(&cfg))
+}
+
+/// Player `local`'s session of a 2-player match, default settings
 /// (session id 0, input delay 2, window 8, every confirmed tick checked).
 #[must_use]
-pub fn net_session(local: u8) -> Session<IslandWorld> {
-    Session::new(net_world(), SessionConfig::new(2, local), round_robin)
+pub fn net_session(local: u8) -> Session<IslandPair> {
+    Session::new(net_world(), SessionConfig::new(2, local))
         .unwrap_or_else(|e| panic!("session: {e}"))
 }
 
@@ -684,7 +718,7 @@ fn check_drops(
 /// its window ahead of its confirmed tick, never rolls back further, never
 /// misses a confirmed state it has to checksum, and reports a desync
 /// exactly when it counts one.
-fn check_session(s: &Session<IslandWorld>) {
+fn check_session(s: &Session<IslandPair>) {
     let window = u64::from(s.config().window);
     let st = s.stats();
     assert!(
@@ -722,10 +756,10 @@ pub fn net_datagram(data: &[u8]) {
 /// # Panics
 ///
 /// On a finding.
-pub fn net_datagram_session(data: &[u8]) -> Session<IslandWorld> {
+pub fn net_datagram_session(data: &[u8]) -> Session<IslandPair> {
     let mut peer = net_session(0);
     let mut stranger = net_session(0);
-    let mut spectator = Spectator::new(net_world(), 0, 4, 2, 0, round_robin);
+    let mut spectator = Spectator::new(net_world(), 0, 4, 2, 0);
     let mut sent_checks = Vec::new();
     for (k, bytes) in split_datagrams(data)
         .into_iter()

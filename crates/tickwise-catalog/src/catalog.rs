@@ -536,8 +536,7 @@ fn parse_config<S: CatalogSim>(bytes: &[u8]) -> Result<S::Config, CatalogError> 
 trait ErasedSim: Send + Sync {
     fn info(&self) -> SimInfo;
     fn profile(&self, config: &[u8]) -> Result<SimProfile, CatalogError>;
-    fn config_for_players(&self, config: &[u8], players: usize)
-    -> Result<Vec<u8>, CatalogError>;
+    fn config_for_players(&self, config: &[u8], players: usize) -> Result<Vec<u8>, CatalogError>;
     fn record(
         &self,
         config: &[u8],
@@ -634,11 +633,7 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         Ok(profile_of::<S>(&cfg))
     }
 
-    fn config_for_players(
-        &self,
-        config: &[u8],
-        players: usize,
-    ) -> Result<Vec<u8>, CatalogError> {
+    fn config_for_players(&self, config: &[u8], players: usize) -> Result<Vec<u8>, CatalogError> {
         let takes = S::build(&parse_config::<S>(config)?).players();
         if takes == players {
             return Ok(config.to_vec());
@@ -884,14 +879,7 @@ impl<S: CatalogSim> Entry<S> {
             .map(|p| player_stream::<S>(plan.take_player(p)))
             .collect();
         Ok(tickwise_net::run_local(
-            &sim,
-            &header,
-            inputs,
-            opts,
-            net,
-            spectators,
-            step,
-            clock,
+            &sim, &header, inputs, opts, net, spectators, step, clock,
         )?)
     }
 

@@ -637,7 +637,7 @@ mod tests {
 
     #[test]
     fn inputs_file_errors_name_the_index() {
-        let parse = parse_inputs::<IslandWorld>;
+        let parse = |b: &[u8]| parse_inputs::<IslandWorld>(b, 1).map(|mut v| v.remove(0));
         assert_eq!(parse(b"[1, -1, 0]").unwrap(), vec![1, -1, 0]);
         let e = parse(b"[1, 2.5]").unwrap_err().to_string();
         assert!(e.contains("inputs[1]"), "{e}");

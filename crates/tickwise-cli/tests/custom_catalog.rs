@@ -22,8 +22,9 @@ struct Paddle {
 
 impl Sim for Paddle {
     type Input = i32;
-    fn step(&mut self, dir: &i32) {
-        self.y = (self.y + 3 * i64::from((*dir).clamp(-1, 1))).clamp(-self.court, self.court);
+    fn step(&mut self, inputs: &[i32]) {
+        let dir = inputs[0];
+        self.y = (self.y + 3 * i64::from(dir.clamp(-1, 1))).clamp(-self.court, self.court);
         if self.y.abs() == self.court {
             self.at_wall += 1;
         }
@@ -90,8 +91,8 @@ struct PaddleV2(Paddle);
 
 impl Sim for PaddleV2 {
     type Input = i32;
-    fn step(&mut self, dir: &i32) {
-        self.0.step(core::slice::from_ref(dir));
+    fn step(&mut self, inputs: &[i32]) {
+        self.0.step(inputs);
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {
         self.0.visit_state(v);

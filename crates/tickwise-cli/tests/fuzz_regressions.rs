@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tickwise_net::{Session, SessionConfig, round_robin};
+use tickwise_net::{Session, SessionConfig};
 use tickwise_sims::island::{IslandConfig, IslandWorld};
 
 #[allow(unreachable_pub, dead_code)]
@@ -111,9 +111,9 @@ impl tickwise_net::Transport for Capture {
 /// ticked after each with the target's inputs; its datagrams go back to
 /// player 1. Fed to the target, they replay that match. Player 1 runs
 /// `world` (another world than player 0's makes a desync).
-fn capture_match(world: IslandWorld, rounds: usize) -> Vec<Vec<u8>> {
+fn capture_match(world: fuzz_checks::IslandPair, rounds: usize) -> Vec<Vec<u8>> {
     let mut a = fuzz_checks::net_session(0);
-    let mut b = Session::new(world, SessionConfig::new(2, 1), round_robin).unwrap();
+    let mut b = Session::new(world, SessionConfig::new(2, 1)).unwrap();
     let mut datagrams: Vec<Vec<u8>> = Vec::new();
     for round in 0..rounds {
         let mut b_out = Capture::default();
@@ -138,7 +138,7 @@ fn capture_match(world: IslandWorld, rounds: usize) -> Vec<Vec<u8>> {
 fn capture_spectating(rounds: usize) -> Vec<Vec<u8>> {
     let mut cfg = SessionConfig::new(2, 0);
     cfg.spectators = 1;
-    let mut host = Session::new(fuzz_checks::net_world(), cfg, round_robin).unwrap();
+    let mut host = Session::new(fuzz_checks::net_world(), cfg).unwrap();
     host.add_spectator(4, 0).unwrap();
     let mut b = fuzz_checks::net_session(1);
     let mut spectate = Vec::new();
@@ -160,8 +160,7 @@ fn capture_spectating(rounds: usize) -> Vec<Vec<u8>> {
     // Only datagrams that carry inputs, the last few.
     spectate.retain(|d| d.len() > 17);
     let keep = spectate.split_off(spectate.len().saturating_sub(3));
-    let mut spectator =
-        tickwise_net::Spectator::new(fuzz_checks::net_world(), 0, 4, 2, 0, round_robin);
+    let mut spectator = tickwise_net::Spectator::new(fuzz_checks::net_world(), 0, 4, 2, 0);
     struct Feed(Vec<Vec<u8>>, Vec<Vec<u8>>);
     impl tickwise_net::Transport for Feed {
         fn send(&mut self, _: u8, bytes: &[u8]) {
@@ -219,7 +218,7 @@ fn network_seeds() -> Vec<(&'static str, Vec<u8>)> {
         ),
         (
             "net_datagram/desync_and_fields",
-            join(capture_match(other, 24)),
+            join(capture_match(fuzz_checks::IslandPair::new(other), 24)),
         ),
         ("net_datagram/spectator", join(capture_spectating(20))),
         (

@@ -8,7 +8,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use tickwise::{Nanos, Pcg32, Sim, Timestamp};
-use tickwise_net::{NetworkConfig, Session, SessionConfig, SimNetwork, round_robin};
+use tickwise_net::{NetworkConfig, Session, SessionConfig, SimNetwork};
 use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 use tickwise_sims::island::{IslandConfig, IslandWorld};
 
@@ -22,7 +22,7 @@ fn horde(n: u64) -> HordeWorld {
         .unwrap();
     let mut w = HordeWorld::new(&cfg);
     for t in 0..200 {
-        w.step(&scripted_input(t));
+        w.step(&[scripted_input(t)]);
     }
     w
 }
@@ -76,14 +76,37 @@ fn resim8(world: &mut HordeWorld, slot: &mut HordeWorld, base: &HordeWorld) {
     slot.clone_from(world);
     world.clone_from(base);
     for t in 200..208 {
-        world.step(&scripted_input(t));
+        world.step(&[scripted_input(t)]);
     }
     black_box(&*world);
 }
 
+/// Two island worlds, one per player: the cheapest two-player sim, so the
+/// session's own cost dominates.
+#[derive(Clone, Debug)]
+struct IslandPair([IslandWorld; 2]);
+
+impl tickwise::Sim for IslandPair {
+    type Input = i32;
+    fn players(&self) -> usize {
+        2
+    }
+    fn step(&mut self, inputs: &[i32]) {
+        for (w, i) in self.0.iter_mut().zip(inputs) {
+            w.step(core::slice::from_ref(i));
+        }
+    }
+    fn visit_state(&self, v: &mut dyn tickwise::StateVisitor) {
+        for w in &self.0 {
+            w.visit_state(v);
+        }
+    }
+}
+
 fn overhead(c: &mut Criterion) {
     let cfg = IslandConfig::from_json(include_bytes!("../../../config/island_loop.json")).unwrap();
-    let world = IslandWorld::new(&cfg);
+    let island = IslandWorld::new(&cfg);
+    let world = IslandPair([island.clone(), island]);
     let mut net = SimNetwork::new(NetworkConfig {
         latency: Nanos::from_millis(50),
         seed: 1,
@@ -93,7 +116,7 @@ fn overhead(c: &mut Criterion) {
         .map(|p| {
             let mut c = SessionConfig::new(2, p);
             c.input_delay = 0;
-            Session::new(world.clone(), c, round_robin).unwrap()
+            Session::new(world.clone(), c).unwrap()
         })
         .collect();
     let mut rng = Pcg32::new(1, 0);

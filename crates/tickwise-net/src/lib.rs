@@ -77,9 +77,7 @@ pub use run::{
     BundleFile, Finding, HostClock, LocalRun, PeerReport, PeerRun, PlayerInput, RunError,
     RunOptions, SpectatorReport, random_inputs, run_local, run_peer,
 };
-pub use session::{
-    Desync, Drops, Session, SessionEnd, SessionError, SessionStats, TickOutcome,
-};
+pub use session::{Desync, Drops, Session, SessionEnd, SessionError, SessionStats, TickOutcome};
 pub use spectator::Spectator;
 pub use transport::{
     Datagram, LinkStats, MAX_SLOTS, NetworkConfig, Port, RECV_BUFFER, SimNetwork, Transport,

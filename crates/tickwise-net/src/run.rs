@@ -324,13 +324,7 @@ where
                 let Some((tick, state)) = host.latest_checkpoint() else {
                     continue;
                 };
-                let spec = Spectator::new(
-                    state.clone(),
-                    tick,
-                    slot,
-                    opts.players,
-                    opts.session_id,
-                );
+                let spec = Spectator::new(state.clone(), tick, slot, opts.players, opts.session_id);
                 host.add_spectator(slot, tick)?;
                 specs.push((spec, tick));
             }

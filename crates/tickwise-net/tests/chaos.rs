@@ -22,14 +22,14 @@ fn chaos(seed: u64) -> NetworkConfig {
 }
 
 fn island_chaos(players: u8, seed: u64) {
-    let (sim, header, _) = island();
+    let (sim, header, _) = island(players);
     let mut opts = RunOptions::new(players, 10_000);
     opts.input_delay = 0;
-    opts.input_seed = seed;
+    let input_seed = seed;
     let run = run_local(
         &sim,
         &header,
-        island_input,
+        common::inputs(opts.players, input_seed, island_input),
         &opts,
         chaos(seed),
         0,
@@ -74,15 +74,15 @@ fn island_four_players_chaos_several_seeds() {
 
 #[test]
 fn horde_300_chaos() {
-    let (sim, header) = horde(300);
+    let (sim, header) = horde(300, 2);
     for seed in [5, 6] {
         let mut opts = RunOptions::new(2, 600);
         opts.input_delay = 0;
-        opts.input_seed = seed;
+        let input_seed = seed;
         let run = run_local(
             &sim,
             &header,
-            horde_input,
+            common::inputs(opts.players, input_seed, horde_input),
             &opts,
             chaos(seed),
             0,
@@ -93,7 +93,7 @@ fn horde_300_chaos() {
         assert!(run.finished && run.checksums_agree && run.desync.is_none());
         assert!(run.peers.iter().all(|p| p.stats.rollbacks > 10));
         let replay = Replay::<TickInput>::from_bytes(&run.replay, &ReplayLimits::DEFAULT).unwrap();
-        let (fresh, _) = horde(300);
+        let (fresh, _) = horde(300, 2);
         assert!(tickwise::verify(fresh, &replay).is_match());
         assert_eq!(
             replay.final_state().checksum,
@@ -104,13 +104,13 @@ fn horde_300_chaos() {
 
 #[test]
 fn lockstep_never_rolls_back_and_agrees() {
-    let (sim, header, _) = island();
+    let (sim, header, _) = island(3);
     let mut opts = RunOptions::new(3, 1_000);
     opts.window = 0;
     let run = run_local(
         &sim,
         &header,
-        island_input,
+        common::inputs(opts.players, 1, island_input),
         &opts,
         NetworkConfig {
             latency: Nanos::from_millis(30),
@@ -136,7 +136,7 @@ fn lockstep_never_rolls_back_and_agrees() {
 
 #[test]
 fn spectators_join_late_and_end_on_the_same_state() {
-    let (sim, header, _) = island();
+    let (sim, header, _) = island(2);
     let opts = RunOptions::new(2, 2_000);
     let net = NetworkConfig {
         latency: Nanos::from_millis(40),
@@ -147,7 +147,7 @@ fn spectators_join_late_and_end_on_the_same_state() {
     let run = run_local(
         &sim,
         &header,
-        island_input,
+        common::inputs(opts.players, 1, island_input),
         &opts,
         net,
         2,

@@ -1,35 +1,73 @@
 //! Shared helpers: the island world with its checked-in config.
 #![allow(dead_code, unreachable_pub)]
 
-use tickwise::{Pcg32, Replay, ReplayHeader, ReplayLimits, TickInput};
+use tickwise::{Pcg32, Replay, ReplayHeader, ReplayLimits, Sim, StateVisitor, TickInput};
 use tickwise_sims::horde::{HordeConfig, HordeWorld};
 use tickwise_sims::island::{IslandConfig, IslandWorld};
 
 pub const ISLAND: &[u8] = include_bytes!("../../../config/island_loop.json");
 pub const HORDE: &[u8] = include_bytes!("../../../config/horde.json");
 
-pub fn island() -> (IslandWorld, ReplayHeader, IslandConfig) {
+/// One island world per player, side by side: player `p`'s input steps
+/// world `p` (the island is a one-player sim; a session needs a sim that
+/// takes every player's input).
+#[derive(Clone, Debug)]
+pub struct Islands(pub Vec<IslandWorld>);
+
+impl Sim for Islands {
+    type Input = i32;
+    fn players(&self) -> usize {
+        self.0.len()
+    }
+    fn step(&mut self, inputs: &[i32]) {
+        for (w, i) in self.0.iter_mut().zip(inputs) {
+            w.step(core::slice::from_ref(i));
+        }
+    }
+    fn visit_state(&self, v: &mut dyn StateVisitor) {
+        for w in &self.0 {
+            w.visit_state(v);
+        }
+    }
+}
+
+pub fn island(players: u8) -> (Islands, ReplayHeader, IslandConfig) {
     let cfg = IslandConfig::from_json(ISLAND).unwrap();
     let header = ReplayHeader {
-        sim_id: "island".into(),
+        sim_id: "islands".into(),
         sim_version: 1,
         config: ISLAND.to_vec(),
         seed: u64::from(cfg.seed),
         ticks: 0,
         checkpoint_every: 60,
         input_kind: 0,
+        players,
     };
-    (IslandWorld::new(&cfg), header, cfg)
+    let world = IslandWorld::new(&cfg);
+    (Islands(vec![world; usize::from(players)]), header, cfg)
+}
+
+/// Every player's inputs drawn by `f`, player `p` from stream `p` of `seed`.
+pub fn inputs<I: 'static>(
+    players: u8,
+    seed: u64,
+    f: fn(&mut Pcg32) -> I,
+) -> Vec<tickwise_net::PlayerInput<'static, I>> {
+    (0..players)
+        .map(|p| tickwise_net::random_inputs(seed, p, f))
+        .collect()
 }
 
 pub fn island_input(rng: &mut Pcg32) -> i32 {
     rng.range_i32(-1, 1)
 }
 
-pub fn horde(enemies: u64) -> (HordeWorld, ReplayHeader) {
+pub fn horde(enemies: u64, players: u8) -> (HordeWorld, ReplayHeader) {
     let cfg = HordeConfig::from_json(HORDE)
         .unwrap()
         .with_enemies(enemies)
+        .unwrap()
+        .with_players(u64::from(players))
         .unwrap();
     let header = ReplayHeader {
         sim_id: "horde".into(),
@@ -39,6 +77,7 @@ pub fn horde(enemies: u64) -> (HordeWorld, ReplayHeader) {
         ticks: 0,
         checkpoint_every: 60,
         input_kind: 0,
+        players,
     };
     (HordeWorld::new(&cfg), header)
 }
@@ -53,7 +92,7 @@ pub fn horde_input(rng: &mut Pcg32) -> TickInput {
 /// Re-simulates an island replay from its config with the kernel's verifier.
 pub fn island_replay_verifies(bytes: &[u8]) -> (bool, u64, u64) {
     let replay = Replay::<i32>::from_bytes(bytes, &ReplayLimits::DEFAULT).unwrap();
-    let (sim, _, _) = island();
+    let (sim, _, _) = island(replay.header().players);
     let report = tickwise::verify(sim, &replay);
     (
         report.is_match(),

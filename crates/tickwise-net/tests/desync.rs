@@ -8,7 +8,7 @@ use tickwise::{Nanos, Replay, ReplayLimits};
 use tickwise_net::{NetworkConfig, RunOptions, run_local};
 
 fn run(inject: u64, check_every: u64) -> tickwise_net::LocalRun {
-    let (sim, header, _) = island();
+    let (sim, header, _) = island(2);
     let mut opts = RunOptions::new(2, 1_500);
     opts.input_delay = 0;
     opts.check_every = check_every;
@@ -24,7 +24,7 @@ fn run(inject: u64, check_every: u64) -> tickwise_net::LocalRun {
     run_local(
         &sim,
         &header,
-        island_input,
+        common::inputs(opts.players, 1, island_input),
         &opts,
         net,
         0,
@@ -59,11 +59,11 @@ fn injected_desync_is_caught_at_its_tick_with_fields() {
     }
     let names: Vec<&str> = r.bundle.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["peer0.twr", "peer1.twr", "report.txt"]);
-    let (sim, _, _) = island();
+    let (sim, _, _) = island(2);
     let honest = Replay::<i32>::from_bytes(&r.bundle[0].bytes, &ReplayLimits::DEFAULT).unwrap();
     let faulty = Replay::<i32>::from_bytes(&r.bundle[1].bytes, &ReplayLimits::DEFAULT).unwrap();
     // Confirmed inputs are the same on both sides.
-    assert!(honest.inputs().eq(faulty.inputs()));
+    assert!((0..2).all(|p| honest.inputs(p).eq(faulty.inputs(p))));
     assert!(tickwise::verify(sim.clone(), &honest).is_match());
     assert!(!tickwise::verify(sim, &faulty).is_match());
     let text = String::from_utf8(r.bundle[2].bytes.clone()).unwrap();
@@ -83,13 +83,13 @@ fn sparse_checks_catch_it_at_the_next_checked_tick() {
 
 #[test]
 fn no_injection_no_desync() {
-    let (sim, header, _) = island();
+    let (sim, header, _) = island(2);
     let mut opts = RunOptions::new(2, 1_500);
     opts.input_delay = 0;
     let r = run_local(
         &sim,
         &header,
-        island_input,
+        common::inputs(opts.players, 1, island_input),
         &opts,
         NetworkConfig::PERFECT,
         0,

@@ -11,7 +11,7 @@ use std::alloc::System;
 
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use tickwise::{Nanos, Pcg32, Timestamp};
-use tickwise_net::{NetworkConfig, Session, SessionConfig, SimNetwork, round_robin};
+use tickwise_net::{NetworkConfig, Session, SessionConfig, SimNetwork};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -24,7 +24,7 @@ fn steady_state_rollback_ticks_do_not_allocate() {
     assert_eq!(region.change().allocations, 1);
     drop(v);
 
-    let (world, _) = common::horde(300);
+    let (world, _) = common::horde(300, 2);
     // 60 ms each way and no input delay: every remote input arrives after
     // its tick ran on a prediction, so rollbacks happen all the time.
     let mut net = SimNetwork::new(NetworkConfig {
@@ -37,7 +37,7 @@ fn steady_state_rollback_ticks_do_not_allocate() {
         .map(|p| {
             let mut cfg = SessionConfig::new(2, p);
             cfg.input_delay = 0;
-            Session::new(world.clone(), cfg, round_robin).unwrap()
+            Session::new(world.clone(), cfg).unwrap()
         })
         .collect();
     let mut rngs = [Pcg32::new(1, 0), Pcg32::new(1, 1)];

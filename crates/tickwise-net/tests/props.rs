@@ -8,8 +8,7 @@ use tickwise::ReplayInput;
 use tickwise::{Nanos, Timestamp};
 use tickwise_net::wire::{Body, decode};
 use tickwise_net::{
-    NetworkConfig, RunOptions, Session, SessionConfig, SimNetwork, Transport, round_robin,
-    run_local,
+    NetworkConfig, RunOptions, Session, SessionConfig, SimNetwork, Transport, run_local,
 };
 
 /// A round limit that a correct session meets on any schedule: a peer
@@ -44,11 +43,11 @@ proptest! {
         window in 1u32..10,
         seed in any::<u64>(),
     ) {
-        let (sim, header, _) = island();
+        let (sim, header, _) = island(players);
         let mut opts = RunOptions::new(players, 400);
         opts.input_delay = delay;
         opts.window = window;
-        opts.input_seed = seed;
+        let input_seed = seed;
         opts.max_rounds = Some(rounds_needed(400, latency + jitter, window + delay));
         let net = NetworkConfig {
             latency: Nanos::from_millis(latency),
@@ -59,7 +58,7 @@ proptest! {
             bandwidth: Some(20_000),
             seed,
         };
-        let run = run_local(&sim, &header, island_input, &opts, net, 0,
+        let run = run_local(&sim, &header, common::inputs(opts.players, input_seed, island_input), &opts, net, 0,
                             Nanos::from_nanos(16_666_667), &mut || 0).unwrap();
         prop_assert!(run.finished, "{:?}", run.peers);
         prop_assert!(run.checksums_agree && run.desync.is_none());
@@ -74,7 +73,7 @@ proptest! {
         junk in prop::collection::vec((0u8..6, prop::collection::vec(any::<u8>(), 0..600)), 1..40),
         flips in prop::collection::vec((any::<usize>(), any::<u8>()), 0..8),
     ) {
-        let (sim, _, _) = island();
+        let (sim, _, _) = island(2);
         let mut net = SimNetwork::new(NetworkConfig {
             latency: Nanos::from_millis(30),
             seed: 1,
@@ -83,7 +82,7 @@ proptest! {
         let mut s: Vec<Session<_>> = (0..2).map(|p| {
             let mut c = SessionConfig::new(2, p);
             c.stop_at = Some(300);
-            Session::new(sim.clone(), c, round_robin).unwrap()
+            Session::new(sim.clone(), c).unwrap()
         }).collect();
         // A real datagram to mutate: capture one from player 1.
         struct Grab(Vec<u8>);
@@ -91,7 +90,7 @@ proptest! {
             fn send(&mut self, _: u8, b: &[u8]) { self.0 = b.to_vec(); }
             fn recv(&mut self, _: &mut [u8]) -> Option<tickwise_net::Datagram> { None }
         }
-        let mut probe = Session::new(sim.clone(), SessionConfig::new(2, 1), round_robin).unwrap();
+        let mut probe = Session::new(sim.clone(), SessionConfig::new(2, 1)).unwrap();
         let mut grab = Grab(Vec::new());
         let _ = probe.tick(&1, &mut grab);
         let mut real = grab.0.clone();
@@ -122,8 +121,8 @@ proptest! {
 
 #[test]
 fn each_bad_packet_kind_is_counted_under_its_reason() {
-    let (sim, _, _) = island();
-    let mut s = Session::new(sim, SessionConfig::new(2, 0), round_robin).unwrap();
+    let (sim, _, _) = island(2);
+    let mut s = Session::new(sim, SessionConfig::new(2, 0)).unwrap();
     let good_env = |kind: u8, session: u64, sender: u8, seq: u8| {
         let mut v = b"TN".to_vec();
         v.extend([1, kind]);
@@ -192,8 +191,8 @@ fn a_checks_ack_past_every_check_is_harmless() {
         d
     };
     for checks_ack in [0, u64::MAX, u64::MAX - 1, 1 << 63] {
-        let (sim, _, _) = island();
-        let mut s = Session::new(sim, SessionConfig::new(2, 0), round_robin).unwrap();
+        let (sim, _, _) = island(2);
+        let mut s = Session::new(sim, SessionConfig::new(2, 0)).unwrap();
         s.handle_datagram(Some(1), &from_player_1(checks_ack));
         assert_eq!(s.stats().drops.total(), 0, "accepted");
         let mut sent = Sent(Vec::new());
@@ -220,11 +219,11 @@ fn a_checks_ack_past_every_check_is_harmless() {
 
 #[test]
 fn a_silent_peer_is_reported_as_disconnected() {
-    let (sim, _, _) = island();
+    let (sim, _, _) = island(2);
     let mut net = SimNetwork::new(NetworkConfig::PERFECT);
     let mut cfg = SessionConfig::new(2, 0);
     cfg.disconnect_after = 60;
-    let mut s = Session::new(sim, cfg, round_robin).unwrap();
+    let mut s = Session::new(sim, cfg).unwrap();
     let mut ended = None;
     for _ in 0..100 {
         if let tickwise_net::TickOutcome::Ended(e) = s.tick(&0, &mut net.port(0)) {
@@ -249,12 +248,12 @@ fn a_silent_peer_is_reported_as_disconnected() {
 /// says so; with the limit the property computes, every tick is confirmed.
 #[test]
 fn slow_network_with_window_1_finishes_within_the_computed_limit() {
-    let (sim, header, _) = island();
+    let (sim, header, _) = island(2);
     let seed = 9_922_200_276_310_692_714;
     let mut opts = RunOptions::new(2, 400);
     opts.input_delay = 0;
     opts.window = 1;
-    opts.input_seed = seed;
+    let input_seed = seed;
     let net = NetworkConfig {
         latency: Nanos::from_millis(124),
         jitter: Nanos::from_millis(39),
@@ -265,12 +264,32 @@ fn slow_network_with_window_1_finishes_within_the_computed_limit() {
         seed,
     };
     let step = Nanos::from_nanos(16_666_667);
-    let short = run_local(&sim, &header, island_input, &opts, net, 0, step, &mut || 0).unwrap();
+    let short = run_local(
+        &sim,
+        &header,
+        common::inputs(opts.players, input_seed, island_input),
+        &opts,
+        net,
+        0,
+        step,
+        &mut || 0,
+    )
+    .unwrap();
     assert!(!short.finished);
     assert!(short.peers.iter().all(|p| p.confirmed_tick < 400));
     assert!(short.desync.is_none());
     opts.max_rounds = Some(rounds_needed(400, 124 + 39, 1));
-    let run = run_local(&sim, &header, island_input, &opts, net, 0, step, &mut || 0).unwrap();
+    let run = run_local(
+        &sim,
+        &header,
+        common::inputs(opts.players, input_seed, island_input),
+        &opts,
+        net,
+        0,
+        step,
+        &mut || 0,
+    )
+    .unwrap();
     assert!(run.finished, "{:?}", run.peers);
     assert!(run.checksums_agree && run.desync.is_none());
     let (ok, ticks, sum) = island_replay_verifies(&run.replay);

@@ -5,11 +5,11 @@ mod common;
 
 use common::{island, island_input, island_replay_verifies};
 use tickwise::{Nanos, Pcg32, Timestamp};
-use tickwise_net::{NetworkConfig, Session, SessionConfig, SessionError, SimNetwork, round_robin};
+use tickwise_net::{NetworkConfig, Session, SessionConfig, SessionError, SimNetwork};
 
 #[test]
 fn a_match_without_a_stop_tick_ends_where_both_peers_are_told() {
-    let (sim, header, _) = island();
+    let (sim, header, _) = island(2);
     let mut net = SimNetwork::new(NetworkConfig {
         latency: Nanos::from_millis(60),
         loss_ppm: 50_000,
@@ -20,7 +20,7 @@ fn a_match_without_a_stop_tick_ends_where_both_peers_are_told() {
         .map(|p| {
             let mut c = SessionConfig::new(2, p);
             c.input_delay = 0;
-            let mut s = Session::new(sim.clone(), c, round_robin).unwrap();
+            let mut s = Session::new(sim.clone(), c).unwrap();
             let mut h = header.clone();
             h.checkpoint_every = 30;
             s.start_recording(h).unwrap();

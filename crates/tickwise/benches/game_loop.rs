@@ -41,7 +41,7 @@ fn loops(c: &mut Criterion) {
             let mut t = 0u64;
             b.iter(|| {
                 for _ in 0..black_box(steps) {
-                    sim.step(&(t & 3));
+                    sim.step(&[t & 3]);
                     t += 1;
                 }
                 sim.sum

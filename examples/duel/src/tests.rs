@@ -118,7 +118,10 @@ fn a_ball_outside_the_paddle_passes_and_scores() {
 #[test]
 fn paddles_follow_buttons_then_axes_and_stay_on_the_field() {
     let mut d = duel_in_play();
-    d.step(core::slice::from_ref(&holding(&[Key::LeftUp, Key::RightDown])));
+    d.step(core::slice::from_ref(&holding(&[
+        Key::LeftUp,
+        Key::RightDown,
+    ])));
     assert_eq!(d.paddles(), [174, 186]);
     // Both directions held cancel out and hand over to the stick:
     // 16384 * 6 / 32767 = 3 (98304 / 32767 = 3.00003); -32768 is clamped to
@@ -133,7 +136,10 @@ fn paddles_follow_buttons_then_axes_and_stay_on_the_field() {
     assert_eq!(d.paddles(), [183, 174]);
     // Centres stay within [32, 328].
     d.paddles = [35, 325];
-    d.step(core::slice::from_ref(&holding(&[Key::LeftUp, Key::RightDown])));
+    d.step(core::slice::from_ref(&holding(&[
+        Key::LeftUp,
+        Key::RightDown,
+    ])));
     assert_eq!(d.paddles(), [32, 328]);
 }
 

@@ -279,7 +279,13 @@ fn a_rule_change_shows_up_in_the_paddles_at_tick_1() {
     let faster = DuelConfig::parse(text.as_bytes()).unwrap();
     let (mut a, mut b) = (Duel::new(&config()), Duel::new(&faster));
     let inputs = inputs(&s);
-    let c = compare_lockstep(&mut a, &mut b, one_player(inputs.clone()), one_player(inputs), 80);
+    let c = compare_lockstep(
+        &mut a,
+        &mut b,
+        one_player(inputs.clone()),
+        one_player(inputs),
+        80,
+    );
     let d = c.divergence.expect("the paddles diverge");
     assert_eq!(
         (d.tick, d.fields, c.first_input_difference),

@@ -129,11 +129,21 @@ fn sync_test_with_rollback_8_finds_no_desync() {
     let cfg = DuelConfig::parse(DEFAULT_CONFIG).unwrap();
     // From tick 8 on, every tick rolls back 8 and re-simulates 8 steps:
     // (2000 - 8 + 1) * 8 = 15944 steps.
-    let report = sync_test(Duel::new(&cfg), |t, out: &mut [TickInput]| out.fill(scripted_input(t)), 2000, 8);
+    let report = sync_test(
+        Duel::new(&cfg),
+        |t, out: &mut [TickInput]| out.fill(scripted_input(t)),
+        2000,
+        8,
+    );
     assert_eq!(report.mismatch, None);
     assert_eq!((report.ticks, report.resimulated_steps), (2000, 15_944));
     let mut rng = Pcg32::new(7, 1);
-    let report = sync_test(Duel::new(&cfg), |_, out: &mut [TickInput]| out.fill(random_input(&mut rng)), 2000, 8);
+    let report = sync_test(
+        Duel::new(&cfg),
+        |_, out: &mut [TickInput]| out.fill(random_input(&mut rng)),
+        2000,
+        8,
+    );
     assert_eq!(report.mismatch, None);
 }
 
@@ -172,7 +182,12 @@ fn sync_test_catches_hidden_state() {
         duel: Duel::new(&cfg),
         steps: Rc::new(Cell::new(0)),
     };
-    let report = sync_test(sim, |_, out: &mut [TickInput]| out.fill(TickInput::default()), 40, 8);
+    let report = sync_test(
+        sim,
+        |_, out: &mut [TickInput]| out.fill(TickInput::default()),
+        40,
+        8,
+    );
     let m = report.mismatch.expect("the hidden counter desyncs");
     assert_eq!(
         (m.tick, m.rolled_back_from, m.fields),

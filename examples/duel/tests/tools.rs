@@ -141,7 +141,9 @@ fn a_live_session_verifies_compares_and_sync_tests_through_the_duel_tool() {
     let div = r.comparison.divergence.expect("bots and players differ");
     assert_eq!((div.tick, div.fields), (1, vec!["paddles"]));
     assert_eq!(
-        r.comparison.first_input_difference.map(|d| (d.tick, d.player)),
+        r.comparison
+            .first_input_difference
+            .map(|d| (d.tick, d.player)),
         Some((0, 0))
     );
 

@@ -10,10 +10,10 @@ use std::time::Instant;
 use anyhow::Context as _;
 use serde_json::{Value, json};
 use tickwise::Nanos;
-use tickwise_catalog::{Catalog, InputPlan};
 use tickwise_catalog::tickwise_net::{
     BundleFile, LocalRun, MAX_INPUT_DELAY, MAX_WINDOW, NetworkConfig, PeerReport, RunOptions,
 };
+use tickwise_catalog::{Catalog, InputPlan};
 
 use super::record::{choose_sim, parse_plan, read_config};
 use crate::{Failure, hints};

@@ -49,7 +49,6 @@ impl Sim for NaiveHorde {
     fn step(&mut self, inputs: &[TickInput]) {
         self.step_players(inputs);
     }
-    }
 
     fn visit_state(&self, v: &mut dyn StateVisitor) {
         self.0.visit_state(v);

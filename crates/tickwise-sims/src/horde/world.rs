@@ -989,7 +989,6 @@ impl Sim for HordeWorld {
     fn step(&mut self, inputs: &[TickInput]) {
         self.step_players(inputs);
     }
-    }
 
     /// Scalars, then each enemy array in id order (never storage order, which
     /// is the grid's business).
@@ -1051,13 +1050,8 @@ impl Sim for HordeWorld {
     /// digits: the counters a person reads, and the hash that pins
     /// everything else. `hp` and `downs` list every hero's, comma-separated.
     fn digest(&self) -> String {
-        let list = |f: fn(&Hero) -> String| {
-            self.heroes()
-                .iter()
-                .map(f)
-                .collect::<Vec<_>>()
-                .join(",")
-        };
+        let list =
+            |f: fn(&Hero) -> String| self.heroes().iter().map(f).collect::<Vec<_>>().join(",");
         format!(
             "{}|{}|{}|{}|{}|{:016x}",
             self.tick,
