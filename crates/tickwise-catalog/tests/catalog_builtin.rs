@@ -28,7 +28,7 @@ fn island(ticks: u64, plan: &InputPlan) -> Vec<u8> {
 fn island_with(header: ReplayHeader, config: &IslandConfig) -> Vec<u8> {
     let mut rec = Recorder::new(IslandWorld::new(config), header).unwrap();
     for t in 0..100 {
-        rec.step(if t % 40 < 20 { 1 } else { -1 });
+        rec.step(&[if t % 40 < 20 { 1 } else { -1 }]);
     }
     rec.finish().unwrap().1.to_bytes()
 }
@@ -42,6 +42,7 @@ fn island_header() -> ReplayHeader {
         ticks: 0,
         checkpoint_every: 60,
         input_kind: 0,
+        players: 1,
     }
 }
 
@@ -259,14 +260,14 @@ fn island_replay_with_event_inputs() {
     impl tickwise::Sim for Wrapped {
         type Input = TickInput;
         fn step(&mut self, _inputs: &[TickInput]) {
-            self.0.step(&0);
+            self.0.step(&[0]);
         }
         fn visit_state(&self, v: &mut dyn tickwise::StateVisitor) {
             self.0.visit_state(v);
         }
     }
     let mut rec = Recorder::new(Wrapped(IslandWorld::new(&cfg())), header).unwrap();
-    rec.step(TickInput::default());
+    rec.step(&[TickInput::default()]);
     let bytes = rec.finish().unwrap().1.to_bytes();
     assert_eq!(
         catalog().verify(&bytes, &LIMITS).unwrap_err(),
@@ -330,6 +331,7 @@ fn json_inputs_and_their_errors() {
     assert_eq!(
         e,
         CatalogError::Inputs(InputsError::Element {
+            player: None,
             index: 1,
             expected: "an integer in the i32 range".into(),
             found: "2.5".into()
@@ -361,7 +363,10 @@ fn compare_names_the_first_divergent_tick() {
         .position(|(a, b)| *a != b)
         .unwrap() as u64;
     let r = catalog().compare(&seed, &random, &LIMITS).unwrap();
-    assert_eq!(r.comparison.first_input_difference, Some(first));
+    assert_eq!(
+        r.comparison.first_input_difference.map(|d| d.tick),
+        Some(first)
+    );
     let d = r.comparison.divergence.unwrap();
     assert_eq!(d.tick, first + 1);
     assert_eq!(d.fields, ["posX", "velX"]);
@@ -440,7 +445,7 @@ fn island_checksum_golden_vectors() {
     let mut w = IslandWorld::new(&cfg());
     assert_eq!(w.checksum(), 0xe5bf_6188_7746_5447);
     for t in 0..100 {
-        w.step(&(if t % 40 < 20 { 1 } else { -1 }));
+        w.step(&[if t % 40 < 20 { 1 } else { -1 }]);
     }
     assert_eq!(w.checksum(), 0xdc0b_35df_9a38_8d3a);
     let bytes = island(100, &InputPlan::Scripted);

@@ -151,7 +151,7 @@ fn the_pin_replay_covers_the_co_op_rules() {
     let cfg = HordeConfig::from_json(&replay.header().config).unwrap();
     let mut w = HordeWorld::new(&cfg);
     let mut hit = vec![false; cfg.players()];
-    for input in replay.inputs() {
+    for input in replay.inputs(0) {
         let before: Vec<i64> = w.heroes().iter().map(|h| h.hp).collect();
         w.step_players(std::slice::from_ref(input));
         for (h, (hero, hp)) in hit.iter_mut().zip(w.heroes().iter().zip(before)) {
@@ -194,10 +194,11 @@ fn record(config: &[u8], inputs: &[TickInput], every: u64) -> Vec<u8> {
         ticks: 0,
         checkpoint_every: every,
         input_kind: 0,
+        players: 1,
     };
     let mut rec = Recorder::new(HordeWorld::new(&cfg), header).unwrap();
     for input in inputs {
-        rec.step(*input);
+        rec.step(&[*input]);
     }
     rec.finish().unwrap().1.to_bytes()
 }
@@ -231,7 +232,7 @@ fn record_the_pin_replays() {
     // checkpoint spacing, recorded by this version.
     let old = std::fs::read(fixtures().join("horde_v2_format3.twr")).unwrap();
     let old = Replay::<TickInput>::from_bytes(&old, &LIMITS).unwrap();
-    let inputs: Vec<TickInput> = old.inputs().copied().collect();
+    let inputs: Vec<TickInput> = old.inputs(0).copied().collect();
     let seed = record(&old.header().config, &inputs, old.header().checkpoint_every);
     let seed_path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/replay_reader/horde_20.twr");

@@ -67,6 +67,13 @@ impl CatalogSim for Shapes {
     }
 }
 
+/// A one-player file's inputs (player 0's stream).
+fn one<S: tickwise_catalog::CatalogSim>(
+    bytes: &[u8],
+) -> Result<Vec<S::Input>, tickwise_catalog::InputsError> {
+    parse_inputs::<S>(bytes, 1).map(|mut v| v.remove(0))
+}
+
 #[test]
 fn nested_values_strings_and_whitespace_split_where_json_says() {
     // `a,]b"c` is 6 characters; `\\` is one.
@@ -74,14 +81,11 @@ fn nested_values_strings_and_whitespace_split_where_json_says() {
         -5, null, "\\", {} ]
     "#;
     assert_eq!(
-        parse_inputs::<Shapes>(text).unwrap(),
+        one::<Shapes>(text).unwrap(),
         [1006, 2002, 3002, -5, 4000, 1001, 3000]
     );
-    assert_eq!(parse_inputs::<Shapes>(b"[]").unwrap(), Vec::<i32>::new());
-    assert_eq!(
-        parse_inputs::<Shapes>(b"\n[ ]\n").unwrap(),
-        Vec::<i32>::new()
-    );
+    assert_eq!(one::<Shapes>(b"[]").unwrap(), Vec::<i32>::new());
+    assert_eq!(one::<Shapes>(b"\n[ ]\n").unwrap(), Vec::<i32>::new());
 }
 
 #[test]
@@ -100,23 +104,21 @@ fn malformed_files_are_refused_with_their_own_error() {
         (b"[\xff]", "not UTF-8"),
         (b"nope", "not JSON"),
     ] {
-        let e = parse_inputs::<Shapes>(text).unwrap_err();
+        let e = one::<Shapes>(text).unwrap_err();
         assert!(matches!(e, InputsError::NotJson { .. }), "{what}: {e:?}");
     }
     for text in [&b"{}"[..], b"3", b" \"x\" "] {
-        assert_eq!(
-            parse_inputs::<Shapes>(text).unwrap_err(),
-            InputsError::NotAnArray
-        );
+        assert_eq!(one::<Shapes>(text).unwrap_err(), InputsError::NotAnArray);
     }
 }
 
 #[test]
 fn the_sims_refusal_names_the_element_and_the_expectation() {
-    let e = parse_inputs::<IslandWorld>(b"[1, -1, \"left\"]").unwrap_err();
+    let e = one::<IslandWorld>(b"[1, -1, \"left\"]").unwrap_err();
     assert_eq!(
         e,
         InputsError::Element {
+            player: None,
             index: 2,
             expected: "an integer in the i32 range".into(),
             found: "\"left\"".into()
@@ -128,8 +130,7 @@ fn the_sims_refusal_names_the_element_and_the_expectation() {
     );
     // Long elements are shortened in the message.
     let long = format!("[\"{}\"]", "x".repeat(500));
-    let InputsError::Element { found, .. } =
-        parse_inputs::<IslandWorld>(long.as_bytes()).unwrap_err()
+    let InputsError::Element { found, .. } = one::<IslandWorld>(long.as_bytes()).unwrap_err()
     else {
         panic!("expected an element error")
     };
@@ -143,7 +144,7 @@ fn one_byte_limit_checked_before_parsing() {
     big[0] = b'[';
     big[limit] = b']';
     assert_eq!(
-        parse_inputs::<IslandWorld>(&big).unwrap_err(),
+        one::<IslandWorld>(&big).unwrap_err(),
         InputsError::TooLarge {
             bytes: MAX_INPUTS_BYTES + 1,
             limit: MAX_INPUTS_BYTES
@@ -151,10 +152,7 @@ fn one_byte_limit_checked_before_parsing() {
     );
     big.pop();
     big[limit - 1] = b']';
-    assert_eq!(
-        parse_inputs::<IslandWorld>(&big).unwrap(),
-        Vec::<i32>::new()
-    );
+    assert_eq!(one::<IslandWorld>(&big).unwrap(), Vec::<i32>::new());
 }
 
 fn json_value() -> impl Strategy<Value = Value> {
@@ -188,7 +186,7 @@ proptest! {
             serde_json::to_string(&doc).unwrap()
         };
         let expected: Vec<i32> = elems.iter().map(shape).collect();
-        prop_assert_eq!(parse_inputs::<Shapes>(text.as_bytes()).unwrap(), expected);
+        prop_assert_eq!(one::<Shapes>(text.as_bytes()).unwrap(), expected);
     }
 
     /// Any bytes: a result or a specific error, never a panic; and whatever
@@ -201,7 +199,7 @@ proptest! {
         ),
     ) {
         let bytes = [&b"["[..], &tail].concat();
-        if parse_inputs::<Shapes>(&bytes).is_ok() {
+        if one::<Shapes>(&bytes).is_ok() {
             prop_assert!(serde_json::from_slice::<Value>(&bytes).is_ok());
         }
     }

@@ -152,10 +152,11 @@ fn horde_replay_claiming_version(sim_version: u32) -> Vec<u8> {
         ticks: 0,
         checkpoint_every: 5,
         input_kind: 0,
+        players: 1,
     };
     let mut rec = Recorder::new(HordeWorld::new(&cfg), header).unwrap();
     for t in 0..20 {
-        rec.step(scripted_input(t));
+        rec.step(&[scripted_input(t)]);
     }
     rec.finish().unwrap().1.to_bytes()
 }
@@ -331,8 +332,8 @@ fn a_one_hero_world_re_simulates_a_version_2_replay_exactly() {
     assert_eq!(cfg.players(), 1);
     let mut w = HordeWorld::new(&cfg);
     let mut next = 0;
-    for (t, input) in replay.inputs().enumerate() {
-        w.step(input);
+    for (t, input) in replay.inputs(0).enumerate() {
+        w.step(core::slice::from_ref(input));
         if let Some(c) = replay.checkpoint(next)
             && c.tick == t as u64 + 1
         {

@@ -20,7 +20,7 @@ fn the_horde_state_estimate_covers_a_real_copy_without_overstating_it() {
         let cfg = base.with_enemies(n).unwrap();
         let mut world = HordeWorld::new(&cfg);
         for t in 0..3 {
-            world.step(&scripted_input(t));
+            world.step(&[scripted_input(t)]);
         }
         let region = Region::new(GLOBAL);
         let copy = world.clone();

@@ -90,7 +90,7 @@ impl Sim for TallyV4 {
     type Input = i32;
     fn step(&mut self, inputs: &[i32]) {
         let add = &inputs.first().cloned().unwrap_or_default();
-        self.0.step(&add.saturating_mul(2));
+        self.0.step(core::slice::from_ref(&add.saturating_mul(2)));
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {
         self.0.visit_state(v);
@@ -167,7 +167,10 @@ fn record_verify_tamper_compare() {
 
     let cmp = c.compare(&rec.bytes, &forged, &LIMITS).unwrap();
     assert_eq!(cmp.sim.id, "tally");
-    assert_eq!(cmp.comparison.first_input_difference, Some(4));
+    assert_eq!(
+        cmp.comparison.first_input_difference.map(|d| d.tick),
+        Some(4)
+    );
     // The state after tick 4 (tick count 5) is the first to differ.
     assert_eq!(cmp.comparison.divergence.unwrap().tick, 5);
 

@@ -202,7 +202,7 @@ mod tests {
     fn sixty_hz_step_moves_runner_ten_px_exactly() {
         // 600 px/s * 1/60 s = 10 px = 10_000_000 µpx, with no rounding.
         let mut w = LabWorld::new(StepLength::from_hz(60).unwrap(), u64::MAX);
-        w.step(&());
+        w.step(&[()]);
         assert_eq!(w.runner_upx, 10_000_000);
         // Ball: v = 12e6 + floor(-9.81e6 / 60) = 12e6 - 163_500 = 11_836_500 µm/s;
         // y = floor(11_836_500 / 60) = 197_275 µm.
@@ -213,10 +213,10 @@ mod tests {
     fn probe_records_first_update_at_or_past_probe_time() {
         let step = StepLength::from_hz(60).unwrap();
         let mut w = LabWorld::new(step, 50_000_000); // 3 ticks
-        w.step(&());
-        w.step(&());
+        w.step(&[()]);
+        w.step(&[()]);
         assert!(w.probe().is_none());
-        w.step(&());
+        w.step(&[()]);
         let p = w.probe().unwrap();
         assert_eq!(p.sim_ns, 50_000_000);
         assert_eq!(p.checksum, w.checksum());

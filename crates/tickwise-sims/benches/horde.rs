@@ -38,7 +38,7 @@ fn settled(n: u64) -> (HordeWorld, u64) {
     let mut w = HordeWorld::new(&cfg);
     let ticks = cfg.settle_ticks();
     for t in 0..ticks {
-        w.step(&scripted_input(t));
+        w.step(&[scripted_input(t)]);
     }
     (w, ticks)
 }
@@ -59,7 +59,7 @@ fn horde(c: &mut Criterion) {
                     }
                     let input = scripted_input(t);
                     let began = Instant::now();
-                    w.step(&input);
+                    w.step(core::slice::from_ref(&input));
                     timed += began.elapsed();
                     t += 1;
                 }
@@ -77,7 +77,7 @@ fn horde(c: &mut Criterion) {
             || start.clone(),
             |w| {
                 for t in first..first + WINDOW {
-                    w.step(&scripted_input(t));
+                    w.step(&[scripted_input(t)]);
                 }
             },
             BatchSize::PerIteration,

@@ -20,7 +20,7 @@ fn island(c: &mut Criterion) {
         b.iter(|| {
             let mut local = w.clone();
             for i in black_box(inputs.as_slice()) {
-                local.step(i);
+                local.step(core::slice::from_ref(i));
             }
             w = black_box(local);
         });
@@ -52,6 +52,7 @@ fn island(c: &mut Criterion) {
         ticks: 0,
         checkpoint_every: 60,
         input_kind: 0,
+        players: 1,
     };
     let long_inputs = scripted_inputs(10_000_000);
     g.bench_function("frame_one_step_recording", |b| {

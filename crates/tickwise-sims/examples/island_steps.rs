@@ -12,7 +12,7 @@ fn main() {
     let inputs = scripted_inputs(40);
     let mut w = IslandWorld::new(&cfg);
     for t in 0..n {
-        w.step(&inputs[t % 40]);
+        w.step(core::slice::from_ref(&inputs[t % 40]));
     }
     println!("{}", w.digest());
 }

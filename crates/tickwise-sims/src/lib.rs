@@ -20,7 +20,7 @@
 //! let cfg = IslandConfig::from_json(include_bytes!("../../../config/island_loop.json"))?;
 //! let mut world = IslandWorld::new(&cfg);
 //! for input in scripted_inputs(100) {
-//!     world.step(&input);
+//!     world.step(core::slice::from_ref(&input));
 //! }
 //! assert_eq!(world.digest(), "100|-131|5050|18|100|323|3492529440|0");
 //! # Ok::<(), tickwise_sims::ConfigError>(())

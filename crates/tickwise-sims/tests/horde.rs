@@ -35,8 +35,8 @@ fn assert_same_as_reference(cfg: &HordeConfig, ticks: u64, input: impl Fn(u64) -
     let mut naive = NaiveHorde::new(cfg);
     for t in 0..ticks {
         let inp = input(t);
-        grid.step(&inp);
-        naive.step(&inp);
+        grid.step(core::slice::from_ref(&inp));
+        naive.step(core::slice::from_ref(&inp));
         if grid.checksum() != naive.checksum() {
             panic!(
                 "{}: grid and reference differ after tick {t} in {:?}",
@@ -104,7 +104,7 @@ fn same_seed_same_run_other_seed_other_run() {
     let run = |cfg: &HordeConfig| {
         let mut w = HordeWorld::new(cfg);
         for t in 0..200 {
-            w.step(&scripted_input(t));
+            w.step(&[scripted_input(t)]);
         }
         w.digest()
     };
@@ -119,12 +119,12 @@ fn desync_reports_name_the_fields() {
     let cfg = cfg_with(&[]);
     let (mut a, mut b) = (HordeWorld::new(&cfg), HordeWorld::new(&cfg));
     for t in 0..50 {
-        a.step(&scripted_input(t));
-        b.step(&if t == 20 {
+        a.step(&[scripted_input(t)]);
+        b.step(&[if t == 20 {
             TickInput::default()
         } else {
             scripted_input(t)
-        });
+        }]);
     }
     let diff = differing_fields(&a.field_hashes(), &b.field_hashes());
     assert!(
@@ -144,7 +144,7 @@ fn snapshot_matches_the_world_and_reuses_its_buffers() {
     let mut snap = w.capture();
     let ptr = snap.enemy_x().as_ptr();
     for t in 0..200 {
-        w.step(&scripted_input(t));
+        w.step(&[scripted_input(t)]);
         w.capture_into(&mut snap);
     }
     assert_eq!(snap.enemy_x().as_ptr(), ptr, "capture_into reallocated");

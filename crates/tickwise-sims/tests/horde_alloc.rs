@@ -34,13 +34,13 @@ fn steady_state_ticks_do_not_allocate() {
         let mut snap = world.capture();
         // Warm-up: one wave and a first round of kills.
         for t in 0..200 {
-            world.step(&scripted_input(t));
+            world.step(&[scripted_input(t)]);
         }
         let kills = world.kills();
         let mut sum = 0u64;
         let region = Region::new(GLOBAL);
         for t in 200..800 {
-            world.step(&scripted_input(t));
+            world.step(&[scripted_input(t)]);
             world.capture_into(&mut snap);
             if t % 100 == 0 {
                 sum ^= world.checksum();

@@ -211,7 +211,7 @@ fn golden_file_is_sensitive_to_the_rules() {
     let mut w = HordeWorld::new(&cfg);
     let mut first_diff = None;
     for (t, want) in sc.checksums.iter().enumerate() {
-        w.step(&scripted_input(t as u64));
+        w.step(&[scripted_input(t as u64)]);
         if &format!("{:016x}", w.checksum()) != want {
             first_diff = Some(t);
             break;

@@ -20,7 +20,7 @@ fn checksums(cfg: &HordeConfig, threads: usize, ticks: u64) -> Vec<u64> {
         let mut w = HordeWorld::new(cfg);
         (0..ticks)
             .map(|t| {
-                w.step(&scripted_input(t));
+                w.step(&[scripted_input(t)]);
                 w.checksum()
             })
             .collect()
@@ -45,7 +45,7 @@ fn every_tick_is_the_same_on_1_2_3_and_8_threads() {
     // Outside any pool (the single-thread path) it is the same run too.
     let mut w = HordeWorld::new(&cfg);
     for (t, sum) in one.iter().enumerate() {
-        w.step(&scripted_input(t as u64));
+        w.step(&[scripted_input(t as u64)]);
         assert_eq!(w.checksum(), *sum, "tick {t}");
     }
 }
@@ -70,7 +70,7 @@ proptest! {
         // The O(n²) reference, on this thread.
         let mut naive = NaiveHorde::new(&cfg);
         for (t, sum) in one.iter().enumerate() {
-            naive.step(&scripted_input(t as u64));
+            naive.step(&[scripted_input(t as u64)]);
             prop_assert_eq!(naive.checksum(), *sum, "tick {}", t);
         }
     }

@@ -29,6 +29,7 @@ fn header() -> ReplayHeader {
         ticks: 0,
         checkpoint_every: 60,
         input_kind: 0,
+        players: 1,
     }
 }
 

@@ -29,6 +29,7 @@ fn verify_streams_the_runs() {
         // Few checkpoints, so that what they take does not hide the runs.
         checkpoint_every: 100_000,
         input_kind: 0,
+        players: 1,
     };
     let mut rec = Recorder::new(IslandWorld::new(&config), header).unwrap();
     let mut rng = Pcg32::new(7, 1);
@@ -37,7 +38,7 @@ fn verify_streams_the_runs() {
         // -1, 0 or 1 at random: a new run two ticks in three.
         let input = i32::try_from(rng.next_u32() % 3).unwrap() - 1;
         inputs.push(input);
-        rec.step(input);
+        rec.step(&[input]);
     }
     let (_, replay) = rec.finish().unwrap();
     let bytes = replay.to_bytes();
@@ -71,9 +72,9 @@ fn verify_streams_the_runs() {
     );
 
     // The slice view still works and agrees with what was recorded.
-    let expanded: Vec<i32> = read.inputs().copied().collect();
+    let expanded: Vec<i32> = read.inputs(0).copied().collect();
     assert_eq!(expanded, inputs);
-    assert_eq!(read.runs().len(), runs);
+    assert_eq!(read.runs(0).len(), runs);
     // Decoding for the slice view does not change equality or the bytes.
     assert_eq!(read, replay);
     assert_eq!(read.to_bytes(), bytes);

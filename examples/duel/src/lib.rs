@@ -37,7 +37,7 @@
 //! let cfg = DuelConfig::parse(DEFAULT_CONFIG)?;
 //! let mut duel = Duel::new(&cfg);
 //! for tick in 0..31 {
-//!     duel.step(&scripted_input(tick));
+//!     duel.step(&[scripted_input(tick)]);
 //! }
 //! // Served on the 30th tick, right and level at 5 units a tick; one tick later:
 //! assert_eq!((duel.ball(), duel.velocity()), ([325, 180], [5, 0]));

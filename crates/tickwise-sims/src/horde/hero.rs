@@ -285,7 +285,7 @@ mod tests {
         assert_eq!(w.heroes()[1].x, before[1].x + 768);
         assert_eq!(w.heroes()[2].x, before[2].x);
         // Sim::step is player 0's input; the others stand still.
-        w.step(&RIGHT_HELD);
+        w.step(core::slice::from_ref(&RIGHT_HELD));
         assert_eq!(w.heroes()[0].x, before[0].x + 768);
         assert_eq!(w.heroes()[1].x, before[1].x + 768);
     }

@@ -78,7 +78,7 @@
 //!     .with_enemies(500)?;
 //! let mut world = HordeWorld::new(&cfg);
 //! for t in 0..60 {
-//!     world.step(&scripted_input(t));
+//!     world.step(&[scripted_input(t)]);
 //! }
 //! assert_eq!(world.tick(), 60);
 //! assert_eq!(world.enemy_count(), 500);

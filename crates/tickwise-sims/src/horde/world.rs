@@ -1133,13 +1133,13 @@ mod tests {
         let c = cfg(&[("attackDamage", 0)]);
         let mut w = placed(&c, &[(25_600, 0)]);
         let x0 = w.enemy(0).unwrap().x;
-        w.step(&STILL);
+        w.step(core::slice::from_ref(&STILL));
         // k = floor(384 * 2^32 / 25600) = 64424509; desired x = floor(-25600 *
         // 64424509 / 2^32) = floor(-383.99999) = -384; v = 0 + (-384 >> 2) = -96.
         let e = w.enemy(0).unwrap();
         assert_eq!((e.vx, e.vy), (-96, 0));
         assert_eq!(e.x, x0 - 96);
-        w.step(&STILL);
+        w.step(core::slice::from_ref(&STILL));
         // desired -384 again (any distance rounds the same way here):
         // v = -96 + ((-384 + 96) >> 2) = -96 - 72 = -168.
         assert_eq!(w.enemy(0).unwrap().vx, -168);
@@ -1153,7 +1153,7 @@ mod tests {
         let c = cfg(&[("attackDamage", 0), ("steerShift", 0)]);
         let mut w = placed(&c, &[(25_600, 25_600)]);
         w.e.vel[0][0] = -1000;
-        w.step(&STILL);
+        w.step(core::slice::from_ref(&STILL));
         // Diagonal: len = 25600 + 9600 = 35200; k = floor(384*2^32/35200) =
         // 46854188; each desired axis = floor(-25600*46854188/2^32) = -280
         // (-279.27 floored); oct(280, 280) = 385 > 384, so capped:
@@ -1173,15 +1173,15 @@ mod tests {
         let mut w = placed(&c, &at);
         let mut r = NaiveHorde(w.clone());
         let (x0, x1) = (xs(&w)[0], xs(&w)[1]);
-        w.step(&STILL);
-        r.step(&STILL);
+        w.step(core::slice::from_ref(&STILL));
+        r.step(core::slice::from_ref(&STILL));
         assert_eq!(xs(&w), [x0 - 1024, x1 + 1024]);
         assert_eq!(w.last_pairs, 1);
         assert_eq!(w.checksum(), r.checksum());
         // With the default maxPush 512 the push is clamped.
         let c = cfg(&[("enemySpeed", 0), ("attackDamage", 0)]);
         let mut w = placed(&c, &at);
-        w.step(&STILL);
+        w.step(core::slice::from_ref(&STILL));
         assert_eq!(xs(&w), [x0 - 512, x1 + 512]);
     }
 
@@ -1191,8 +1191,8 @@ mod tests {
         let mut w = placed(&c, &[(80_000, 0), (80_000, 0), (80_000, 0)]);
         let x = xs(&w)[0];
         let mut r = NaiveHorde(w.clone());
-        w.step(&STILL);
-        r.step(&STILL);
+        w.step(core::slice::from_ref(&STILL));
+        r.step(core::slice::from_ref(&STILL));
         // Nudge = R * strength / 512 = 4096 * 128 / 512 = 1024 per pair:
         // enemy 0 gets -1024 twice, enemy 2 +1024 twice, enemy 1 both.
         assert_eq!(xs(&w), [x - 2048, x, x + 2048]);
@@ -1205,14 +1205,14 @@ mod tests {
         // Enemy hp 20, damage 10, every 15 ticks: two hits kill, at ticks 0 and 15.
         let c = cfg(&[("enemySpeed", 0), ("contactDamage", 0)]);
         let mut w = placed(&c, &[(5_000, 0), (18_000, 0), (19_000, 0)]);
-        w.step(&STILL);
+        w.step(core::slice::from_ref(&STILL));
         // 72 px = 18432: enemies 0 and 1 are in range, 2 is not.
         assert_eq!(hps(&w), [10, 10, 20]);
         for _ in 1..15 {
-            w.step(&STILL);
+            w.step(core::slice::from_ref(&STILL));
         }
         assert_eq!(hps(&w), [10, 10, 20]);
-        w.step(&STILL); // tick 15
+        w.step(core::slice::from_ref(&STILL)); // tick 15
         assert_eq!(hps(&w), [0, 0, 20]);
         assert_eq!((w.kills, w.alive), (2, 1));
     }
@@ -1228,14 +1228,14 @@ mod tests {
             ("maxPush", 0),
         ]);
         let mut w = placed(&c, &[(3_000, 0), (-3_000, 0)]);
-        w.step(&STILL);
+        w.step(core::slice::from_ref(&STILL));
         let h = w.heroes[0];
         assert_eq!((h.hp, h.invuln, w.last_contacts), (40, 15, 2));
         for _ in 1..16 {
-            w.step(&STILL);
+            w.step(core::slice::from_ref(&STILL));
         }
         assert_eq!(w.player_hp(), 40);
-        w.step(&STILL); // tick 16: 40 - 60 <= 0: downed and restored.
+        w.step(core::slice::from_ref(&STILL)); // tick 16: 40 - 60 <= 0: downed and restored.
         assert_eq!((w.player_hp(), w.player_downs(), w.wipes), (100, 1, 1));
     }
 
@@ -1248,11 +1248,11 @@ mod tests {
         }
         w.alive = 25;
         for _ in 0..10 {
-            w.step(&STILL);
+            w.step(core::slice::from_ref(&STILL));
         }
         assert_eq!((w.alive, w.waves), (25, 0));
         let (px, py) = (i64::from(w.player_x()), i64::from(w.player_y()));
-        w.step(&STILL); // tick 10: the wave, then one tick of movement.
+        w.step(core::slice::from_ref(&STILL)); // tick 10: the wave, then one tick of movement.
         assert_eq!((w.alive, w.waves), (50, 1));
         let inner = 400 * 256 - 2 * 384 - 512;
         for i in (0..50).step_by(2) {
@@ -1268,7 +1268,7 @@ mod tests {
         let c = cfg(&[]).with_enemies(500).unwrap();
         let mut w = HordeWorld::new(&c);
         for t in 0..50 {
-            w.step(&crate::horde::scripted_input(t));
+            w.step(core::slice::from_ref(&crate::horde::scripted_input(t)));
         }
         let mut copy = w.clone();
         assert!(copy.acc.is_empty() && copy.back.body.is_empty());
@@ -1280,9 +1280,9 @@ mod tests {
         assert_eq!(other.checksum(), w.checksum());
         for t in 50..200 {
             let input = crate::horde::scripted_input(t);
-            w.step(&input);
-            copy.step(&input);
-            other.step(&input);
+            w.step(core::slice::from_ref(&input));
+            copy.step(core::slice::from_ref(&input));
+            other.step(core::slice::from_ref(&input));
             assert_eq!(copy.checksum(), w.checksum(), "copy, tick {t}");
             assert_eq!(other.checksum(), w.checksum(), "other, tick {t}");
         }
@@ -1299,8 +1299,8 @@ mod tests {
         let mut r = NaiveHorde(w.clone());
         let mut diverged = false;
         for t in 0..200 {
-            w.step(&crate::horde::scripted_input(t));
-            r.step(&crate::horde::scripted_input(t));
+            w.step(core::slice::from_ref(&crate::horde::scripted_input(t)));
+            r.step(core::slice::from_ref(&crate::horde::scripted_input(t)));
             diverged |= w.checksum() != r.checksum();
         }
         assert!(diverged);
