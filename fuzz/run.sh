@@ -93,6 +93,12 @@ for target in "${targets[@]}"; do
   for d in $(seed_dirs "$target"); do
     cp -n "$d"/* "corpus/$target/" 2>/dev/null || true
   done
+  # A target fuzzed from nothing (its seeds moved or lost) finds far less in
+  # the same time: an empty corpus is an error, not a quiet weak run.
+  if [ -z "$(find "corpus/$target" -type f -print -quit)" ]; then
+    log "ERROR: $target: empty corpus (no seeds in $(seed_dirs "$target" | tr '\n' ' '))"
+    exit 1
+  fi
   log "== $target: ${secs} s"
   out="artifacts/$target/last-run.log"
   rc=0

@@ -4,7 +4,9 @@
 # with a straight run at checkpoints; exact time accounting and counter checks.
 #
 #   bash scripts/soak.sh          full size: 10^9 island ticks + 10^8 horde-300 ticks
-#   bash scripts/soak.sh --quick  CI's bounded run (a few seconds)
+#   bash scripts/soak.sh --quick  CI's bounded run (a few seconds), then the
+#                                 self-check: with --inject-divergence the
+#                                 soak must fail, for each sim
 #   bash scripts/soak.sh -- ARGS  any soak flags (--island-ticks N --horde-ticks N
 #                                 --enemies N --seed N --island-check-every K
 #                                 --horde-check-every K)
@@ -30,3 +32,26 @@ cargo build --release --locked -p tickwise-lab --bin soak
 started=$SECONDS
 ./target/release/soak "${args[@]}"
 echo "soak took $((SECONDS - started)) s"
+
+# The self-check: the straight run gets another input at one tick, so the
+# soak must report DIVERGED (exit 1). A soak that passes here cannot see a
+# divergence, and its PASS above means nothing.
+if [ "${1:-}" = --quick ]; then
+  self_check() { # NAME SOAK_ARGS...
+    local name="$1" out rc=0
+    shift
+    out="$(./target/release/soak "$@" 2>&1)" || rc=$?
+    if [ "$rc" -ne 1 ] || ! grep -q 'DIVERGED at tick' <<<"$out"; then
+      echo "soak self-check FAILED: $name with an injected divergence exited $rc:" >&2
+      echo "$out" >&2
+      exit 1
+    fi
+    echo "soak self-check: $name, divergence injected at tick $inject: ${out#soak: FAIL: }"
+  }
+  inject=123457
+  self_check island --island-ticks 300000 --island-check-every 10000 --horde-ticks 0 \
+    --inject-divergence "$inject"
+  inject=1234
+  self_check horde --island-ticks 0 --horde-ticks 3000 --horde-check-every 100 \
+    --inject-divergence "$inject"
+fi

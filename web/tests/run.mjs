@@ -374,9 +374,12 @@ describe('island page (module build over http)', () => {
     // (`rendererCpuMs`) around one `advance(n)` call, and the CPU time of
     // `tickwise script` running `advance n` minus that of `advance 0`
     // (process start, config parsing). Same session code, same steps, same
-    // inputs, not recording; best of `samples` on each side.
+    // inputs, not recording; best of `samples` on each side. Both sides must
+    // also end on the same digest, every sample: a speed comparison of two
+    // runs that did different work would mean nothing.
     await page.evaluate(() => window.__tickwise.advance(100000)); // warm up
     const wasmCpu = [];
+    const wasmDigests = [];
     let wasmWallMs = Infinity;
     for (let i = 0; i < samples; i += 1) {
       await page.evaluate(() => {
@@ -391,11 +394,13 @@ describe('island page (module build over http)', () => {
       }, CPU_STEPS);
       wasmCpu.push(rendererCpuMs(browser.userDataDir) - c0);
       wasmWallMs = Math.min(wasmWallMs, wall);
+      wasmDigests.push(await page.evaluate(() => window.__tickwise.state().digest));
     }
     // The recording's own cost, on the same page (wall time, 10^7 steps by
     // default: a recording of 10^8 ticks would be a large buffer).
-    const { wasmMs, recMs, recBytes } = await page.evaluate(([n, k]) => {
+    const { wasmMs, recMs, recBytes, recDigests } = await page.evaluate(([n, k]) => {
       const api = window.__tickwise;
+      const digests = [];
       const best = (recording) => {
         const times = [];
         for (let i = 0; i < k; i += 1) {
@@ -404,6 +409,7 @@ describe('island page (module build over http)', () => {
           const t0 = performance.now();
           api.advance(n);
           times.push(performance.now() - t0);
+          digests.push(api.state().digest);
         }
         return Math.min(...times);
       };
@@ -411,19 +417,31 @@ describe('island page (module build over http)', () => {
       const rec = best(true);
       const bytes = atob(api.replay()).length;
       api.reset();
-      return { wasmMs: plain, recMs: rec, recBytes: bytes };
+      return { wasmMs: plain, recMs: rec, recBytes: bytes, recDigests: digests };
     }, [BENCH_STEPS, samples]);
     await page.close();
     cli();
     const nativeCpu = [];
+    const nativeDigests = [];
     for (let i = 0; i < samples; i += 1) {
-      nativeCpu.push(cliCpuMs(['script', '-'], `advance ${CPU_STEPS}\n`).cpuMs - cliCpuMs(['script', '-'], 'advance 0\n').cpuMs);
+      const run = cliCpuMs(['script', '-'], `advance ${CPU_STEPS}\n`);
+      nativeDigests.push(JSON.parse(run.stdout.trim().split('\n').at(-1)).digest);
+      nativeCpu.push(run.cpuMs - cliCpuMs(['script', '-'], 'advance 0\n').cpuMs);
     }
+    // The same ticks on both sides: every sample's digest is the native one
+    // (and the recording runs' digest is the native one at their length).
+    const nativeDigest = nativeDigests[0];
+    assert.match(nativeDigest, new RegExp(`^${CPU_STEPS}\\|`), `native digest ${nativeDigest}`);
+    assert.deepEqual(nativeDigests, Array(samples).fill(nativeDigest), 'native runs agree');
+    assert.deepEqual(wasmDigests, Array(samples).fill(nativeDigest), `Chromium's ${CPU_STEPS} steps end on the native digest`);
+    const benchDigest = JSON.parse(cliCpuMs(['script', '-'], `advance ${BENCH_STEPS}\n`).stdout.trim().split('\n').at(-1)).digest;
+    assert.deepEqual(recDigests, Array(2 * samples).fill(benchDigest), `recording or not, ${BENCH_STEPS} steps end on the native digest`);
     const chromiumCpuMs = Math.min(...wasmCpu);
     const nativeCpuMs = Math.min(...nativeCpu);
     report.speed = {
       steps: CPU_STEPS,
       samples,
+      digest: nativeDigest,
       chromiumCpuMs,
       nativeCpuMs,
       chromiumStepsPerSec: CPU_STEPS / (chromiumCpuMs / 1000),
@@ -1044,13 +1062,17 @@ describe('the example game page (examples/duel-web, its own crate)', () => {
     await page.close();
   });
 
-  test('the duel replay verifies with the duel binary (wasm = native)', { skip: duelBinSkip }, () => {
+  // Under CI=true (scripts/test-all.sh via .ci/run) the check never skips:
+  // without the binary it fails, saying why.
+  const inCi = process.env.CI === 'true';
+  test('the duel replay verifies with the duel binary (wasm = native)', { skip: inCi ? false : duelBinSkip }, () => {
+    if (duelBinSkip) assert.fail(`CI=true: would skip: ${duelBinSkip}`);
     assert.ok(recorded, 'the page test recorded a replay');
     const bin = duelBin();
     checkReplay(dir, 'duel-page.twr', recorded.out, { bin, via: 'replay(), duel verify' });
     assert.equal(verifyReplay(bin, recorded.file).digest, recorded.out.state.digest);
   });
-  if (duelBinSkip) console.log(`# SKIP duel replay verification: ${duelBinSkip}`);
+  if (duelBinSkip && !inCi) console.log(`# SKIP duel replay verification: ${duelBinSkip}`);
 });
 
 // ------------------------------------------------------------------ netplay

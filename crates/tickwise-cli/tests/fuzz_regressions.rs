@@ -30,10 +30,21 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn run_all(kind: &str) -> usize {
+/// Feeds every input in `root/<target>/` (for the targets named in
+/// `targets`) through its target's checks; returns how many ran.
+///
+/// An empty corpus is an error, not a pass: a target folder with no input
+/// in it, or no input at all. A runner that checks nothing would report
+/// success if the files were moved or lost.
+fn run_dir(root: &Path, targets: &[&str]) -> Result<usize, String> {
     let mut n = 0;
-    for target in fuzz_checks::TARGETS {
-        for path in files(&repo().join("fuzz").join(kind).join(target)) {
+    for target in targets {
+        let dir = root.join(target);
+        let inputs = files(&dir);
+        if dir.is_dir() && inputs.is_empty() {
+            return Err(format!("{} holds no input", dir.display()));
+        }
+        for path in inputs {
             let data = std::fs::read(&path).expect("readable input");
             let outcome = std::panic::catch_unwind(|| fuzz_checks::run(target, &data));
             assert!(
@@ -44,7 +55,15 @@ fn run_all(kind: &str) -> usize {
             n += 1;
         }
     }
-    n
+    if n == 0 {
+        return Err(format!("no input at all under {}", root.display()));
+    }
+    Ok(n)
+}
+
+fn run_all(kind: &str) -> usize {
+    run_dir(&repo().join("fuzz").join(kind), &fuzz_checks::TARGETS)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -65,6 +84,7 @@ fn every_seed_passes_its_targets_checks() {
 #[test]
 fn every_kept_finding_passes_its_targets_checks() {
     let dir = repo().join("fuzz/regressions");
+    let mut kept = 0;
     for entry in std::fs::read_dir(&dir).expect("fuzz/regressions exists") {
         let name = entry.expect("entry").file_name();
         let name = name.to_string_lossy();
@@ -72,8 +92,36 @@ fn every_kept_finding_passes_its_targets_checks() {
             name == "README.md" || fuzz_checks::TARGETS.contains(&&*name),
             "fuzz/regressions/{name} is not a fuzz target"
         );
+        if name != "README.md" {
+            kept += files(&dir.join(&*name)).len();
+        }
     }
-    run_all("regressions");
+    // Every kept finding ran (none skipped), and there is at least one.
+    assert_eq!(run_all("regressions"), kept);
+    assert!(kept >= 2, "{kept} kept findings");
+}
+
+#[test]
+fn an_empty_corpus_fails_the_runner() {
+    let root = std::env::temp_dir().join(format!("tickwise-fuzz-empty-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    // Nothing at all.
+    std::fs::create_dir_all(&root).unwrap();
+    let e = run_dir(&root, &fuzz_checks::TARGETS).unwrap_err();
+    assert!(e.contains("no input at all"), "{e}");
+    // A target's folder with only its README.
+    std::fs::create_dir_all(root.join("net_datagram")).unwrap();
+    std::fs::write(root.join("net_datagram/README.md"), "notes").unwrap();
+    let e = run_dir(&root, &fuzz_checks::TARGETS).unwrap_err();
+    assert!(
+        e.contains("net_datagram") && e.contains("holds no input"),
+        "{e}"
+    );
+    // One input: it runs.
+    let seed = repo().join("fuzz/seeds/net_datagram/first_datagram");
+    std::fs::copy(seed, root.join("net_datagram/first_datagram")).unwrap();
+    assert_eq!(run_dir(&root, &fuzz_checks::TARGETS), Ok(1));
+    std::fs::remove_dir_all(&root).unwrap();
 }
 
 #[test]

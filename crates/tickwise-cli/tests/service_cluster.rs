@@ -232,11 +232,10 @@ fn redis_cluster_survives_a_killed_worker_and_a_redis_restart() {
     let ids = uploader.join().unwrap();
     check_all(&fronts, &uploads, &ids, Duration::from_secs(90));
     assert!(metric(a, "tickwise_redeliveries_total") >= 1);
-    let total: u64 = ["ok", "diverged", "invalid"]
-        .iter()
-        .map(|o| metric(b, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
-        .sum();
-    assert_eq!(total, 501, "one stored verdict per upload");
+    // One stored verdict per upload, and no job verified twice: `SET NX`
+    // keeps the first verdict, so the total alone cannot show a second one;
+    // the refused second verdicts are counted apart.
+    assert_verdicts(&fronts, 501);
     assert_eq!(redis.cli(&["XLEN", "tickwise:jobs"]).trim(), "0");
 
     // Queued jobs survive a Redis restart (append-only file): no workers,
@@ -257,6 +256,27 @@ fn redis_cluster_survives_a_killed_worker_and_a_redis_restart() {
     assert_eq!(redis.cli(&["XLEN", "tickwise:jobs"]).trim(), queued);
     let _w = worker(&redis);
     check_all(&fronts, &later, &ids, Duration::from_secs(60));
+    // The counters survived the restart too: every later upload got exactly
+    // one verdict on top of the first 501, and still none twice.
+    assert_verdicts(&fronts, 501 + later.len() as u64);
+    assert_eq!(redis.cli(&["XLEN", "tickwise:jobs"]).trim(), "0");
+}
+
+/// Every front end reports `expected` stored verdicts (the Redis counters
+/// they share) and no second verdict for any job.
+fn assert_verdicts(fronts: &[SocketAddr], expected: u64) {
+    for &f in fronts {
+        let total: u64 = ["ok", "diverged", "invalid"]
+            .iter()
+            .map(|o| metric(f, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
+            .sum();
+        assert_eq!(total, expected, "one stored verdict per upload ({f})");
+        assert_eq!(
+            metric(f, "tickwise_duplicate_verdicts_total"),
+            0,
+            "a job got a second verdict ({f})"
+        );
+    }
 }
 
 #[test]
@@ -265,6 +285,7 @@ fn memory_queue_gives_the_same_verdicts() {
     let uploads = corpus(500, 600, 100);
     let ids = upload_all(&[addr], &uploads, 4);
     check_all(&[addr], &uploads, &ids, Duration::from_secs(90));
+    assert_verdicts(&[addr], 500);
     // And the load generator drives it (bounded, loopback only).
     let out = Command::new(BIN)
         .args([

@@ -163,6 +163,12 @@ pub struct PeerReport {
     pub stats: SessionStats,
     /// Datagrams the network lost from this peer (0 over UDP: unknown).
     pub lost: u64,
+    /// Extra copies the network delivered of this peer's datagrams (0 over
+    /// UDP: unknown).
+    pub duplicated: u64,
+    /// This peer's datagrams the network held back so later ones overtook
+    /// them (0 over UDP: unknown).
+    pub reordered: u64,
     /// Median cost of one tick of this peer (session and sim), ns.
     pub frame_p50_ns: u64,
     /// 99th percentile cost, ns.
@@ -357,6 +363,8 @@ where
                 confirmed_checksum: s.confirmed_checksum().unwrap_or(0),
                 stats: *s.stats(),
                 lost: network.stats(slot).lost,
+                duplicated: network.stats(slot).duplicated,
+                reordered: network.stats(slot).reordered,
                 frame_p50_ns: percentile(c, 50),
                 frame_p99_ns: percentile(c, 99),
                 desync: s.desync().cloned(),
@@ -639,6 +647,8 @@ where
         confirmed_checksum: s.confirmed_checksum().unwrap_or(0),
         stats: *s.stats(),
         lost: 0,
+        duplicated: 0,
+        reordered: 0,
         frame_p50_ns: percentile(&costs, 50),
         frame_p99_ns: percentile(&costs, 99),
         desync: s.desync().cloned(),

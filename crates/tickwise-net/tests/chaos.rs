@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::{horde, horde_input, island, island_input, island_replay_verifies};
+use common::{horde, horde_input, island, island_input, island_replay_verifies, within_five_sigma};
 use tickwise::{Nanos, Replay, ReplayLimits, TickInput};
-use tickwise_net::{NetworkConfig, RunOptions, run_local};
+use tickwise_net::{NetworkConfig, PeerReport, RunOptions, run_local};
 
 fn chaos(seed: u64) -> NetworkConfig {
     NetworkConfig {
@@ -19,6 +19,23 @@ fn chaos(seed: u64) -> NetworkConfig {
         bandwidth: None,
         seed,
     }
+}
+
+/// Every fault the network was configured with happened to `p`'s
+/// datagrams (loss, duplication and reordering all counted), and the loss
+/// at its configured rate within 5 binomial standard deviations
+/// (`tests/fault_rates.rs` measures every rate from the receiving end).
+fn assert_faults_happened(p: &PeerReport, net: &NetworkConfig) {
+    assert!(
+        p.lost > 0 && p.duplicated > 0 && p.reordered > 0,
+        "not every fault happened: {p:?}"
+    );
+    let (ok, expected, margin) = within_five_sigma(p.lost, p.stats.sent, net.loss_ppm);
+    assert!(
+        ok,
+        "{} of {} datagrams lost, expected {expected} ± {margin}",
+        p.lost, p.stats.sent
+    );
 }
 
 fn island_chaos(players: u8, seed: u64) {
@@ -46,7 +63,8 @@ fn island_chaos(players: u8, seed: u64) {
         // The faults really happened and were survived.
         assert!(p.stats.rollbacks > 100, "{p:?}");
         assert!(p.stats.checks_compared > 5_000, "{p:?}");
-        assert!(p.lost > 0 && p.stats.drops.stale > 0, "{p:?}");
+        assert!(p.stats.drops.stale > 0, "{p:?}");
+        assert_faults_happened(p, &chaos(seed));
         assert!(p.stats.max_rollback <= 8, "{p:?}");
     }
     let (ok, ticks, final_sum) = island_replay_verifies(&run.replay);
@@ -92,6 +110,9 @@ fn horde_300_chaos() {
         .unwrap();
         assert!(run.finished && run.checksums_agree && run.desync.is_none());
         assert!(run.peers.iter().all(|p| p.stats.rollbacks > 10));
+        for p in &run.peers {
+            assert_faults_happened(p, &chaos(seed));
+        }
         let replay = Replay::<TickInput>::from_bytes(&run.replay, &ReplayLimits::DEFAULT).unwrap();
         let (fresh, _) = horde(300, 2);
         assert!(tickwise::verify(fresh, &replay).is_match());
@@ -130,6 +151,7 @@ fn lockstep_never_rolls_back_and_agrees() {
         assert_eq!(p.stats.rollbacks, 0);
         assert_eq!(p.stats.mispredictions, 0);
         assert!(p.stats.stalls > 0, "lockstep waits for every input: {p:?}");
+        assert_faults_happened(p, &chaos(9));
     }
     assert!(island_replay_verifies(&run.replay).0);
 }

@@ -100,3 +100,20 @@ pub fn island_replay_verifies(bytes: &[u8]) -> (bool, u64, u64) {
         replay.final_state().checksum,
     )
 }
+
+/// Whether `observed` out of `n` trials is within 5 binomial standard
+/// deviations of the rate `ppm` (parts per million):
+/// `|observed - n·p| <= 5·sqrt(n·p·(1-p))` with `p = ppm / 10⁶`, squared and
+/// scaled by 10¹² so that it is exact in integers (this crate bans floats).
+/// Also returns the expected count and the 5-sigma margin (rounded down).
+pub fn within_five_sigma(observed: u64, n: u64, ppm: u32) -> (bool, i128, i128) {
+    const M: i128 = 1_000_000;
+    let (observed, n, ppm) = (i128::from(observed), i128::from(n), i128::from(ppm));
+    let off = observed * M - n * ppm; // (observed - n·p)·10⁶
+    let var = n * ppm * (M - ppm); // n·p·(1-p)·10¹²
+    (
+        off * off <= 25 * var,
+        n * ppm / M,
+        (25 * var / (M * M)).isqrt(),
+    )
+}

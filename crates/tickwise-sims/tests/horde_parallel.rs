@@ -1,14 +1,31 @@
 //! The horde's parallel tick (feature `parallel`) is bit-identical at any
 //! thread count: the checksum after every tick is the same in rayon pools
 //! of 1, 2, 3 and 8 threads, and the same as the O(n²) reference (which
-//! never splits its work) where that is affordable.
-#![cfg(feature = "parallel")]
+//! never splits its work).
+//!
+//! The crate's dev-dependency on itself turns `parallel` on, so plain
+//! `cargo test -p tickwise-sims` runs these. What splits, and from where
+//! (`src/horde/par.rs`): below 2048 enemies ([`MIN_PARALLEL`]) a tick stays
+//! on one thread whatever the pool; from 2048 the separation runs in row
+//! bands; above 8192 ([`CHUNK`]) the per-enemy phases and the grid's sort
+//! are cut into pieces of 8192 too (the chunked split). Each test below
+//! names the path it reaches.
+
+#[cfg(not(feature = "parallel"))]
+compile_error!(
+    "tests/horde_parallel.rs needs the `parallel` feature (the crate's dev-dependency on itself turns it on)"
+);
 
 use proptest::prelude::*;
 use tickwise::Sim;
 use tickwise_sims::horde::{HordeConfig, HordeWorld, NaiveHorde, scripted_input};
 
 const SHIPPED: &[u8] = include_bytes!("../../../config/horde.json");
+
+/// `par::MIN_PARALLEL`: enemies (live and dead slots) from which a tick splits.
+const MIN_PARALLEL: u64 = 2048;
+/// `par::CHUNK`: enemies per piece of the chunked per-enemy phases.
+const CHUNK: u64 = 8192;
 
 /// The checksum after every tick of `ticks`, run inside a pool of `threads`.
 fn checksums(cfg: &HordeConfig, threads: usize, ticks: u64) -> Vec<u64> {
@@ -25,6 +42,28 @@ fn checksums(cfg: &HordeConfig, threads: usize, ticks: u64) -> Vec<u64> {
             })
             .collect()
     })
+}
+
+/// The O(n²) reference's checksum after every tick, on the calling thread.
+fn reference(cfg: &HordeConfig, ticks: u64) -> Vec<u64> {
+    let mut naive = NaiveHorde::new(cfg);
+    (0..ticks)
+        .map(|t| {
+            naive.step(&scripted_input(t));
+            naive.checksum()
+        })
+        .collect()
+}
+
+/// The shipped config with another seed and enemy count.
+fn config(seed: u32, enemies: u64) -> HordeConfig {
+    let mut m: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(SHIPPED).unwrap();
+    m.insert("seed".into(), u64::from(seed).into());
+    HordeConfig::from_json(&serde_json::to_vec(&m).unwrap())
+        .unwrap()
+        .with_enemies(enemies)
+        .unwrap()
 }
 
 #[test]
@@ -50,28 +89,71 @@ fn every_tick_is_the_same_on_1_2_3_and_8_threads() {
     }
 }
 
+#[test]
+fn the_chunked_split_matches_the_reference() {
+    // A full piece of 8192 and a short second one: the per-enemy phases,
+    // the grid's parallel sort and the pushes all run in pieces, on two
+    // threads, and every tick's checksum is the O(n²) reference's. The
+    // reference costs n²/2 pair checks a tick (4.7·10⁷ here), so the run
+    // is short; the reference runs on its own thread meanwhile.
+    let enemies = CHUNK + 1_500;
+    let ticks = 6;
+    let cfg = config(77, enemies);
+    let naive = {
+        let cfg = cfg.clone();
+        std::thread::spawn(move || reference(&cfg, ticks))
+    };
+    let split = checksums(&cfg, 2, ticks);
+    let naive = naive.join().unwrap();
+    assert_eq!(split.len() as u64, ticks);
+    for (t, (s, n)) in split.iter().zip(&naive).enumerate() {
+        assert_eq!(
+            s, n,
+            "the chunked split differs from the reference at tick {t}"
+        );
+    }
+}
+
+/// Enemy counts for the proptest: from the split threshold to 3200 (the
+/// banded separation on three threads; the reference's n² cost bounds the
+/// top) in nine cases out of ten, and below it (one thread whatever the
+/// pool) in the rest.
+fn enemy_count() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        9 => MIN_PARALLEL..3_200,
+        1 => 1..MIN_PARALLEL,
+    ]
+}
+
+#[test]
+fn the_proptest_mostly_draws_counts_that_split() {
+    // The strategy above, sampled: most of its draws reach the parallel path.
+    use proptest::strategy::ValueTree as _;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strategy = enemy_count();
+    let draws = 1_000;
+    let split = (0..draws)
+        .filter(|_| strategy.new_tree(&mut runner).unwrap().current() >= MIN_PARALLEL)
+        .count();
+    assert!(split >= draws * 8 / 10, "{split} of {draws} draws split");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
     #[test]
     fn any_seed_and_count_matches_one_thread_and_the_reference(
         seed in any::<u32>(),
-        enemies in 1u64..3000,
+        enemies in enemy_count(),
     ) {
-        let mut m: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_slice(SHIPPED).unwrap();
-        m.insert("seed".into(), u64::from(seed).into());
-        let cfg = HordeConfig::from_json(&serde_json::to_vec(&m).unwrap())
-            .unwrap()
-            .with_enemies(enemies)
-            .unwrap();
-        let ticks = 40;
+        let cfg = config(seed, enemies);
+        let ticks = 25;
+        let naive = {
+            let cfg = cfg.clone();
+            std::thread::spawn(move || reference(&cfg, ticks))
+        };
         let one = checksums(&cfg, 1, ticks);
         prop_assert_eq!(&checksums(&cfg, 3, ticks), &one);
-        // The O(n²) reference, on this thread.
-        let mut naive = NaiveHorde::new(&cfg);
-        for (t, sum) in one.iter().enumerate() {
-            naive.step(&[scripted_input(t as u64)]);
-            prop_assert_eq!(naive.checksum(), *sum, "tick {}", t);
-        }
+        prop_assert_eq!(&naive.join().unwrap(), &one);
     }
 }

@@ -62,6 +62,10 @@ fn speed() -> impl Strategy<Value = Speed> {
         .prop_map(|(p, q)| Speed::new(p, q).unwrap())
 }
 
+/// The fewest checkpoints `states_per_tick_do_not_depend_on_the_speed`
+/// compares in a case (one checkpoint a tick: half a second at 60 Hz).
+const MIN_COMPARED: u64 = 30;
+
 proptest! {
     /// With nothing dropped, the ticks after host time R at speed P/Q are
     /// exactly floor(R·P/Q / step) for whole-nanosecond steps. For a step
@@ -98,7 +102,10 @@ proptest! {
 
     /// The state at tick N depends on N and the inputs only: two loops at
     /// different speeds, fed different frames, record the same checkpoint
-    /// at every tick both reached.
+    /// at every tick both reached. After its drawn frames, each loop gets
+    /// one-second frames until it has reached [`MIN_COMPARED`] ticks, so
+    /// that every case compares at least that many checkpoints (a slow
+    /// speed with a few short frames would otherwise reach none).
     #[test]
     fn states_per_tick_do_not_depend_on_the_speed(
         frames_a in proptest::collection::vec(0u64..40_000_000, 1..120),
@@ -123,11 +130,22 @@ proptest! {
                 }
                 let _ = lp.frame(Nanos::from_nanos(*f));
             }
+            // At the slowest speed (1/1000) a second of host time is 60
+            // steps: the loop reaches MIN_COMPARED within 31 s.
+            let mut top_ups = 0;
+            while lp.tick().get() < MIN_COMPARED && top_ups < 1_000 {
+                let _ = lp.frame(Nanos::from_secs(1));
+                top_ups += 1;
+            }
             lp.replay().unwrap()
         };
         let ra = run(a, &frames_a);
         let rb = run(b, &frames_b);
         let common = ra.checkpoint_count().min(rb.checkpoint_count());
+        prop_assert!(
+            common as u64 >= MIN_COMPARED,
+            "only {} checkpoints compared", common
+        );
         for j in 0..common {
             prop_assert_eq!(ra.checkpoint(j), rb.checkpoint(j));
         }

@@ -275,6 +275,8 @@ pub fn peer_json(p: &PeerReport) -> Value {
         "frameCostP99Ns": p.frame_p99_ns,
         "packetsSent": s.sent,
         "packetsLost": p.lost,
+        "packetsDuplicated": p.duplicated,
+        "packetsReordered": p.reordered,
         "droppedMalformed": s.drops.undecodable(),
         "droppedStale": s.drops.stale,
         "droppedOther": s.drops.unknown_peer + s.drops.wrong_session + s.drops.far_future,

@@ -4,7 +4,14 @@
 //! ```text
 //! cargo run --release -p tickwise-lab --bin soak -- [--island-ticks N] [--horde-ticks N]
 //!     [--enemies N] [--seed N] [--island-check-every K] [--horde-check-every K]
+//!     [--inject-divergence T]
 //! ```
+//!
+//! `--inject-divergence T` is the soak's self-check: the straight run is
+//! given another input at tick T (the loop side is not touched), so the two
+//! worlds differ from tick T + 1 on, and the soak must report `DIVERGED` at
+//! its first checkpoint past T and exit 1. `scripts/soak.sh --quick` runs it
+//! for both sims after the real soak: a soak that cannot fail proves nothing.
 //!
 //! Defaults are the full sizes (10⁹ island ticks, 10⁸ ticks of a 300-enemy
 //! horde); `scripts/soak.sh` runs them and CI runs a tiny version.
@@ -63,6 +70,9 @@ const HORDE_CONFIG: &[u8] = include_bytes!("../../../../config/horde.json");
 trait Soaked: Sim<Input: Send> + Send + 'static {
     /// The input of `tick`, a pure function of `seed` and `tick`.
     fn input_for(seed: u64, tick: u64) -> Self::Input;
+    /// Another input than `input`, one that surely changes the state (for
+    /// `--inject-divergence`).
+    fn perturbed(input: Self::Input) -> Self::Input;
 }
 
 /// SplitMix64's finaliser over seed and tick: a well-mixed 64-bit value per tick.
@@ -77,6 +87,12 @@ impl Soaked for IslandWorld {
     /// `-2..=2`: pushes both ways and holds still.
     fn input_for(seed: u64, tick: u64) -> i32 {
         i32::try_from(mix(seed, tick) % 5).unwrap_or(0) - 2
+    }
+
+    /// A push of 2¹⁴ more: the velocity (and then the position) changes by
+    /// far more than friction can round away.
+    fn perturbed(input: i32) -> i32 {
+        input ^ 0x4000
     }
 }
 
@@ -95,6 +111,13 @@ impl Soaked for HordeWorld {
             input.axes[0] = i16::from_le_bytes([x0, x1]);
             input.axes[1] = i16::from_le_bytes([y0, y1]);
         }
+        input
+    }
+
+    /// The stick pushed another way (or, from centred, off-centre): the
+    /// player moves elsewhere.
+    fn perturbed(mut input: TickInput) -> TickInput {
+        input.axes[0] ^= 0x4000;
         input
     }
 }
@@ -168,6 +191,8 @@ struct Plan {
     ticks: u64,
     check_every: u64,
     seed: u64,
+    /// The tick whose input the straight run gets perturbed (the self-check).
+    inject_at: Option<u64>,
 }
 
 /// What the loop side did.
@@ -195,7 +220,12 @@ struct StraightStats {
     busy: Duration,
 }
 
-fn straight<S: Soaked>(mut sim: S, seed: u64, rx: &Receiver<Msg>) -> Result<StraightStats, String> {
+fn straight<S: Soaked>(
+    mut sim: S,
+    seed: u64,
+    inject_at: Option<u64>,
+    rx: &Receiver<Msg>,
+) -> Result<StraightStats, String> {
     let started = Instant::now();
     let (mut t, mut checkpoints, mut drops) = (0u64, 0u64, 0u64);
     for msg in rx {
@@ -204,7 +234,12 @@ fn straight<S: Soaked>(mut sim: S, seed: u64, rx: &Receiver<Msg>) -> Result<Stra
             return Err(format!("message for tick {target} after tick {t}"));
         }
         while t < target {
-            sim.step(&[S::input_for(seed, t)]);
+            let input = S::input_for(seed, t);
+            if inject_at == Some(t) {
+                sim.step(&[S::perturbed(input)]);
+            } else {
+                sim.step(&[input]);
+            }
             t += 1;
         }
         match msg {
@@ -292,11 +327,11 @@ fn soak<S: Soaked>(
     first_frame: Nanos,
 ) -> Result<String, String> {
     let (tx, rx) = sync_channel::<Msg>(4096);
-    let seed = plan.seed;
+    let (seed, inject_at) = (plan.seed, plan.inject_at);
     let twin = make();
     let worker = std::thread::Builder::new()
         .name(format!("{}-straight", plan.name))
-        .spawn(move || straight(twin, seed, &rx))
+        .spawn(move || straight(twin, seed, inject_at, &rx))
         .map_err(|e| format!("cannot start the straight run's thread: {e}"))?;
 
     let sim = Tracked {
@@ -501,13 +536,14 @@ fn arg_value(args: &[String], flag: &str, default: u64) -> Result<u64, String> {
 }
 
 fn run(args: &[String]) -> Result<Vec<String>, (u8, String)> {
-    const FLAGS: [&str; 6] = [
+    const FLAGS: [&str; 7] = [
         "--island-ticks",
         "--horde-ticks",
         "--enemies",
         "--seed",
         "--island-check-every",
         "--horde-check-every",
+        "--inject-divergence",
     ];
     for (i, a) in args.iter().enumerate() {
         if i % 2 == 0 && !FLAGS.contains(&a.as_str()) {
@@ -528,6 +564,11 @@ fn run(args: &[String]) -> Result<Vec<String>, (u8, String)> {
     let horde_every = arg_value(args, "--horde-check-every", 10_000)
         .map_err(usage)?
         .max(1);
+    let inject_at = if args.iter().any(|a| a == "--inject-divergence") {
+        Some(arg_value(args, "--inject-divergence", 0).map_err(usage)?)
+    } else {
+        None
+    };
 
     let mut out = Vec::new();
     let fail = |e: String| (1u8, e);
@@ -541,6 +582,7 @@ fn run(args: &[String]) -> Result<Vec<String>, (u8, String)> {
             ticks: island_ticks,
             check_every: island_every,
             seed,
+            inject_at,
         };
         // A century-long first frame: the host clock starts near a sixth of
         // its range (u64 ns is 584 years), the clamp keeps 250 ms of it.
@@ -562,6 +604,7 @@ fn run(args: &[String]) -> Result<Vec<String>, (u8, String)> {
             ticks: horde_ticks,
             check_every: horde_every,
             seed,
+            inject_at,
         };
         out.push(soak(&plan, || HordeWorld::new(&cfg), clock, Nanos::ZERO).map_err(fail)?);
     }
