@@ -241,6 +241,31 @@ class Writer(unittest.TestCase):
         self.assertEqual(buf[at + 1 + 1], 1, "player 0's first block is packed")
         self.assertEqual(v4.read(buf), rp)
 
+    def test_four_random_players_cost_four_times_one(self):
+        # docs/replay-format.md, Size: 10 000 random -1/0/1 ticks are one
+        # packed block: 3 bytes of header (varint 10 000 = 2, mode), a palette
+        # of 3 (1 + 3 bytes), 2 500 bytes of 2-bit symbols = 2 507; with the
+        # 2-byte length prefix 2 509 per player.
+        rng = random.Random(17)
+
+        def stream():
+            return v4.merge([(1, v4.i32_input(rng.choice((-1, 0, 1)))) for _ in range(10_000)])
+
+        fields = [f"f{i}" for i in range(8)]
+
+        def island_like(players):
+            return v4.write(v4.Replay("island", 1, b"x" * 453, 1, 10_000, 60, 1, players, [],
+                                      fields, [(0, [0] * 8)] * 166, (0, [0] * 8), "d"))
+
+        one, four = island_like([stream()]), island_like([stream() for _ in range(4)])
+        self.assertEqual(len(v4.write_blocks(stream())), 2507)
+        # 20 + sim id 7 + version 4 + config 455 + hash, seed 16 + T 2 + K 1
+        # + kind 1 + P 1 + 2 509 + events 1 + fields 1 + 8 x 3 + 166 x 40
+        # + final 40 + digest 2 + trailer 8.
+        self.assertEqual(len(one), 9732)
+        self.assertEqual(len(four), 9732 + 3 * 2509)
+        self.assertLessEqual(len(four), 4.2 * len(one))
+
     def test_round_trips(self):
         rng = random.Random(5)
         for _ in range(150):
