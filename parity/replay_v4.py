@@ -20,6 +20,11 @@ so it gives the same bytes as the Rust writer. Used to
 
       python3 parity/replay_v4.py blocks FILE.twr
 
+* print each player's input of every tick as JSON, one array per player
+  (the shape of a `tickwise record --inputs FILE` inputs file):
+
+      python3 parity/replay_v4.py inputs FILE.twr
+
 `crates/tickwise/tests/replay_blocks.rs` checks that the Rust writer gives
 the same bytes for every checked-in replay; `test_replay_v4.py` checks this
 module against bytes written out by hand from the specification.
@@ -702,6 +707,24 @@ def describe(buf):
     return "\n".join(lines)
 
 
+def inputs_json(buf):
+    """Every player's input of every tick, one JSON array per player: kind 1
+    as numbers, kind 2 as objects holding only the non-zero parts ({} idle)."""
+    import json
+
+    rp = read(buf)
+
+    def shape(v):
+        if rp.input_kind == INPUT_I32:
+            return v
+        out = {k: v[k] for k in ("held", "pressed", "released") if v[k]}
+        if any(v["axes"]):
+            out["axes"] = list(v["axes"])
+        return out
+
+    return json.dumps([[shape(v) for v in rp.inputs(p)] for p in range(len(rp.players))])
+
+
 def main(argv):
     args = argv[1:]
     if len(args) == 3 and args[0] == "convert":
@@ -714,6 +737,14 @@ def main(argv):
     elif args and args[0] == "convert-all" and set(args[1:]) <= {"--dry-run"}:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         convert_all(root, dry_run="--dry-run" in args)
+    elif len(args) == 2 and args[0] == "inputs":
+        with open(args[1], "rb") as f:
+            buf = f.read()
+        try:
+            print(inputs_json(buf))
+        except ReplayError as e:
+            print(f"{args[1]}: {e}", file=sys.stderr)
+            return 1
     elif len(args) == 2 and args[0] == "blocks":
         with open(args[1], "rb") as f:
             buf = f.read()

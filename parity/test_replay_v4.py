@@ -172,6 +172,16 @@ class HandWritten(unittest.TestCase):
             runs = list(doc["read_inputs"](buf, header, player))
             self.assertEqual([v for n, v in runs for _ in range(n)], expected)
 
+    def test_inputs_as_json(self):
+        self.assertEqual(v4.inputs_json(two_players()), "[[1, 1, -1, 0, 0], [0, 0, 0, 1, 1]]")
+        idle = bytes([0x04, 0x05, 0x00, 0x05, 0x00])
+        # Player 1: 4 idle ticks, then held {0, 2}, pressed {2}, axes (0, -3, 0, 200).
+        p1 = bytes([0x0B, 0x05, 0x00, 0x04, 0x00, 0x01, 0x53, 0x05, 0x04, 0x05, 0x90, 0x03])
+        self.assertEqual(
+            v4.inputs_json(two_players_with(idle, p1, kind=2)),
+            '[[{}, {}, {}, {}, {}], [{}, {}, {}, {}, '
+            '{"held": 5, "pressed": 4, "axes": [0, -3, 0, 200]}]]')
+
     def test_tick_input_encoding(self):
         # held {0, 2}, pressed {2}, axes (0, -3, 0, 200) -> 53 05 04 05 90 03; idle -> 00.
         self.assertEqual(v4.tick_input(held=0b101, pressed=0b100, axes=(0, -3, 0, 200)),
