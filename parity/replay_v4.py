@@ -437,7 +437,8 @@ class Replay:
 
 
 def unsupported_version(found):
-    msg = f"replay format version {found} is not supported (this build reads version {FORMAT_VERSION})"
+    msg = (f"replay format version {found} is not supported "
+           f"(this build reads version {FORMAT_VERSION})")
     if found < FORMAT_VERSION:
         msg += "; the file was written by an older build and must be recorded again"
     return msg
@@ -466,11 +467,13 @@ def envelope(buf, limits=LIMITS, version=FORMAT_VERSION):
     if len(buf) < declared:
         raise ReplayError(f"truncated: the file has {len(buf)} of its declared {declared} bytes")
     if len(buf) > declared:
-        raise ReplayError(f"trailing bytes: the file has {len(buf)} bytes, its header declares {declared}")
+        raise ReplayError(
+            f"trailing bytes: the file has {len(buf)} bytes, its header declares {declared}")
     (stored,) = struct.unpack_from("<Q", buf, len(buf) - TRAILER)
     computed = fnv1a64(buf[:-TRAILER])
     if stored != computed:
-        raise ReplayError(f"integrity checksum mismatch: stored {stored:016x}, computed {computed:016x}")
+        raise ReplayError(
+            f"integrity checksum mismatch: stored {stored:016x}, computed {computed:016x}")
     return Reader(buf, FIXED_HEADER, len(buf) - TRAILER)
 
 

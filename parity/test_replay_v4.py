@@ -285,7 +285,8 @@ class Writer(unittest.TestCase):
                             for _ in range(rng.randint(1, 20))]
             else:
                 alphabet = [v4.tick_input(held=rng.randrange(0, 9), pressed=rng.randrange(0, 2),
-                                          axes=(rng.randrange(-300, 300), 0, 0, rng.choice((0, -1))))
+                                          axes=(rng.randrange(-300, 300), 0, 0,
+                                                rng.choice((0, -1))))
                             for _ in range(rng.randint(1, 20))]
             ticks = rng.choice((0, 1, 7, 64, 300))
             players = []
@@ -355,7 +356,7 @@ class Refusals(unittest.TestCase):
             (bytes([0x04, 0x05, 0x00, 0x05, 0x80]), "reserved bit 7"),
             (bytes([0x05, 0x05, 0x00, 0x05, 0x01, 0x00]), "flagged present is zero"),   # held 0
             (bytes([0x05, 0x05, 0x00, 0x05, 0x08, 0x00]), "flagged present is zero"),   # axis 0
-            (bytes([0x07, 0x05, 0x00, 0x05, 0x08, 0x80, 0x80, 0x04]), "outside"),        # axis 32768
+            (bytes([0x07, 0x05, 0x00, 0x05, 0x08, 0x80, 0x80, 0x04]), "outside"),  # axis 32768
         ]
         self.assertEqual(v4.read(two_players_with(idle, idle, kind=2)).inputs(1),
                          [{"held": 0, "pressed": 0, "released": 0, "axes": (0, 0, 0, 0)}] * 5)
@@ -364,7 +365,8 @@ class Refusals(unittest.TestCase):
 
     def test_host_event_faults(self):
         bad(self, two_players_with(events=bytes([0x01, 0x06, 0x01, 0x00])), "after the last tick 5")
-        bad(self, two_players_with(events=bytes([0x01, 0x03, 0x02, 0x00])), "unknown host event kind 2")
+        bad(self, two_players_with(events=bytes([0x01, 0x03, 0x02, 0x00])),
+            "unknown host event kind 2")
         # 200 events declared, fewer than 600 bytes left.
         bad(self, two_players_with(events=bytes([0xC8, 0x01])), "200 host events")
 
@@ -531,7 +533,8 @@ class CheckedIn(unittest.TestCase):
                 v4.convert(new)
 
     def test_batch_seed_frames_the_empty_replay(self):
-        with open(os.path.join(ROOT, "fuzz", "seeds", "batch_upload", "one_real_replay"), "rb") as f:
+        seed = os.path.join(ROOT, "fuzz", "seeds", "batch_upload", "one_real_replay")
+        with open(seed, "rb") as f:
             framed = f.read()
         with open(os.path.join(SEEDS, "island_empty.twr"), "rb") as f:
             replay = f.read()
