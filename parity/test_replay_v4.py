@@ -1,6 +1,7 @@
 """Tests for the Python replay code of format version 4: parity/replay_v4.py
-(reader, writer, converter of the checked-in replays) and the reader printed
-in docs/replay-format.md (what a server author copies).
+(reader, writer, converter of the checked-in replays). The reader printed in
+docs/replay-format.md and the page's byte examples are tested in
+test_replay_doc.py.
 
 Expected bytes are written out here by hand from docs/replay-format.md, field
 by field, never taken from the writer under test.
@@ -165,12 +166,6 @@ class HandWritten(unittest.TestCase):
             sections,
             bytes([0x09, 0x0C, 0x01, 0x03, 0x02, 0x00, 0x01, 0xA4, 0x01, 0x19,
                    0x06, 0x0C, 0x00, 0x06, 0x00, 0x06, 0x02]))
-        doc = doc_reader()
-        buf = bytes([0x02]) + sections
-        header = {"ticks": 12, "players": 2, "inputs_at": 1}
-        for player, expected in ((0, p0), (1, p1)):
-            runs = list(doc["read_inputs"](buf, header, player))
-            self.assertEqual([v for n, v in runs for _ in range(n)], expected)
 
     def test_inputs_as_json(self):
         self.assertEqual(v4.inputs_json(two_players()), "[[1, 1, -1, 0, 0], [0, 0, 0, 1, 1]]")
@@ -546,47 +541,6 @@ class CheckedIn(unittest.TestCase):
         self.assertEqual(v4.convert_all(ROOT, dry_run=True, log=logged.append), [])
         self.assertTrue(any("keep   crates/tickwise-catalog/tests/fixtures/island_v1_format3.twr"
                             in line for line in logged), logged)
-
-
-def doc_reader():
-    """The reader of docs/replay-format.md, executed as printed."""
-    with open(os.path.join(ROOT, "docs", "replay-format.md"), encoding="utf-8") as f:
-        doc = f.read()
-    code = doc[doc.index("## A reader in Python"):]
-    code = code[code.index("```python") + len("```python"):]
-    code = code[:code.index("```")]
-    ns: dict = {}
-    exec(code, ns)  # noqa: S102 - the documentation's own example
-    return ns
-
-
-class DocReader(unittest.TestCase):
-    def test_reads_the_hand_written_two_player_file(self):
-        doc = doc_reader()
-        buf = two_players()
-        h = doc["read_header"](buf)
-        self.assertEqual((h["sim"], h["ticks"], h["players"], h["input_kind"]),
-                         ("ctr", 5, 2, 1))
-        for p, expected in ((0, [1, 1, -1, 0, 0]), (1, [0, 0, 0, 1, 1])):
-            runs = list(doc["read_inputs"](buf, h, p))
-            self.assertEqual([v for n, v in runs for _ in range(n)], expected)
-        self.assertEqual(doc["read_host_events"](buf, h), [(3, "time dropped", 300)])
-
-    def test_reads_every_checked_in_replay(self):
-        doc = doc_reader()
-        for path in checked_in():
-            with open(path, "rb") as f:
-                buf = f.read()
-            h = doc["read_header"](buf)
-            rp = v4.read(buf)
-            self.assertEqual(h["players"], len(rp.players))
-            events = doc["read_host_events"](buf, h)
-            self.assertEqual([(t, ns) for t, _, ns in events], rp.host_events, path)
-            if h["input_kind"] != 1:
-                continue
-            for p in range(h["players"]):
-                runs = list(doc["read_inputs"](buf, h, p))
-                self.assertEqual([v for n, v in runs for _ in range(n)], rp.inputs(p), path)
 
 
 if __name__ == "__main__":
