@@ -250,10 +250,12 @@ fn checked_in_replays_verify_or_are_refused_by_version() {
 }
 
 #[test]
-fn replays_recorded_before_format_3_are_refused_by_version_never_as_forgeries() {
+fn replays_recorded_before_format_4_are_refused_by_version_never_as_forgeries() {
     // Real files written by builds before the format changes (format 1: no
     // host-events section, the horde one also predates horde version 2;
-    // format 2: inputs as bare runs, written by the build before format 3).
+    // format 2: inputs as bare runs, written by the build before format 3;
+    // format 3: one input stream, no player count; it is
+    // fuzz/seeds/replay_reader/island_seed_100.twr before its conversion).
     // Their content is genuine; the only honest answer is "recorded by an
     // older build", never a divergence.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -261,6 +263,7 @@ fn replays_recorded_before_format_3_are_refused_by_version_never_as_forgeries() 
         ("horde_v1_format1.twr", 1u16),
         ("island_v1_format1.twr", 1),
         ("island_v1_format2.twr", 2),
+        ("island_v1_format3.twr", 3),
     ] {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), format, "{name}");
@@ -275,7 +278,7 @@ fn replays_recorded_before_format_3_are_refused_by_version_never_as_forgeries() 
         );
         assert!(
             e.to_string().contains(&format!(
-                "replay format version {format} is not supported (this build reads version 3)"
+                "replay format version {format} is not supported (this build reads version 4)"
             )),
             "{name}: {e}"
         );

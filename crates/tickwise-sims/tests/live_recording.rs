@@ -321,9 +321,9 @@ proptest! {
 }
 
 /// The replays checked in for the fuzzer's corpus are current: format
-/// version 3, and each re-simulates to its stored final state.
+/// version 4, and each re-simulates to its stored final state.
 #[test]
-fn checked_in_replays_are_version_3_and_verify() {
+fn checked_in_replays_are_version_4_and_verify() {
     use tickwise_sims::horde::{HordeConfig, HordeWorld};
     let dir = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -336,7 +336,7 @@ fn checked_in_replays_are_version_3_and_verify() {
             continue;
         }
         let bytes = std::fs::read(&path).unwrap();
-        assert_eq!(bytes[8..10], [3, 0], "{}", path.display());
+        assert_eq!(bytes[8..10], [4, 0], "{}", path.display());
         let header = tickwise::read_header(&bytes, &ReplayLimits::DEFAULT).unwrap();
         let report = match header.sim_id.as_str() {
             "island" => {
