@@ -122,9 +122,16 @@ fn the_pin_replay_is_this_versions_and_verifies_on_any_thread_count() {
         path.display()
     );
     let header = read_header(&bytes, &LIMITS).unwrap();
-    assert_eq!((header.sim_id.as_str(), header.sim_version), ("horde", version));
+    assert_eq!(
+        (header.sim_id.as_str(), header.sim_version),
+        ("horde", version)
+    );
     let cfg = HordeConfig::from_json(&header.config).unwrap();
-    assert!(cfg.players() >= 2 && cfg.enemies() >= 2000, "{}", cfg.summary());
+    assert!(
+        cfg.players() >= 2 && cfg.enemies() >= 2000,
+        "{}",
+        cfg.summary()
+    );
     assert!(header.checkpoint_every <= 4 && header.ticks >= 200);
     // Serially, then split over 2 and 3 threads: the same checkpoints.
     let serial = Catalog::builtin().verify(&bytes, &LIMITS).unwrap().verdict;
@@ -152,7 +159,12 @@ fn the_pin_replay_covers_the_co_op_rules() {
         }
     }
     assert_eq!(w.digest(), replay.final_digest());
-    assert!(w.waves() >= 2 && w.kills() > 0, "{} waves {}", w.digest(), w.waves());
+    assert!(
+        w.waves() >= 2 && w.kills() > 0,
+        "{} waves {}",
+        w.digest(),
+        w.waves()
+    );
     assert!(hit.iter().all(|&h| h), "{hit:?}");
     assert!(w.wipes() >= 1, "{} wipes {}", w.digest(), w.wipes());
 }
@@ -220,11 +232,7 @@ fn record_the_pin_replays() {
     let old = std::fs::read(fixtures().join("horde_v2_format3.twr")).unwrap();
     let old = Replay::<TickInput>::from_bytes(&old, &LIMITS).unwrap();
     let inputs: Vec<TickInput> = old.inputs().copied().collect();
-    let seed = record(
-        &old.header().config,
-        &inputs,
-        old.header().checkpoint_every,
-    );
+    let seed = record(&old.header().config, &inputs, old.header().checkpoint_every);
     let seed_path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/replay_reader/horde_20.twr");
     std::fs::write(&seed_path, &seed).unwrap();

@@ -156,7 +156,12 @@ fn horde_matches_the_python_reference_tick_by_tick() {
             sc.name
         );
         if let Some(inputs) = &sc.inputs {
-            assert_eq!(inputs.len(), cfg.players(), "{}: one pattern per player", sc.name);
+            assert_eq!(
+                inputs.len(),
+                cfg.players(),
+                "{}: one pattern per player",
+                sc.name
+            );
         }
         check("grid", sc, HordeWorld::new(&cfg));
         check("all-pairs", sc, NaiveHorde::new(&cfg));

@@ -5,10 +5,18 @@
 #![cfg(feature = "parallel")]
 
 use proptest::prelude::*;
-use tickwise::Sim;
+use tickwise::{Sim, TickInput};
 use tickwise_sims::horde::{HordeConfig, HordeWorld, NaiveHorde, scripted_input};
 
 const SHIPPED: &[u8] = include_bytes!("../../../config/horde.json");
+
+/// Every player's input for tick `t`: player 0 walks the scripted square,
+/// player `p` the same square `45 p` ticks later (each its own phase).
+fn inputs(players: usize, t: u64) -> Vec<TickInput> {
+    (0..players as u64)
+        .map(|p| scripted_input(t + 45 * p))
+        .collect()
+}
 
 /// The checksum after every tick of `ticks`, run inside a pool of `threads`.
 fn checksums(cfg: &HordeConfig, threads: usize, ticks: u64) -> Vec<u64> {
@@ -20,7 +28,7 @@ fn checksums(cfg: &HordeConfig, threads: usize, ticks: u64) -> Vec<u64> {
         let mut w = HordeWorld::new(cfg);
         (0..ticks)
             .map(|t| {
-                w.step(&scripted_input(t));
+                w.step_players(&inputs(cfg.players(), t));
                 w.checksum()
             })
             .collect()
@@ -50,12 +58,34 @@ fn every_tick_is_the_same_on_1_2_3_and_8_threads() {
     }
 }
 
+#[test]
+fn a_four_hero_world_is_the_same_on_1_2_and_3_threads() {
+    // Co-op: steering picks the nearest of four heroes in every piece, the
+    // strike visits four boxes; still bit-identical at any thread count.
+    let cfg = HordeConfig::from_json(SHIPPED)
+        .unwrap()
+        .with_players(4)
+        .unwrap()
+        .with_enemies(20_000)
+        .unwrap();
+    let one = checksums(&cfg, 1, 90);
+    for threads in [2, 3] {
+        assert_eq!(checksums(&cfg, threads, 90), one, "{threads} threads");
+    }
+    let mut w = HordeWorld::new(&cfg);
+    for (t, sum) in one.iter().enumerate() {
+        w.step_players(&inputs(4, t as u64));
+        assert_eq!(w.checksum(), *sum, "tick {t}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
     #[test]
     fn any_seed_and_count_matches_one_thread_and_the_reference(
         seed in any::<u32>(),
         enemies in 1u64..3000,
+        players in 1u64..=4,
     ) {
         let mut m: serde_json::Map<String, serde_json::Value> =
             serde_json::from_slice(SHIPPED).unwrap();
@@ -63,6 +93,8 @@ proptest! {
         let cfg = HordeConfig::from_json(&serde_json::to_vec(&m).unwrap())
             .unwrap()
             .with_enemies(enemies)
+            .unwrap()
+            .with_players(players)
             .unwrap();
         let ticks = 40;
         let one = checksums(&cfg, 1, ticks);
@@ -70,7 +102,7 @@ proptest! {
         // The O(n²) reference, on this thread.
         let mut naive = NaiveHorde::new(&cfg);
         for (t, sum) in one.iter().enumerate() {
-            naive.step(&scripted_input(t as u64));
+            naive.step_players(&inputs(cfg.players(), t as u64));
             prop_assert_eq!(naive.checksum(), *sum, "tick {}", t);
         }
     }

@@ -267,7 +267,11 @@ mod tests {
                 ("playerRadius", 4),
             ],
         );
-        let got: Vec<i32> = HordeWorld::new(&small).heroes().iter().map(|h| h.x).collect();
+        let got: Vec<i32> = HordeWorld::new(&small)
+            .heroes()
+            .iter()
+            .map(|h| h.x)
+            .collect();
         assert_eq!(got, [0, 0, 4095, 4095]);
     }
 
@@ -300,7 +304,10 @@ mod tests {
             2,
             &[("steerShift", 0), ("attackDamage", 0), ("contactDamage", 0)],
         );
-        let mut w = placed(&conf, &[(c, c + 25_600), (c + 1, c - 25_600), (c - 60_000, c)]);
+        let mut w = placed(
+            &conf,
+            &[(c, c + 25_600), (c + 1, c - 25_600), (c - 60_000, c)],
+        );
         let mut r = NaiveHorde(w.clone());
         w.step_players(&[]);
         r.step_players(&[]);
@@ -350,7 +357,12 @@ mod tests {
         // Contact radius 20 px = 5120; enemy 0 touches hero 1 only.
         let conf = cfg(
             2,
-            &[("enemySpeed", 0), ("attackDamage", 0), ("contactDamage", 7), ("maxPush", 0)],
+            &[
+                ("enemySpeed", 0),
+                ("attackDamage", 0),
+                ("contactDamage", 7),
+                ("maxPush", 0),
+            ],
         );
         let mut w = placed(&conf, &[(c + 6144 + 3000, c), (c + 200_000, c)]);
         w.step_players(&[]);
@@ -360,7 +372,10 @@ mod tests {
         assert_eq!(w.last_contacts(), 1);
         // An enemy between both heroes within both attack radii (72 px):
         // 20 - 10 - 10 = 0, one kill, never two.
-        let conf = cfg(2, &[("enemySpeed", 0), ("contactDamage", 0), ("maxPush", 0)]);
+        let conf = cfg(
+            2,
+            &[("enemySpeed", 0), ("contactDamage", 0), ("maxPush", 0)],
+        );
         let mut w = placed(&conf, &[(c, c + 4000), (c, c + 300_000)]);
         let mut r = NaiveHorde(w.clone());
         w.step_players(&[]);
@@ -407,7 +422,11 @@ mod tests {
         let after: Vec<(i64, u32)> = w.heroes().iter().map(|h| (h.hp, h.invuln)).collect();
         assert_eq!(after, [(100, 3), (100, 3)]);
         assert_eq!(w.heroes()[1].downs, 1);
-        assert!(w.digest().starts_with("12|1|0|100,100|1,1|"), "{}", w.digest());
+        assert!(
+            w.digest().starts_with("12|1|0|100,100|1,1|"),
+            "{}",
+            w.digest()
+        );
     }
 
     #[test]
@@ -454,7 +473,11 @@ mod tests {
         let n2 = names(&two);
         assert!(n2.contains(&"hero1.attackTimer") && n2.contains(&"wipes"));
         assert_eq!(n2.len(), n1.len() + 7);
-        assert!(two.digest().starts_with("0|5|0|100,100|0,0|"), "{}", two.digest());
+        assert!(
+            two.digest().starts_with("0|5|0|100,100|0,0|"),
+            "{}",
+            two.digest()
+        );
         assert!(one.digest().starts_with("0|5|0|100|0|"), "{}", one.digest());
     }
 }

@@ -1047,13 +1047,8 @@ impl Sim for HordeWorld {
     /// digits: the counters a person reads, and the hash that pins
     /// everything else. `hp` and `downs` list every hero's, comma-separated.
     fn digest(&self) -> String {
-        let list = |f: fn(&Hero) -> String| {
-            self.heroes()
-                .iter()
-                .map(f)
-                .collect::<Vec<_>>()
-                .join(",")
-        };
+        let list =
+            |f: fn(&Hero) -> String| self.heroes().iter().map(f).collect::<Vec<_>>().join(",");
         format!(
             "{}|{}|{}|{}|{}|{:016x}",
             self.tick,
