@@ -232,7 +232,7 @@ fn record_the_pin_replays() {
     // checkpoint spacing, recorded by this version.
     let old = std::fs::read(fixtures().join("horde_v2_format3.twr")).unwrap();
     let old = Replay::<TickInput>::from_bytes(&old, &LIMITS).unwrap();
-    let inputs: Vec<TickInput> = old.inputs(0).copied().collect();
+    let inputs: Vec<TickInput> = old.inputs().copied().collect();
     let seed = record(&old.header().config, &inputs, old.header().checkpoint_every);
     let seed_path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/replay_reader/horde_20.twr");

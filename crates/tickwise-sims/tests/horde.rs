@@ -6,7 +6,9 @@ use tickwise::{
     TickInput, Timestamp, differing_fields,
 };
 use tickwise_sims::ConfigError;
-use tickwise_sims::horde::{HordeConfig, HordeWorld, NaiveHorde, RIGHT, scripted_input};
+use tickwise_sims::horde::{
+    DOWN, HordeConfig, HordeWorld, LEFT, NaiveHorde, RIGHT, UP, scripted_input,
+};
 
 const SHIPPED: &[u8] = include_bytes!("../../../config/horde.json");
 
@@ -88,6 +90,137 @@ fn grid_matches_reference_in_a_crowded_box() {
     .with_enemies(700)
     .unwrap();
     assert_same_as_reference(&cfg, 300, scripted_input);
+}
+
+/// Player `p`'s own pattern for tick `t`: a walk in one of the eight
+/// directions, changing every `23 + 7p` ticks, each player through the
+/// directions in its own order (distinct per player, so a swap shows).
+fn coop_input(p: usize, t: u64) -> TickInput {
+    const DIRS: [&[tickwise::Button]; 9] = [
+        &[RIGHT],
+        &[DOWN, RIGHT],
+        &[DOWN],
+        &[DOWN, LEFT],
+        &[LEFT],
+        &[UP, LEFT],
+        &[UP],
+        &[UP, RIGHT],
+        &[],
+    ];
+    let phase = t / (23 + 7 * p as u64);
+    let dir = DIRS[((phase * (2 * p as u64 + 1) + p as u64) % 9) as usize];
+    let mut held = tickwise::Buttons::NONE;
+    for &b in dir {
+        held = held.with(b);
+    }
+    TickInput {
+        held,
+        ..TickInput::default()
+    }
+}
+
+/// The grid world and the reference, `players` heroes each with its own
+/// pattern, compared after every tick.
+fn assert_coop_same_as_reference(cfg: &HordeConfig, ticks: u64) {
+    let mut grid = HordeWorld::new(cfg);
+    let mut naive = NaiveHorde::new(cfg);
+    let mut downs = 0;
+    for t in 0..ticks {
+        let inputs: Vec<TickInput> = (0..cfg.players()).map(|p| coop_input(p, t)).collect();
+        grid.step_players(&inputs);
+        naive.step_players(&inputs);
+        if grid.checksum() != naive.checksum() {
+            panic!(
+                "{}: grid and reference differ after tick {t} in {:?}",
+                cfg.summary(),
+                differing_fields(&grid.field_hashes(), &naive.field_hashes())
+            );
+        }
+        downs = grid.heroes().iter().map(|h| h.downs).sum::<u64>();
+    }
+    assert_eq!(grid.digest(), naive.digest());
+    assert!(grid.kills() > 0 && downs > 0, "{}", grid.digest());
+}
+
+#[test]
+fn grid_matches_reference_with_two_three_and_four_heroes() {
+    let base = cfg_with(&[
+        ("waveTicks", 90),
+        ("contactDamage", 5),
+        ("spawnDistance", 120),
+    ]);
+    for (players, n, ticks) in [(2u64, 300u64, 400u64), (3, 800, 300), (4, 2000, 250)] {
+        let cfg = base.with_players(players).unwrap().with_enemies(n).unwrap();
+        assert_coop_same_as_reference(&cfg, ticks);
+    }
+}
+
+#[test]
+fn players_key_is_optional_and_checked() {
+    use serde_json::json;
+    let cfg = HordeConfig::from_json(&json_with(&[("players", None)])).unwrap();
+    assert_eq!(cfg.players(), 1);
+    for n in 1..=4 {
+        let cfg = HordeConfig::from_json(&json_with(&[("players", Some(json!(n)))])).unwrap();
+        assert_eq!(cfg.players(), n as usize);
+        assert_eq!(
+            HordeWorld::new(&cfg.with_enemies(3).unwrap()).players(),
+            n as usize
+        );
+    }
+    for bad in [json!(0), json!(5), json!(-1), json!("two"), json!(2.0)] {
+        let e = err(&[("players", Some(bad.clone()))]);
+        assert_eq!(key_of(&e), "players", "{bad}: {e}");
+    }
+    let e = err(&[("players", Some(json!(5)))]);
+    assert!(e.to_string().contains("1..=4"), "{e}");
+    for bad in [0, 5, u64::MAX] {
+        assert_eq!(key_of(&cfg.with_players(bad).unwrap_err()), "players");
+    }
+}
+
+#[test]
+fn a_two_hero_world_stepped_with_one_input_leaves_hero_1_still() {
+    // Sim::step (the one-input seam) is step_players with player 0's input.
+    let cfg = cfg_with(&[])
+        .with_players(2)
+        .unwrap()
+        .with_enemies(50)
+        .unwrap();
+    let (mut a, mut b) = (HordeWorld::new(&cfg), HordeWorld::new(&cfg));
+    let x1 = a.heroes()[1].x;
+    for t in 0..100 {
+        a.step(&scripted_input(t));
+        b.step_players(&[scripted_input(t), TickInput::default()]);
+        assert_eq!(a.checksum(), b.checksum(), "tick {t}");
+    }
+    assert_eq!(a.heroes()[1].x, x1);
+    assert_ne!(a.heroes()[0].x, HordeWorld::new(&cfg).heroes()[0].x);
+    // Inputs past the heroes are ignored.
+    b.step_players(&[
+        TickInput::default(),
+        TickInput::default(),
+        scripted_input(0),
+    ]);
+    a.step_players(&[TickInput::default(), TickInput::default()]);
+    assert_eq!(a.checksum(), b.checksum());
+}
+
+#[test]
+fn snapshot_carries_every_hero() {
+    let cfg = cfg_with(&[])
+        .with_players(3)
+        .unwrap()
+        .with_enemies(40)
+        .unwrap();
+    let mut w = HordeWorld::new(&cfg);
+    for t in 0..30 {
+        w.step_players(&[scripted_input(t), coop_input(1, t), coop_input(2, t)]);
+    }
+    let snap = w.capture();
+    assert_eq!(snap.heroes(), w.heroes());
+    assert_eq!(snap.heroes().len(), 3);
+    assert_eq!(snap.player(), (w.player_x(), w.player_y()));
 }
 
 #[test]

@@ -28,19 +28,24 @@ fn steady_state_ticks_do_not_allocate() {
     drop(v);
 
     let cfg = HordeConfig::from_json(include_bytes!("../../../config/horde.json")).unwrap();
-    for n in [300, 10_000] {
-        let cfg = cfg.with_enemies(n).unwrap();
+    // One hero, then four (co-op: each player its own input, per-hero
+    // strikes, downs and get-ups).
+    for (n, players) in [(300, 1), (10_000, 1), (10_000, 4)] {
+        let cfg = cfg.with_enemies(n).unwrap().with_players(players).unwrap();
+        let inputs = |t: u64| -> [tickwise::TickInput; 4] {
+            core::array::from_fn(|p| scripted_input(t + 60 * p as u64))
+        };
         let mut world = HordeWorld::new(&cfg);
         let mut snap = world.capture();
         // Warm-up: one wave and a first round of kills.
         for t in 0..200 {
-            world.step(&[scripted_input(t)]);
+            world.step_players(&inputs(t));
         }
         let kills = world.kills();
         let mut sum = 0u64;
         let region = Region::new(GLOBAL);
         for t in 200..800 {
-            world.step(&[scripted_input(t)]);
+            world.step_players(&inputs(t));
             world.capture_into(&mut snap);
             if t % 100 == 0 {
                 sum ^= world.checksum();
@@ -50,7 +55,7 @@ fn steady_state_ticks_do_not_allocate() {
         assert_eq!(
             (stats.allocations, stats.reallocations, stats.deallocations),
             (0, 0, 0),
-            "{n} enemies: {stats:?}"
+            "{n} enemies, {players} heroes: {stats:?}"
         );
         // The run did what steady state means: waves came, enemies died.
         assert!(world.waves() >= 4 && world.kills() > kills, "{n}: {sum}");

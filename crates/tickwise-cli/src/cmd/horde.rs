@@ -6,17 +6,18 @@ use anyhow::Context as _;
 use tickwise::{Sim, TickInput};
 use tickwise_catalog::{CatalogSim as _, DEFAULT_MAX_WORK, check_work};
 use tickwise_lab::budget::{MAX_TICKS, time_ticks};
-use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
+use tickwise_sims::horde::{HordeConfig, HordeWorld, MAX_HEROES, scripted_input};
 
 use super::record::read_config;
 use crate::{Failure, hints};
 
-/// What drives the player.
+/// What drives the heroes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Drive {
-    /// The horde's scripted walk: right, down, left, up, 90 ticks each.
+    /// The horde's scripted walk: right, down, left, up, 90 ticks each;
+    /// player `p` walks it `90·p` ticks ahead (each starts on another side).
     Walk,
-    /// No input: the player stands in the middle of the field.
+    /// No input: the heroes stand where they start.
     Still,
 }
 
@@ -32,6 +33,9 @@ pub struct Args {
     /// RNG seed (overrides the config's `seed`).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// Heroes, one per player, 1 to 4 (overrides the config's `players`).
+    #[arg(long, value_name = "N")]
+    pub players: Option<u64>,
     /// Ticks to run.
     #[arg(long, value_name = "T", default_value_t = 300)]
     pub ticks: u64,
@@ -88,18 +92,25 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
     if let Some(seed) = args.seed {
         cfg = cfg.with_seed(seed);
     }
+    if let Some(n) = args.players {
+        cfg = cfg.with_players(n).context("--players")?;
+    }
     check_work(ticks, HordeWorld::work_per_tick(&cfg), args.max_work).map_err(hints::catalog)?;
     let pool = super::thread_pool(args.threads.map(usize::from))?;
     let mut world = HordeWorld::new(&cfg);
     let times = pool.install(|| match args.input {
         Drive::Walk => {
             let mut t = 0;
+            let mut inputs = [TickInput::default(); MAX_HEROES];
             time_ticks(ticks, || {
-                world.step(&[scripted_input(t)]);
+                for (p, input) in (0u64..).zip(inputs.iter_mut()) {
+                    *input = scripted_input(t + 90 * p);
+                }
+                world.step_players(&inputs);
                 t += 1;
             })
         }
-        Drive::Still => time_ticks(ticks, || world.step(&[TickInput::default()])),
+        Drive::Still => time_ticks(ticks, || world.step_players(&[])),
     });
     let n = times.len().max(1) as u64;
     let us = |ns: u64| ns as f64 / 1000.0;
@@ -107,6 +118,7 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
         let v = serde_json::json!({
             "sim": "horde",
             "enemies": cfg.enemies(),
+            "players": cfg.players(),
             "seed": cfg.seed(),
             "ticks": world.tick(),
             "digest": world.digest(),
@@ -116,6 +128,9 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
             "waves": world.waves(),
             "playerHp": world.player_hp(),
             "playerDowns": world.player_downs(),
+            "heroHp": world.heroes().iter().map(|h| h.hp).collect::<Vec<_>>(),
+            "heroDowns": world.heroes().iter().map(|h| h.downs).collect::<Vec<_>>(),
+            "wipes": world.wipes(),
             "lastPairs": world.last_pairs(),
             "totalNs": times.total(),
             "meanNs": times.total() / n,
@@ -175,10 +190,16 @@ mod tests {
             horde(&["--enemies", "20", "--ticks", "5", "--json"]).unwrap(),
             0
         );
+        assert_eq!(
+            horde(&["--enemies", "20", "--ticks", "5", "--players", "4"]).unwrap(),
+            0
+        );
         for (extra, needle) in [
             (&["--enemies", "0"][..], "enemies"),
             (&["--enemies", "5000000"][..], "enemies"),
             (&["--ticks", "10000001"][..], "--ticks"),
+            (&["--players", "5"][..], "players"),
+            (&["--players", "0"][..], "players"),
         ] {
             assert_usage_error(horde(extra), extra, needle);
         }

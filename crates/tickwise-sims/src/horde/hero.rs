@@ -118,6 +118,10 @@ impl Targets {
     /// `(x, y)` itself (the enemy stands still).
     #[inline]
     pub(super) fn nearest(&self, x: i64, y: i64) -> (i64, i64) {
+        if self.len == 1 {
+            // One hero up (always, in a one-hero world): no distances.
+            return self.at[0];
+        }
         let mut best = (x, y);
         let mut best_d2 = i64::MAX;
         for &(hx, hy) in &self.at[..self.len] {

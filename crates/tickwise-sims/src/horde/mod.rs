@@ -1,6 +1,7 @@
 //! The survivors-style horde of the tick-rate budget article
-//! (`docs/background.md`): a player, up to a million enemies,
-//! a uniform grid, separation, damage, deaths and respawn waves.
+//! (`docs/background.md`): 1 to 4 heroes (co-op, one per player), up to a
+//! million enemies, a uniform grid, separation, damage, deaths and respawn
+//! waves.
 //!
 //! That article chose 30 Hz after measuring 300 enemies at 9.2 ms per tick. This
 //! is that workload on the tickwise kernel, in integers, built to be fast:
@@ -16,19 +17,34 @@
 //! octagonal length `max + 3/8·min`, separation a table of `1/|d|` filled
 //! once with an integer square root.
 //!
+//! # Heroes
+//!
+//! The config's `players` (1 to [`MAX_HEROES`], default 1) is the number of
+//! heroes; hero `i` of `n` starts `(2i − (n − 1)) · 24` px right of the
+//! field's centre. Hero `p` moves only by player `p`'s input
+//! ([`HordeWorld::step_players`]). A hero at 0 hit points is *down*: it
+//! stays put, ignores its input, is not chased, touched or attacking, and
+//! gets up at the next wave; when the last hero standing goes down (a
+//! *wipe*, the game is over) all heroes get up at once, so a run never ends.
+//! With one hero this is version 2's horde exactly.
+//!
 //! # One tick
 //!
-//! 1. **Player** moves by the tick's input ([`move_vector`]): stick axes 0/1,
-//!    or buttons 0–3 (up, down, left, right) when both axes are zero; speed
-//!    `playerSpeed`, clamped to the field.
-//! 2. **Wave:** on ticks `t > 0` with `t % waveTicks == 0`, every dead slot
+//! 1. **Heroes** that are up move by their own player's input
+//!    ([`move_vector`]): stick axes 0/1, or buttons 0–3 (up, down, left,
+//!    right) when both axes are zero; speed `playerSpeed`, clamped to the
+//!    field.
+//! 2. **Wave:** on ticks `t > 0` with `t % waveTicks == 0`, heroes that are
+//!    down get up; then every dead slot
 //!    in index order respawns at full hit points, at rest, at a point of the
 //!    spawn band drawn from the sim's [`tickwise::Pcg32`] (three draws per
-//!    enemy). The band is the square ring from `spawnDistance` px around the
-//!    player, thick enough to hold the whole horde at `spawnSpacing` px
-//!    apart. Tick 0's world starts fully spawned the same way.
+//!    enemy). The `j`-th respawned enemy's band is the square ring from
+//!    `spawnDistance` px around hero `j mod n`, thick enough to hold the
+//!    whole horde at `spawnSpacing` px apart. Tick 0's world starts fully
+//!    spawned the same way.
 //! 3. **Steering,** each live enemy in index order: desired velocity =
-//!    `enemySpeed` toward the player, scaled down linearly to 0 as the
+//!    `enemySpeed` toward the nearest hero that is up (squared distance,
+//!    ties to the lowest index), scaled down linearly to 0 as the
 //!    enemy's overlapping neighbours in the last tick reach `crowdLimit` (a
 //!    packed crowd stops pushing inward, which bounds its density; 0 turns
 //!    this off); velocity += (desired − velocity) >> `steerShift`; capped at
@@ -45,15 +61,14 @@
 //!    the velocity (velocity is what the enemy actually did, so one held
 //!    back by the crowd stops accelerating into it). Each enemy's count of
 //!    overlapping neighbours is kept for the next tick's steering.
-//! 6. **Contact and attack:** each live enemy within `playerRadius +
-//!    enemyRadius` of the player is a contact. Every `attackCooldownTicks`
-//!    ticks (from tick 0) the player hits each live enemy within
-//!    `attackRadius` for `attackDamage`; an enemy at 0 hit points is dead
-//!    (a kill) until the next wave.
-//! 7. **Damage:** unless invulnerable, contacts cost the player
-//!    `contactDamage` each, and the player is then invulnerable for
-//!    `invulnTicks` ticks. At 0 hit points the player is *downed*: counted,
-//!    and restored to full, so a benchmark run never ends.
+//! 6. **Contact and attack,** per hero that is up: each live enemy within
+//!    `playerRadius + enemyRadius` of it is a contact of that hero. Every
+//!    `attackCooldownTicks` ticks (from tick 0) each hero hits each live
+//!    enemy within `attackRadius` of it for `attackDamage`; an enemy at 0
+//!    hit points is dead (one kill) until the next wave.
+//! 7. **Damage,** per hero: unless invulnerable, its own contacts cost it
+//!    `contactDamage` each, and it is then invulnerable for `invulnTicks`
+//!    ticks. At 0 hit points it is down (counted); if no hero is up, a wipe.
 //!
 //! Every loop runs in index order, grid cells in row-major order; the only
 //! order-dependent sums are integer (wrapping) additions, which commute.
@@ -62,13 +77,15 @@
 //!
 //! # Digest
 //!
-//! [`tickwise::Sim::visit_state`] names every field (`tick`, `rng`,
-//! `playerX`, `playerY`, `playerHp`, `playerDowns`, `invuln`, `attackTimer`,
-//! `kills`, `waves`, `alive`, `lastPairs`, `lastContacts`, then the arrays
-//! `enemyX`, `enemyY`, `enemyVx`, `enemyVy`, `enemyHp`, `enemyCrowd`). `rng` is the
-//! generator's 64-bit state followed by its 64-bit increment.
-//! [`tickwise::Sim::digest`] is `tick|alive|kills|playerHp|playerDowns|checksum`
-//! with the FNV-1a checksum in 16 hex digits.
+//! [`tickwise::Sim::visit_state`] names every field (`tick`, `rng`, per hero
+//! `hero{i}.x`, `.y`, `.hp`, `.downs`, `.invuln`, `.attackTimer`, then
+//! `kills`, `waves`, `alive`, `lastPairs`, `lastContacts`, `wipes` (two or
+//! more heroes only), then the arrays `enemyX`, `enemyY`, `enemyVx`,
+//! `enemyVy`, `enemyHp`, `enemyCrowd`). `rng` is the generator's 64-bit state
+//! followed by its 64-bit increment. A one-hero world visits the same values
+//! as version 2. [`tickwise::Sim::digest`] is
+//! `tick|alive|kills|hp|downs|checksum` (`hp` and `downs` comma-separated per
+//! hero) with the FNV-1a checksum in 16 hex digits.
 //!
 //! ```
 //! use tickwise::Sim;
@@ -83,6 +100,14 @@
 //! assert_eq!(world.tick(), 60);
 //! assert_eq!(world.enemy_count(), 500);
 //! assert!(world.digest().starts_with("60|"));
+//!
+//! // Co-op: two heroes, each moved by its own player's input.
+//! let mut coop = HordeWorld::new(&cfg.with_players(2)?);
+//! for t in 0..60 {
+//!     coop.step_players(&[scripted_input(t), scripted_input(t + 180)]);
+//! }
+//! assert_eq!(coop.heroes().len(), 2);
+//! assert!(coop.heroes()[0].x > coop.heroes()[1].x);
 //! # Ok::<(), tickwise_sims::ConfigError>(())
 //! ```
 
