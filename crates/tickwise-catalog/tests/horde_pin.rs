@@ -32,24 +32,19 @@
 //!     --test horde_pin -- --ignored --nocapture record_the_pin_replays
 //! ```
 //!
-//! The replay is format 3, one input stream: player 0 walks the scripted
-//! square and heroes 1 and 2 stand still (the catalog steps the horde with
-//! `Sim::step`, one input). When replays carry one stream per player, the
-//! conversion gives players 1 and 2 the absent input, which is what they
-//! had.
+//! The replay is format 4, one input stream per hero: every player walks
+//! the scripted square (`InputPlan::Scripted`), each hero from its own
+//! start.
 
 use std::path::{Path, PathBuf};
 
-use tickwise::{
-    Fnv1a64, Recorder, Replay, ReplayHeader, ReplayLimits, ReplayVerdict, Sim, TickInput,
-    read_header,
-};
+use tickwise::{Fnv1a64, Replay, ReplayLimits, ReplayVerdict, Sim, TickInput, read_header};
 use tickwise_catalog::{Catalog, CatalogSim, InputPlan};
 use tickwise_sims::horde::{HordeConfig, HordeWorld};
 
 /// One row per horde version: (version, FNV-1a 64 of that version's pin
 /// replay). Append-only; the last row is the current version's.
-const PINS: &[(u32, u64)] = &[(3, 0x318d_97b5_8c0e_6a19)];
+const PINS: &[(u32, u64)] = &[(3, 0xa8b2_62cc_19a0_9e68)];
 
 /// The pinned world: the shipped config with these keys replaced.
 const PIN_KEYS: &[(&str, i64)] = &[
@@ -151,11 +146,15 @@ fn the_pin_replay_covers_the_co_op_rules() {
     let cfg = HordeConfig::from_json(&replay.header().config).unwrap();
     let mut w = HordeWorld::new(&cfg);
     let mut hit = vec![false; cfg.players()];
-    for input in replay.inputs(0) {
-        let before: Vec<i64> = w.heroes().iter().map(|h| h.hp).collect();
-        w.step_players(std::slice::from_ref(input));
-        for (h, (hero, hp)) in hit.iter_mut().zip(w.heroes().iter().zip(before)) {
-            *h |= hero.hp < hp || hero.downs > 0;
+    let mut stretches = replay.tick_inputs();
+    while let Some((inputs, len)) = stretches.next_stretch() {
+        let inputs = inputs.to_vec();
+        for _ in 0..len {
+            let before: Vec<i64> = w.heroes().iter().map(|h| h.hp).collect();
+            w.step_players(&inputs);
+            for (h, (hero, hp)) in hit.iter_mut().zip(w.heroes().iter().zip(before)) {
+                *h |= hero.hp < hp || hero.downs > 0;
+            }
         }
     }
     assert_eq!(w.digest(), replay.final_digest());
@@ -183,26 +182,6 @@ fn a_changed_rule_breaks_the_pin() {
     assert!(!report.is_match(), "{:?}", report.verdict);
 }
 
-/// Records `inputs` into a replay of the current horde version.
-fn record(config: &[u8], inputs: &[TickInput], every: u64) -> Vec<u8> {
-    let cfg = HordeConfig::from_json(config).unwrap();
-    let header = ReplayHeader {
-        sim_id: "horde".into(),
-        sim_version: HordeWorld::VERSION,
-        config: config.to_vec(),
-        seed: cfg.seed(),
-        ticks: 0,
-        checkpoint_every: every,
-        input_kind: 0,
-        players: 1,
-    };
-    let mut rec = Recorder::new(HordeWorld::new(&cfg), header).unwrap();
-    for input in inputs {
-        rec.step(&[*input]);
-    }
-    rec.finish().unwrap().1.to_bytes()
-}
-
 #[test]
 #[ignore = "writes the pin replay and the fuzz seed: run by hand after a version bump"]
 fn record_the_pin_replays() {
@@ -228,12 +207,12 @@ fn record_the_pin_replays() {
         recorded.digest,
         Fnv1a64::hash(&recorded.bytes)
     );
-    // The fuzzer's horde seed: the version-2 seed's config, inputs and
-    // checkpoint spacing, recorded by this version.
-    let old = std::fs::read(fixtures().join("horde_v2_format3.twr")).unwrap();
-    let old = Replay::<TickInput>::from_bytes(&old, &LIMITS).unwrap();
-    let inputs: Vec<TickInput> = old.inputs().copied().collect();
-    let seed = record(&old.header().config, &inputs, old.header().checkpoint_every);
+    // The fuzzer's horde seed: the shipped config, 20 scripted ticks, a
+    // checkpoint every 5, recorded by this version.
+    let seed = Catalog::builtin()
+        .record("horde", None, &InputPlan::Scripted, 20, 5)
+        .unwrap()
+        .bytes;
     let seed_path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/replay_reader/horde_20.twr");
     std::fs::write(&seed_path, &seed).unwrap();
