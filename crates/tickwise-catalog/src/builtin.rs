@@ -104,6 +104,11 @@ impl CatalogSim for HordeWorld {
         HordeConfig::from_json(bytes)
     }
 
+    /// The config's `players` key set to `players` (one hero each).
+    fn config_for_players(config: &[u8], players: usize) -> Option<alloc::vec::Vec<u8>> {
+        crate::json_with_count(config, "players", players)
+    }
+
     fn build(config: &HordeConfig) -> HordeWorld {
         HordeWorld::new(config)
     }

@@ -29,24 +29,31 @@
 //! `Clone`.
 //!
 //! ```
-//! use tickwise::{Nanos, ReplayHeader, Sim};
-//! use tickwise_net::{NetworkConfig, RunOptions, run_local};
-//! use tickwise_sims::island::{IslandConfig, IslandWorld};
+//! use tickwise::{Nanos, Pcg32, ReplayHeader, Sim, TickInput};
+//! use tickwise_net::{NetworkConfig, RunOptions, random_inputs, run_local};
+//! use tickwise_sims::horde::{HordeConfig, HordeWorld};
 //!
-//! let cfg = IslandConfig::from_json(include_bytes!("../../../config/island_loop.json"))?;
-//! let header = ReplayHeader { sim_id: "island".into(), sim_version: 1,
-//!     config: include_bytes!("../../../config/island_loop.json").to_vec(),
-//!     seed: u64::from(cfg.seed), ticks: 0, checkpoint_every: 60, input_kind: 0 };
+//! // The co-op horde with two heroes: each peer owns one hero's inputs.
+//! let cfg = HordeConfig::from_json(include_bytes!("../../../config/horde.json"))?
+//!     .with_enemies(40)?.with_players(2)?;
+//! let header = ReplayHeader { sim_id: "horde".into(), sim_version: 3,
+//!     config: include_bytes!("../../../config/horde.json").to_vec(),
+//!     seed: cfg.seed(), ticks: 0, checkpoint_every: 60, input_kind: 0, players: 2 };
 //! // Two players, 100 ms round trip, 5 % loss, no input delay: rollbacks happen.
-//! let mut opts = RunOptions::new(2, 600);
+//! let mut opts = RunOptions::new(2, 300);
 //! opts.input_delay = 0;
 //! let net = NetworkConfig { latency: Nanos::from_millis(50), loss_ppm: 50_000, seed: 7,
 //!                           ..NetworkConfig::PERFECT };
-//! let random = |rng: &mut tickwise::Pcg32| rng.range_i32(-1, 1);
-//! let run = run_local(&IslandWorld::new(&cfg), &header, random, &opts, net, 0,
-//!                     Nanos::from_millis(16), &mut || 0)?;
+//! fn walk(rng: &mut Pcg32) -> TickInput {
+//!     let mut t = TickInput::default();
+//!     t.axes[0] = i16::try_from(rng.range_i32(-32767, 32767)).unwrap_or(0);
+//!     t
+//! }
+//! let inputs = vec![random_inputs(1, 0, walk), random_inputs(1, 1, walk)];
+//! let run = run_local(&HordeWorld::new(&cfg), &header, inputs, &opts, net, 0,
+//!                     Nanos::from_millis(33), &mut || 0)?;
 //! assert!(run.finished && run.checksums_agree && run.desync.is_none());
-//! assert!(run.peers.iter().all(|p| p.confirmed_tick == 600 && p.stats.rollbacks > 0));
+//! assert!(run.peers.iter().all(|p| p.confirmed_tick == 300 && p.stats.rollbacks > 0));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![cfg_attr(not(feature = "std"), no_std)]

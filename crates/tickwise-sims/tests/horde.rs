@@ -190,7 +190,7 @@ fn a_two_hero_world_stepped_with_one_input_leaves_hero_1_still() {
     let (mut a, mut b) = (HordeWorld::new(&cfg), HordeWorld::new(&cfg));
     let x1 = a.heroes()[1].x;
     for t in 0..100 {
-        a.step(&scripted_input(t));
+        a.step(&[scripted_input(t)]);
         b.step_players(&[scripted_input(t), TickInput::default()]);
         assert_eq!(a.checksum(), b.checksum(), "tick {t}");
     }

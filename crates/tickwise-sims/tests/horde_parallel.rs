@@ -52,7 +52,7 @@ fn reference(cfg: &HordeConfig, ticks: u64) -> Vec<u64> {
     let mut naive = NaiveHorde::new(cfg);
     (0..ticks)
         .map(|t| {
-            naive.step(&scripted_input(t));
+            naive.step(&[scripted_input(t)]);
             naive.checksum()
         })
         .collect()
