@@ -24,8 +24,8 @@
 //!
 //! To re-record after a deliberate, version-bumping change (writes
 //! `tests/fixtures/horde_v{VERSION}_pin.twr` and re-records
-//! `fuzz/seeds/replay_reader/horde_20.twr` with the inputs of the version-2
-//! seed kept in `tests/fixtures/horde_v2_format3.twr`; prints the new row):
+//! `fuzz/seeds/replay_reader/horde_20.twr`, 20 scripted ticks of the
+//! shipped config; prints the new row):
 //!
 //! ```text
 //! TICKWISE_RECORD_HORDE_PIN=1 cargo test -p tickwise-catalog \

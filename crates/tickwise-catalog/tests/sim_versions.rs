@@ -287,15 +287,16 @@ fn replays_recorded_before_format_4_are_refused_by_version_never_as_forgeries() 
 
 #[test]
 fn horde_version_2_replays_are_refused_by_version_never_as_forgeries() {
-    // The fuzzer's horde seed as recorded at horde version 2 (format 3):
-    // genuine content, which a one-hero version-3 world even re-simulates to
-    // the same checksums (below); but the version moved, so it is refused
-    // by version, in the existing wording.
+    // The fuzzer's horde seed as recorded at horde version 2 (format 3,
+    // converted to format 4 by `parity/replay_v4.py convert`): genuine
+    // content, which a one-hero version-3 world even re-simulates to the
+    // same checksums (below); but the version moved, so it is refused by
+    // version, in the existing wording.
     let bytes = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/horde_v2_format3.twr"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/horde_v2_format4.twr"),
     )
     .unwrap();
-    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 3);
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 4);
     let header = read_header(&bytes, &LIMITS).unwrap();
     assert_eq!((header.sim_id.as_str(), header.sim_version), ("horde", 2));
     let e = catalog().verify(&bytes, &LIMITS).unwrap_err();
@@ -326,7 +327,7 @@ fn a_one_hero_world_re_simulates_a_version_2_replay_exactly() {
     // because the config's meaning did.
     use tickwise::{Replay, Sim, TickInput};
     let bytes = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/horde_v2_format3.twr"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/horde_v2_format4.twr"),
     )
     .unwrap();
     let replay = Replay::<TickInput>::from_bytes(&bytes, &LIMITS).unwrap();

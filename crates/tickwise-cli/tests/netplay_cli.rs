@@ -63,7 +63,12 @@ fn netplay_chaos_replay_verifies_with_the_peers_checksum() {
     assert_eq!(ok.status.code(), Some(0), "{ok:?}");
     // The replay's final checksum is the peers' confirmed checksum.
     let bytes = std::fs::read(&replay).unwrap();
-    let r = tickwise::Replay::<i32>::from_bytes(&bytes, &tickwise::ReplayLimits::DEFAULT).unwrap();
+    let r = tickwise::Replay::<tickwise::TickInput>::from_bytes(
+        &bytes,
+        &tickwise::ReplayLimits::DEFAULT,
+    )
+    .unwrap();
+    assert_eq!(r.players(), 4);
     assert_eq!(format!("{:016x}", r.final_state().checksum), sum);
 }
 

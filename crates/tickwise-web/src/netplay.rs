@@ -336,8 +336,12 @@ impl NetplayPage {
         input_delay: u64,
     ) -> Result<NetplayPage, NetplayPageError> {
         check_settings(rtt_ms, loss_pct, input_delay)?;
-        let cfg = HordeConfig::from_json(HORDE_JSON).map_err(NetplayPageError::Config)?;
-        let header = tickwise_catalog::replay_header::<HordeWorld>(HORDE_JSON, CHECKPOINT_EVERY)
+        // The shipped horde with two heroes, one per player.
+        let config = tickwise_catalog::Catalog::builtin()
+            .config_for_players("horde", Some(HORDE_JSON), 2)
+            .map_err(NetplayPageError::Catalog)?;
+        let cfg = HordeConfig::from_json(&config).map_err(NetplayPageError::Config)?;
+        let header = tickwise_catalog::replay_header::<HordeWorld>(&config, CHECKPOINT_EVERY)
             .map_err(NetplayPageError::Catalog)?;
         let net = Rc::new(RefCell::new(SimNetwork::new(network(rtt_ms, loss_pct))));
         let delay = u32::try_from(input_delay).unwrap_or(0);
