@@ -457,6 +457,7 @@ impl Catalog {
     ///
     /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
     /// [`CatalogError::Net`] for settings out of range.
+    #[allow(clippy::too_many_arguments, reason = "mirrors tickwise_net::run_local")]
     pub fn netplay(
         &self,
         id: &str,

@@ -22,6 +22,11 @@ use tickwise_sims::horde::{HordeConfig, HordeWorld, NaiveHorde, scripted_input};
 
 const SHIPPED: &[u8] = include_bytes!("../../../config/horde.json");
 
+/// `par::MIN_PARALLEL`: enemies (live and dead slots) from which a tick splits.
+const MIN_PARALLEL: u64 = 2048;
+/// `par::CHUNK`: enemies per piece of the chunked per-enemy phases.
+const CHUNK: u64 = 8192;
+
 /// Every player's input for tick `t`: player 0 walks the scripted square,
 /// player `p` the same square `45 p` ticks later (each its own phase).
 fn inputs(players: usize, t: u64) -> Vec<TickInput> {
@@ -52,7 +57,7 @@ fn reference(cfg: &HordeConfig, ticks: u64) -> Vec<u64> {
     let mut naive = NaiveHorde::new(cfg);
     (0..ticks)
         .map(|t| {
-            naive.step(&[scripted_input(t)]);
+            naive.step_players(&inputs(cfg.players(), t));
             naive.checksum()
         })
         .collect()
@@ -93,6 +98,53 @@ fn every_tick_is_the_same_on_1_2_3_and_8_threads() {
 }
 
 #[test]
+fn the_chunked_split_matches_the_reference() {
+    // A full piece of 8192 and a short second one: the per-enemy phases,
+    // the grid's parallel sort and the pushes all run in pieces, on two
+    // threads, and every tick's checksum is the O(n²) reference's. The
+    // reference costs n²/2 pair checks a tick (4.7·10⁷ here), so the run
+    // is short; the reference runs on its own thread meanwhile.
+    let enemies = CHUNK + 1_500;
+    let ticks = 6;
+    let cfg = config(77, enemies);
+    let naive = { std::thread::spawn(move || reference(&cfg, ticks)) };
+    let split = checksums(&cfg, 2, ticks);
+    let naive = naive.join().unwrap();
+    assert_eq!(split.len() as u64, ticks);
+    for (t, (s, n)) in split.iter().zip(&naive).enumerate() {
+        assert_eq!(
+            s, n,
+            "the chunked split differs from the reference at tick {t}"
+        );
+    }
+}
+
+/// Enemy counts for the proptest: from the split threshold to 3200 (the
+/// banded separation on three threads; the reference's n² cost bounds the
+/// top) in nine cases out of ten, and below it (one thread whatever the
+/// pool) in the rest.
+fn enemy_count() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        9 => MIN_PARALLEL..3_200,
+        1 => 1..MIN_PARALLEL,
+    ]
+}
+
+#[test]
+fn the_proptest_mostly_draws_counts_that_split() {
+    // The strategy above, sampled: most of its draws reach the parallel path.
+    use proptest::strategy::ValueTree as _;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strategy = enemy_count();
+    let draws = 1_000;
+    let split = (0..draws)
+        .filter(|_| strategy.new_tree(&mut runner).unwrap().current() >= MIN_PARALLEL)
+        .count();
+    assert!(split >= draws * 8 / 10, "{split} of {draws} draws split");
+}
+
+#[test]
 fn a_four_hero_world_is_the_same_on_1_2_and_3_threads() {
     // Co-op: steering picks the nearest of four heroes in every piece, the
     // strike visits four boxes; still bit-identical at any thread count.
@@ -118,26 +170,16 @@ proptest! {
     #[test]
     fn any_seed_and_count_matches_one_thread_and_the_reference(
         seed in any::<u32>(),
-        enemies in 1u64..3000,
+        enemies in enemy_count(),
         players in 1u64..=4,
     ) {
-        let mut m: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_slice(SHIPPED).unwrap();
-        m.insert("seed".into(), u64::from(seed).into());
-        let cfg = HordeConfig::from_json(&serde_json::to_vec(&m).unwrap())
-            .unwrap()
-            .with_enemies(enemies)
-            .unwrap()
-            .with_players(players)
-            .unwrap();
-        let ticks = 40;
+        let cfg = config(seed, enemies).with_players(players).unwrap();
+        let ticks = 25;
+        let naive = {
+            std::thread::spawn(move || reference(&cfg, ticks))
+        };
         let one = checksums(&cfg, 1, ticks);
         prop_assert_eq!(&checksums(&cfg, 3, ticks), &one);
-        // The O(n²) reference, on this thread.
-        let mut naive = NaiveHorde::new(&cfg);
-        for (t, sum) in one.iter().enumerate() {
-            naive.step_players(&inputs(cfg.players(), t as u64));
-            prop_assert_eq!(naive.checksum(), *sum, "tick {}", t);
-        }
+        prop_assert_eq!(&naive.join().unwrap(), &one);
     }
 }

@@ -3,6 +3,10 @@
 //! inputs of one player caught and named, and the size of four independent
 //! random streams against one.
 
+#[allow(
+    dead_code,
+    reason = "the shared helpers; this file uses the byte builders"
+)]
 mod replay_bytes;
 
 use replay_bytes::*;

@@ -50,7 +50,7 @@ fn header(every: u64) -> ReplayHeader {
 fn record<I: ReplayInput + core::fmt::Debug>(inputs: &[I], every: u64) -> Replay<I> {
     let mut rec = Recorder::new(Echo::<I>::default(), header(every)).unwrap();
     for i in inputs {
-        rec.step(&[i.clone()]);
+        rec.step(std::slice::from_ref(i));
     }
     rec.finish().unwrap().1
 }
