@@ -107,7 +107,7 @@ fn the_chunked_split_matches_the_reference() {
     let enemies = CHUNK + 1_500;
     let ticks = 6;
     let cfg = config(77, enemies);
-    let naive = { std::thread::spawn(move || reference(&cfg, ticks)) };
+    let naive = std::thread::spawn(move || reference(&cfg, ticks));
     let split = checksums(&cfg, 2, ticks);
     let naive = naive.join().unwrap();
     assert_eq!(split.len() as u64, ticks);
@@ -175,9 +175,8 @@ proptest! {
     ) {
         let cfg = config(seed, enemies).with_players(players).unwrap();
         let ticks = 25;
-        let naive = {
-            std::thread::spawn(move || reference(&cfg, ticks))
-        };
+        // HordeConfig is Copy: the thread gets its own.
+        let naive = std::thread::spawn(move || reference(&cfg, ticks));
         let one = checksums(&cfg, 1, ticks);
         prop_assert_eq!(&checksums(&cfg, 3, ticks), &one);
         prop_assert_eq!(&naive.join().unwrap(), &one);
