@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{horde, horde_input, island, island_input, island_replay_verifies};
+use common::{KEY, horde, horde_input, island, island_input, island_replay_verifies};
 use tickwise::{Nanos, Replay, ReplayLimits, TickInput};
 use tickwise_net::{NetworkConfig, RunOptions, run_local};
 
@@ -23,7 +23,7 @@ fn chaos(seed: u64) -> NetworkConfig {
 
 fn island_chaos(players: u8, seed: u64) {
     let (sim, header, _) = island();
-    let mut opts = RunOptions::new(players, 10_000);
+    let mut opts = RunOptions::new(players, 10_000, KEY);
     opts.input_delay = 0;
     opts.input_seed = seed;
     let run = run_local(
@@ -76,7 +76,7 @@ fn island_four_players_chaos_several_seeds() {
 fn horde_300_chaos() {
     let (sim, header) = horde(300);
     for seed in [5, 6] {
-        let mut opts = RunOptions::new(2, 600);
+        let mut opts = RunOptions::new(2, 600, KEY);
         opts.input_delay = 0;
         opts.input_seed = seed;
         let run = run_local(
@@ -105,7 +105,7 @@ fn horde_300_chaos() {
 #[test]
 fn lockstep_never_rolls_back_and_agrees() {
     let (sim, header, _) = island();
-    let mut opts = RunOptions::new(3, 1_000);
+    let mut opts = RunOptions::new(3, 1_000, KEY);
     opts.window = 0;
     let run = run_local(
         &sim,
@@ -137,7 +137,7 @@ fn lockstep_never_rolls_back_and_agrees() {
 #[test]
 fn spectators_join_late_and_end_on_the_same_state() {
     let (sim, header, _) = island();
-    let opts = RunOptions::new(2, 2_000);
+    let opts = RunOptions::new(2, 2_000, KEY);
     let net = NetworkConfig {
         latency: Nanos::from_millis(40),
         loss_ppm: 50_000,
