@@ -651,6 +651,7 @@ impl NetplayPage {
                 "packetsLost": link.lost,
                 "packetsReceived": st.received,
                 "packetsDropped": st.drops.total(),
+                "packetsUnauthenticated": st.drops.unauthenticated,
                 "portRefused": refused,
                 "refusedControls": player.refused_controls,
                 "alpha": f64::from(alpha.alpha().as_f32()),
