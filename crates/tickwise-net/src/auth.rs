@@ -228,7 +228,9 @@ mod tests {
     #[test]
     fn debug_never_prints_the_key() {
         let k = SessionKey::from_bytes([0xab; 16]);
-        let shown = format!("{k:?} {:?} {:?}", Auth::new(&k), k.to_hex());
+        let cfg = crate::SessionConfig::new(2, 0, k);
+        let shown = format!("{k:?} {:?} {:?} {cfg:?}", Auth::new(&k), k.to_hex());
+        assert!(shown.contains("key: SessionKey(..)"), "{shown}");
         assert!(!shown.contains("ab"), "{shown}");
         assert!(!shown.contains("171"), "{shown}");
     }
