@@ -379,7 +379,6 @@ const fn ring(t: u64, n: usize) -> usize {
 #[derive(Debug)]
 pub struct Session<S: Sim> {
     cfg: SessionConfig,
-    auth: Auth,
     merge: MergeFn<S::Input>,
     sim: S,
     snaps: Vec<Option<(u64, S)>>,
@@ -407,6 +406,8 @@ pub struct Session<S: Sim> {
     enc: Vec<u8>,
     out: Buf,
     rbuf: Vec<u8>,
+    /// The MAC key and session id derived from `cfg.key`.
+    auth: Auth,
     seq: u64,
     ended: Option<SessionEnd>,
     stats: SessionStats,
@@ -453,7 +454,6 @@ where
             input: S::Input::default(),
         };
         let mut s = Session {
-            auth: Auth::new(&cfg.key),
             merge,
             snaps: (0..cfg.window as usize + 2).map(|_| None).collect(),
             inputs: (0..players)
@@ -490,6 +490,7 @@ where
             enc: Vec::with_capacity(MAX_PACKET),
             out: Buf::new(),
             rbuf: vec![0; RECV_BUFFER],
+            auth: Auth::new(&cfg.key),
             seq: 0,
             ended: None,
             stats: SessionStats::default(),
