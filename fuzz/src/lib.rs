@@ -29,7 +29,9 @@ use tickwise::{
 use tickwise_catalog::Catalog;
 use tickwise_cli::script::{self, Command};
 use tickwise_net::wire::{self, Body, Envelope, MAX_PACKET, WIRE_MAGIC, WIRE_VERSION, WireError};
-use tickwise_net::{Datagram, Drops, Session, SessionConfig, SessionStats, Spectator, Transport};
+use tickwise_net::{
+    Auth, Datagram, Drops, Session, SessionConfig, SessionKey, SessionStats, Spectator, Transport,
+};
 use tickwise_service::http::{BatchError, BatchReader, frame_batch};
 use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 use tickwise_sims::island::{IslandConfig, IslandWorld, LifecycleConfig, MAX_STEP_MS};
@@ -470,11 +472,26 @@ pub fn net_world() -> IslandPair {
     IslandPair::new(IslandWorld::new(&cfg))
 }
 
+/// The session key of the `net_datagram` sessions (a fixed test key, so
+/// the target can seal the fuzzer's bytes).
+pub const NET_KEY: SessionKey = SessionKey::from_bytes(*b"tickwise fuzzkey");
+
+/// `bytes` with their MAC under [`NET_KEY`] appended: what an authentic
+/// peer would send. The seeds are real datagrams without their MAC, so
+/// sealed they are the real datagrams again, and the fuzzer's mutations
+/// get past the MAC to the decoder and the session.
+#[must_use]
+pub fn net_seal(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    out.extend_from_slice(&Auth::new(&NET_KEY).tag(bytes));
+    out
+}
+
 /// Player `local`'s session of a 2-player match, default settings
-/// (session id 0, input delay 2, window 8, every confirmed tick checked).
+/// (key [`NET_KEY`], input delay 2, window 8, every confirmed tick checked).
 #[must_use]
 pub fn net_session(local: u8) -> Session<IslandPair> {
-    Session::new(net_world(), SessionConfig::new(2, local))
+    Session::new(net_world(), SessionConfig::new(2, local, NET_KEY))
         .unwrap_or_else(|e| panic!("session: {e}"))
 }
 
@@ -547,7 +564,11 @@ fn encode_message<I: ReplayInput>(env: &Envelope, body: &Body<'_>) -> Vec<u8> {
         Body::Spectate(_) => 3,
         Body::SpectatorAck { .. } => 4,
     });
-    out.extend_from_slice(&env.session.to_le_bytes());
+    out.extend_from_slice(&Auth::new(&NET_KEY).session_id().to_le_bytes());
+    assert!(
+        env.session == Auth::new(&NET_KEY).session_id(),
+        "a datagram of another session decoded"
+    );
     out.push(env.sender);
     put_varint(&mut out, env.seq);
     match body {
@@ -580,14 +601,16 @@ fn encode_message<I: ReplayInput>(env: &Envelope, body: &Body<'_>) -> Vec<u8> {
         }
         Body::SpectatorAck { ack } => put_varint(&mut out, *ack),
     }
-    out
+    net_seal(&out)
 }
 
 /// `wire::decode` with `I`'s input decoder (the session's own closure):
 /// only datagrams within the size limit decode, and a decoded message
-/// re-encodes to exactly its bytes (one encoding per message).
+/// re-encodes (and seals) to exactly its bytes (one encoding per message).
 fn decode_checked<I: ReplayInput>(bytes: &[u8]) -> Result<(Envelope, Body<'_>), WireError> {
-    let decoded = wire::decode(bytes, |r: &mut ByteReader<'_>| I::decode(r).is_ok());
+    let decoded = wire::decode(bytes, &Auth::new(&NET_KEY), |r: &mut ByteReader<'_>| {
+        I::decode(r).is_ok()
+    });
     match &decoded {
         Ok((env, body)) => {
             assert!(
@@ -624,6 +647,7 @@ fn grown(after: &Drops, before: &Drops) -> Drops {
         unknown_kind: d(after.unknown_kind, before.unknown_kind),
         unknown_peer: d(after.unknown_peer, before.unknown_peer),
         wrong_session: d(after.wrong_session, before.wrong_session),
+        unauthenticated: d(after.unauthenticated, before.unauthenticated),
         stale: d(after.stale, before.stale),
         far_future: d(after.far_future, before.far_future),
     }
@@ -637,14 +661,17 @@ fn one_drop_for(e: &WireError) -> Drops {
         WireError::Malformed { .. } => d.malformed = 1,
         WireError::Version { .. } => d.version = 1,
         WireError::UnknownKind { .. } => d.unknown_kind = 1,
+        WireError::WrongSession { .. } => d.wrong_session = 1,
+        WireError::Unauthenticated => d.unauthenticated = 1,
     }
     d
 }
 
 /// What one datagram did to the drop counters of a session that got it as
 /// from player 1 (`from_peer`) or from an unknown address. A datagram that
-/// does not decode is one drop under its error's reason; one from an
-/// unknown address, of another session or with another sender byte is one
+/// does not decode (another session's id and a MAC that does not match
+/// included) is one drop under its error's reason and changes nothing
+/// else; one from an unknown address or with another sender byte is one
 /// drop under that reason. From player 1 it is otherwise accepted (no drop)
 /// or one `stale` or `far_future` drop, except that an accepted inputs
 /// message also counts each of its checksums that is unusable: tick 0
@@ -680,18 +707,15 @@ fn check_drops(
         }
         Ok(x) => x,
     };
-    if env.session != 0 {
-        assert!(d == one(|x| x.wrong_session = 1), "other session: {d:?}");
-        return;
-    }
     if !from_peer || env.sender != 1 {
         assert!(d == one(|x| x.unknown_peer = 1), "unknown peer: {d:?}");
         return;
     }
     let stale = one(|x| x.stale = 1);
+    let far = one(|x| x.far_future = 1);
     match body {
         Body::Inputs(m) => {
-            if d == stale {
+            if d == stale || d == far {
                 return;
             }
             let checks = m.checks.iter().count() as u64;
@@ -704,10 +728,13 @@ fn check_drops(
                 "inputs message with {checks} checks counted as {d:?}"
             );
         }
-        Body::Fields(_) => assert!(d == Drops::default() || d == stale, "fields: {d:?}"),
+        Body::Fields(_) => assert!(
+            d == Drops::default() || d == stale || d == far,
+            "fields: {d:?}"
+        ),
         Body::Spectate(_) | Body::SpectatorAck { .. } => {
             assert!(
-                d == stale || d == one(|x| x.unknown_peer = 1),
+                d == stale || d == far || d == one(|x| x.unknown_peer = 1),
                 "spectator message from a player: {d:?}"
             );
         }
@@ -737,11 +764,16 @@ fn check_session(s: &Session<IslandPair>) {
 
 /// Netplay datagrams (`tickwise_net::wire::decode` and
 /// `Session::handle_datagram`): the input is a sequence of datagrams
-/// ([`split_datagrams`]). Each is decoded with both input types (a decoded
-/// message re-encodes to its bytes) and handed to three receivers of a
-/// 2-player island match: player 0's session as from player 1, a second
-/// session as from an unknown address, and a spectator as from the host;
-/// each session then runs a tick (a transport that delivers nothing).
+/// ([`split_datagrams`]). Each goes two ways: raw (as an attacker without
+/// the key would send it: almost always refused by the MAC, and then it
+/// must change nothing) and sealed with [`NET_KEY`] ([`net_seal`]: as an
+/// authentic, possibly buggy, peer would send it, so the fuzzer's bytes
+/// reach the decoder and the session). Each way it is decoded with both
+/// input types (a decoded message re-encodes to its bytes) and handed to
+/// three receivers of a 2-player island match: player 0's session as from
+/// player 1, a second session as from an unknown address, and a spectator
+/// as from the host; then each session runs a tick (a transport that
+/// delivers nothing).
 /// Every datagram is accepted or counted under its reason ([`check_drops`]);
 /// the sessions stay within their window ([`check_session`]) and keep
 /// ticking; the unknown address never causes a comparison, and a desync
@@ -759,46 +791,47 @@ pub fn net_datagram(data: &[u8]) {
 pub fn net_datagram_session(data: &[u8]) -> Session<IslandPair> {
     let mut peer = net_session(0);
     let mut stranger = net_session(0);
-    let mut spectator = Spectator::new(net_world(), 0, 4, 2, 0);
+    let mut spectator = Spectator::new(net_world(), 0, 4, 2, &NET_KEY);
     let mut sent_checks = Vec::new();
-    for (k, bytes) in split_datagrams(data)
+    for (k, raw) in split_datagrams(data)
         .into_iter()
         .take(MAX_DATAGRAMS)
         .enumerate()
     {
-        let decoded = decode_checked::<i32>(bytes);
-        let _ = decode_checked::<TickInput>(bytes);
-        if let Ok((env, Body::Inputs(m))) = &decoded
-            && env.session == 0
-            && env.sender == 1
-        {
-            sent_checks.extend(m.checks.iter());
-        }
+        let sealed = net_seal(raw);
+        for bytes in [raw, &sealed[..]] {
+            let decoded = decode_checked::<i32>(bytes);
+            let _ = decode_checked::<TickInput>(bytes);
+            if let Ok((env, Body::Inputs(m))) = &decoded
+                && env.sender == 1
+            {
+                sent_checks.extend(m.checks.iter());
+            }
 
-        let before = *peer.stats();
-        peer.handle_datagram(Some(1), bytes);
-        check_drops(&decoded, true, &before, peer.stats());
-        let before = *stranger.stats();
-        stranger.handle_datagram(None, bytes);
-        check_drops(&decoded, false, &before, stranger.stats());
+            let before = *peer.stats();
+            peer.handle_datagram(Some(1), bytes);
+            check_drops(&decoded, true, &before, peer.stats());
+            let before = *stranger.stats();
+            stranger.handle_datagram(None, bytes);
+            check_drops(&decoded, false, &before, stranger.stats());
 
-        let before = *spectator.drops();
-        let mut deliver = Deliver {
-            from: Some(0),
-            bytes: Some(bytes),
-        };
-        let ran = spectator.tick_once(&mut deliver, 4);
-        assert!(ran <= 4, "spectator ran {ran} steps");
-        let d = grown(spectator.drops(), &before);
-        match &decoded {
-            Err(e) => assert!(d == one_drop_for(e), "spectator: {e} counted as {d:?}"),
-            Ok((env, body)) => {
-                let maybe_accepted =
-                    env.session == 0 && env.sender == 0 && matches!(body, Body::Spectate(_));
-                assert!(
-                    d.total() == 1 || (d.total() == 0 && maybe_accepted),
-                    "spectator: {d:?}"
-                );
+            let before = *spectator.drops();
+            let mut deliver = Deliver {
+                from: Some(0),
+                bytes: Some(bytes),
+            };
+            let ran = spectator.tick_once(&mut deliver, 4);
+            assert!(ran <= 4, "spectator ran {ran} steps");
+            let d = grown(spectator.drops(), &before);
+            match &decoded {
+                Err(e) => assert!(d == one_drop_for(e), "spectator: {e} counted as {d:?}"),
+                Ok((env, body)) => {
+                    let maybe_accepted = env.sender == 0 && matches!(body, Body::Spectate(_));
+                    assert!(
+                        d.total() == 1 || (d.total() == 0 && maybe_accepted),
+                        "spectator: {d:?}"
+                    );
+                }
             }
         }
 

@@ -39,6 +39,7 @@ const ROWS = [
   ['sync waits', (p) => p.syncWaits],
   ['packets sent / lost', (p) => `${p.packetsSent} / ${p.packetsLost}`],
   ['packets dropped (bad)', (p) => p.packetsDropped],
+  ['of which unauthenticated', (p) => p.packetsUnauthenticated],
   ['checks compared', (p) => p.checksCompared],
   ['desyncs', (p) => p.desyncs],
   ['input delay', (p) => p.inputDelay],

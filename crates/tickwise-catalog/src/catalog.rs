@@ -19,7 +19,10 @@ use tickwise::{
 
 use crate::error::CatalogError;
 use crate::inputs::{InputPlan, PlanInputs, PlayerInputs};
-use crate::limits::{RunLimits, check_snapshots, check_work};
+use crate::limits::{
+    RunLimits, check_recording, check_replay_size, check_snapshots, check_work,
+    netplay_states_per_session,
+};
 use crate::runner::{SimProfile, TickRunner};
 use crate::sim::{CatalogSim, SimInfo};
 
@@ -453,10 +456,11 @@ impl Catalog {
     /// each player's inputs come from `plan` (an [`InputPlan::PerPlayer`]
     /// gives each its own; a random plan gives player `p` stream `p`).
     ///
+    /// Under [`NetLimits::DEFAULT`] ([`Catalog::netplay_within`]).
+    ///
     /// # Errors
     ///
-    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
-    /// [`CatalogError::Net`] for settings out of range.
+    /// As [`Catalog::netplay_within`].
     #[allow(clippy::too_many_arguments, reason = "mirrors tickwise_net::run_local")]
     pub fn netplay(
         &self,
@@ -468,18 +472,64 @@ impl Catalog {
         spectators: u8,
         clock: &mut dyn FnMut() -> u64,
     ) -> Result<tickwise_net::LocalRun, CatalogError> {
-        let (e, config) = self.entry_with_config(id, config)?;
-        e.netplay(config, plan, opts, net, spectators, clock)
+        self.netplay_within(
+            id,
+            config,
+            plan,
+            opts,
+            net,
+            spectators,
+            clock,
+            &NetLimits::DEFAULT,
+        )
     }
 
-    /// Runs one player of a real session of sim `id` over `io`
-    /// ([`tickwise_net::run_peer`]); the local player's inputs are its
-    /// stream of `plan`.
+    /// [`Catalog::netplay`] under `limits`, checked before anything runs
+    /// (the initial state is built only once the work and memory checks
+    /// pass):
+    ///
+    /// * work: ticks × players × [`CatalogSim::work_per_tick`] within
+    ///   `limits.run.max_work` (every player's session runs here);
+    /// * memory: players × (window + 2 + [`tickwise_net::ANCHORS`] + 1) +
+    ///   spectators states of [`CatalogSim::state_bytes`] within
+    ///   `limits.run.max_snapshot_bytes`;
+    /// * the recorded replay: what [`Catalog::record_within`] checks, so a
+    ///   verifier with `limits.replay` reads it (ticks, config size, work,
+    ///   and checkpoints within `max_file_bytes`).
     ///
     /// # Errors
     ///
     /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
-    /// [`CatalogError::Net`] for settings out of range.
+    /// [`CatalogError::TooMuchWork`], [`CatalogError::TooMuchMemory`],
+    /// [`CatalogError::ReplayTooLarge`], [`CatalogError::Replay`] (ticks or
+    /// config over the replay limits), [`CatalogError::Net`] for settings
+    /// out of range.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "netplay's arguments and the limits"
+    )]
+    pub fn netplay_within(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        plan: &InputPlan,
+        opts: &tickwise_net::RunOptions,
+        net: tickwise_net::NetworkConfig,
+        spectators: u8,
+        clock: &mut dyn FnMut() -> u64,
+        limits: &NetLimits,
+    ) -> Result<tickwise_net::LocalRun, CatalogError> {
+        let (e, config) = self.entry_with_config(id, config)?;
+        e.netplay(config, plan, opts, net, spectators, clock, limits)
+    }
+
+    /// Runs one player of a real session of sim `id` over `io`
+    /// ([`tickwise_net::run_peer`]) under [`NetLimits::DEFAULT`]
+    /// ([`Catalog::peer_within`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Catalog::peer_within`].
     pub fn peer(
         &self,
         id: &str,
@@ -488,8 +538,53 @@ impl Catalog {
         opts: &tickwise_net::RunOptions,
         io: PeerIo<'_>,
     ) -> Result<tickwise_net::PeerRun, CatalogError> {
+        self.peer_within(id, config, plan, opts, io, &NetLimits::DEFAULT)
+    }
+
+    /// [`Catalog::peer`] under `limits`: the checks of
+    /// [`Catalog::netplay_within`] for the one session this process runs
+    /// (work ticks × work per tick, memory window + 2 + anchors + 1 states)
+    /// and its recorded replay.
+    ///
+    /// # Errors
+    ///
+    /// As [`Catalog::netplay_within`].
+    pub fn peer_within(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        plan: &InputPlan,
+        opts: &tickwise_net::RunOptions,
+        io: PeerIo<'_>,
+        limits: &NetLimits,
+    ) -> Result<tickwise_net::PeerRun, CatalogError> {
         let (e, config) = self.entry_with_config(id, config)?;
-        e.peer(config, plan, opts, io)
+        e.peer(config, plan, opts, io, limits)
+    }
+}
+
+/// The limits of a netplay run ([`Catalog::netplay_within`],
+/// [`Catalog::peer_within`]): the run's own work and snapshot memory, and
+/// the limits of the verifier its recorded replay is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetLimits {
+    /// Work and snapshot memory of the run.
+    pub run: RunLimits,
+    /// What a verifier of the recorded replay accepts.
+    pub replay: ReplayLimits,
+}
+
+impl NetLimits {
+    /// [`RunLimits::DEFAULT`] and [`ReplayLimits::DEFAULT`].
+    pub const DEFAULT: NetLimits = NetLimits {
+        run: RunLimits::DEFAULT,
+        replay: ReplayLimits::DEFAULT,
+    };
+}
+
+impl Default for NetLimits {
+    fn default() -> NetLimits {
+        NetLimits::DEFAULT
     }
 }
 
@@ -574,6 +669,7 @@ trait ErasedSim: Send + Sync {
         limits: &RunLimits,
     ) -> Result<SyncTestReport, CatalogError>;
     fn runner(&self, config: &[u8], plan: &InputPlan) -> Result<Box<dyn TickRunner>, CatalogError>;
+    #[allow(clippy::too_many_arguments, reason = "the public method's arguments")]
     fn netplay(
         &self,
         config: &[u8],
@@ -582,6 +678,7 @@ trait ErasedSim: Send + Sync {
         net: tickwise_net::NetworkConfig,
         spectators: u8,
         clock: &mut dyn FnMut() -> u64,
+        limits: &NetLimits,
     ) -> Result<tickwise_net::LocalRun, CatalogError>;
     fn peer(
         &self,
@@ -589,6 +686,7 @@ trait ErasedSim: Send + Sync {
         plan: &InputPlan,
         opts: &tickwise_net::RunOptions,
         io: PeerIo<'_>,
+        limits: &NetLimits,
     ) -> Result<tickwise_net::PeerRun, CatalogError>;
 }
 
@@ -670,36 +768,12 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         checkpoint_every: u64,
         limits: &ReplayLimits,
     ) -> Result<Recorded, CatalogError> {
-        if ticks > limits.max_ticks {
-            return Err(ReplayError::TooManyTicks {
-                declared: ticks,
-                limit: limits.max_ticks,
-            }
-            .into());
-        }
-        if config.len() > limits.max_config_bytes {
-            return Err(ReplayError::LengthOutOfRange {
-                what: "config",
-                declared: config.len() as u64,
-                min: 0,
-                max: limits.max_config_bytes as u64,
-            }
-            .into());
-        }
+        check_recording(config.len(), ticks, limits)?;
         let cfg = parse_config::<S>(config)?;
         check_work(ticks, S::work_per_tick(&cfg), limits.max_work)?;
         let sim = S::build(&cfg);
-        // A checkpoint is a u64 checksum and a u32 hash per field.
         let fields = sim.field_hashes().len() as u64;
-        let checkpoints = ticks / checkpoint_every.max(1);
-        let bytes_each = 8 + 4 * fields;
-        if checkpoints.saturating_mul(bytes_each) > limits.max_file_bytes {
-            return Err(CatalogError::ReplayTooLarge {
-                checkpoints,
-                bytes_each,
-                limit: limits.max_file_bytes,
-            });
-        }
+        check_replay_size(ticks, checkpoint_every, fields, limits)?;
         let mut inputs = PlanInputs::<S>::new(plan, sim.players())?;
         let mut tick_inputs = alloc::vec![S::Input::default(); inputs.players()];
         let header = header_for::<S>(config, &cfg, checkpoint_every);
@@ -847,8 +921,9 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         net: tickwise_net::NetworkConfig,
         spectators: u8,
         clock: &mut dyn FnMut() -> u64,
+        limits: &NetLimits,
     ) -> Result<tickwise_net::LocalRun, CatalogError> {
-        Self::netplay_impl(config, plan, opts, net, spectators, clock)
+        Self::netplay_impl(config, plan, opts, net, spectators, clock, limits)
     }
 
     fn peer(
@@ -857,12 +932,50 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         plan: &InputPlan,
         opts: &tickwise_net::RunOptions,
         io: PeerIo<'_>,
+        limits: &NetLimits,
     ) -> Result<tickwise_net::PeerRun, CatalogError> {
-        Self::peer_impl(config, plan, opts, io)
+        Self::peer_impl(config, plan, opts, io, limits)
     }
 }
 
 impl<S: CatalogSim> Entry<S> {
+    /// The checks of [`Catalog::netplay_within`] and [`Catalog::peer_within`]
+    /// for a process running `sessions` sessions and `spectators`
+    /// spectators; returns the initial state, built once they pass.
+    fn check_net(
+        config: &[u8],
+        cfg: &S::Config,
+        opts: &tickwise_net::RunOptions,
+        sessions: u8,
+        spectators: u8,
+        limits: &NetLimits,
+    ) -> Result<S, CatalogError> {
+        check_recording(config.len(), opts.ticks, &limits.replay)?;
+        let per_tick = S::work_per_tick(cfg);
+        check_work(
+            opts.ticks.saturating_mul(u64::from(sessions)),
+            per_tick,
+            limits.run.max_work,
+        )?;
+        // The recorded replay must verify under the same limits.
+        check_work(opts.ticks, per_tick, limits.replay.max_work)?;
+        let states = netplay_states_per_session(opts.window)
+            .saturating_mul(u64::from(sessions))
+            .saturating_add(u64::from(spectators));
+        check_snapshots(states, S::state_bytes(cfg), limits.run.max_snapshot_bytes)?;
+        let sim = S::build(cfg);
+        let fields = sim.field_hashes().len() as u64;
+        check_replay_size(opts.ticks, opts.checkpoint_every, fields, &limits.replay)?;
+        if sim.players() != usize::from(opts.players) {
+            return Err(CatalogError::Players {
+                sim: S::ID,
+                takes: sim.players(),
+                asked: usize::from(opts.players),
+            });
+        }
+        Ok(sim)
+    }
+
     fn netplay_impl(
         config: &[u8],
         plan: &InputPlan,
@@ -870,11 +983,12 @@ impl<S: CatalogSim> Entry<S> {
         net: tickwise_net::NetworkConfig,
         spectators: u8,
         clock: &mut dyn FnMut() -> u64,
+        limits: &NetLimits,
     ) -> Result<tickwise_net::LocalRun, CatalogError> {
         let cfg = parse_config::<S>(config)?;
+        let sim = Self::check_net(config, &cfg, opts, opts.players, spectators, limits)?;
         let header = header_for::<S>(config, &cfg, opts.checkpoint_every);
         let step = S::clock_config(&cfg).step().steps_to_nanos(1);
-        let sim = S::build(&cfg);
         let mut plan = PlanInputs::<S>::new(plan, sim.players())?;
         let inputs = (0..sim.players())
             .map(|p| player_stream::<S>(plan.take_player(p)))
@@ -889,10 +1003,11 @@ impl<S: CatalogSim> Entry<S> {
         plan: &InputPlan,
         opts: &tickwise_net::RunOptions,
         io: PeerIo<'_>,
+        limits: &NetLimits,
     ) -> Result<tickwise_net::PeerRun, CatalogError> {
         let cfg = parse_config::<S>(config)?;
+        let sim = Self::check_net(config, &cfg, opts, 1, 0, limits)?;
         let header = header_for::<S>(config, &cfg, opts.checkpoint_every);
-        let sim = S::build(&cfg);
         let mut plan = PlanInputs::<S>::new(plan, sim.players())?;
         let input = player_stream::<S>(plan.take_player(usize::from(io.local)));
         Ok(tickwise_net::run_peer(

@@ -128,7 +128,7 @@ pub mod limits;
 mod runner;
 mod sim;
 
-pub use catalog::{Catalog, PeerIo, Recorded, RunComparison, replay_header};
+pub use catalog::{Catalog, NetLimits, PeerIo, Recorded, RunComparison, replay_header};
 pub use error::{CatalogError, InputsError};
 pub use inputs::{InputPlan, MAX_INPUTS_BYTES, parse_inputs};
 pub use limits::{

@@ -18,7 +18,7 @@
 //! estimate and the limit ([`CatalogError::TooMuchWork`],
 //! [`CatalogError::TooMuchMemory`]).
 
-use tickwise::ReplayLimits;
+use tickwise::{ReplayError, ReplayLimits};
 
 use crate::error::CatalogError;
 
@@ -96,6 +96,70 @@ pub fn check_snapshots(snapshots: u64, bytes_each: u64, limit: u64) -> Result<u6
         });
     }
     Ok(total)
+}
+
+/// What a recording of `ticks` ticks from a config of `config_len` bytes
+/// must satisfy before anything runs for a verifier with `limits` to read
+/// it: at most `max_ticks` ticks, a config within `max_config_bytes`.
+///
+/// # Errors
+///
+/// [`ReplayError::TooManyTicks`], [`ReplayError::LengthOutOfRange`].
+pub(crate) fn check_recording(
+    config_len: usize,
+    ticks: u64,
+    limits: &ReplayLimits,
+) -> Result<(), CatalogError> {
+    if ticks > limits.max_ticks {
+        return Err(ReplayError::TooManyTicks {
+            declared: ticks,
+            limit: limits.max_ticks,
+        }
+        .into());
+    }
+    if config_len > limits.max_config_bytes {
+        return Err(ReplayError::LengthOutOfRange {
+            what: "config",
+            declared: config_len as u64,
+            min: 0,
+            max: limits.max_config_bytes as u64,
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Checks that the checkpoints alone of a recording of `ticks` ticks with
+/// one every `checkpoint_every` ticks, of a sim with `fields` state fields,
+/// fit in a verifier's file size limit (a checkpoint is a u64 checksum and
+/// a u32 hash per field).
+///
+/// # Errors
+///
+/// [`CatalogError::ReplayTooLarge`] with the estimate and the limit.
+pub(crate) fn check_replay_size(
+    ticks: u64,
+    checkpoint_every: u64,
+    fields: u64,
+    limits: &ReplayLimits,
+) -> Result<(), CatalogError> {
+    let checkpoints = ticks / checkpoint_every.max(1);
+    let bytes_each = 8u64.saturating_add(fields.saturating_mul(4));
+    if checkpoints.saturating_mul(bytes_each) > limits.max_file_bytes {
+        return Err(CatalogError::ReplayTooLarge {
+            checkpoints,
+            bytes_each,
+            limit: limits.max_file_bytes,
+        });
+    }
+    Ok(())
+}
+
+/// The states a netplay process holds for each session it runs: the
+/// rollback ring (`window + 2`), the forensic anchors, the live state.
+#[must_use]
+pub const fn netplay_states_per_session(window: u32) -> u64 {
+    window as u64 + 2 + tickwise_net::ANCHORS as u64 + 1
 }
 
 /// `units` as seconds on the reference machine with one decimal, for

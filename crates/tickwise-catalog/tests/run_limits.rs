@@ -130,3 +130,82 @@ fn a_live_comparison_counts_the_live_configs_cost() {
         "{e}"
     );
 }
+
+/// Issue 17, item 8: a netplay run is checked like a sync test before
+/// anything runs (work of every session in the process, their snapshot
+/// states) and like a recording (its replay must be readable by the
+/// verifier it is for). The expected figures are computed by hand from the
+/// documented formulas, not read back from the code.
+#[test]
+fn netplay_refuses_work_memory_and_an_oversized_replay_before_running() {
+    use tickwise_catalog::NetLimits;
+    use tickwise_catalog::tickwise_net::{NetworkConfig, RunOptions, SessionKey};
+    let catalog = Catalog::builtin();
+    let key = SessionKey::from_bytes([9; 16]);
+    let net = NetworkConfig::PERFECT;
+    let plan = InputPlan::Scripted;
+    let run = |id: &str, cfg: Option<&[u8]>, opts: &RunOptions, limits: &NetLimits| {
+        catalog.netplay_within(id, cfg, &plan, opts, net, 0, &mut || 0, limits)
+    };
+    // A two-hero horde of 10 enemies, 100 ticks: 2 sessions × 100 ticks of
+    // the horde's work per tick (docs/limits.md: a fixed part plus a part
+    // per enemy, 200 + 10 × 40 = 600 units under the shipped constants).
+    let two = catalog
+        .config_for_players("horde", Some(&horde_config(10)), 2)
+        .unwrap();
+    let per_tick = HordeWorld::work_per_tick(&HordeConfig::from_json(&two).unwrap());
+    let opts = RunOptions::new(2, 100, key);
+    let mut limits = NetLimits::DEFAULT;
+    limits.run.max_work = 200 * per_tick;
+    assert!(run("horde", Some(&two), &opts, &limits).is_ok());
+    limits.run.max_work = 200 * per_tick - 1;
+    assert_eq!(
+        run("horde", Some(&two), &opts, &limits).unwrap_err(),
+        CatalogError::TooMuchWork {
+            ticks: 200,
+            per_tick,
+            limit: 200 * per_tick - 1
+        }
+    );
+    // The island takes one player: a two-player match is refused.
+    let island_max = NetLimits::DEFAULT;
+    assert_eq!(
+        run("island", None, &opts, &island_max).unwrap_err(),
+        CatalogError::Players {
+            sim: "island",
+            takes: 1,
+            asked: 2
+        }
+    );
+    // A million enemies, window 32, 10 ticks: 2 × (32 + 2 + 4 + 1) = 78
+    // states of the horde's state estimate.
+    let cfg = horde_config(1_000_000);
+    let each = HordeWorld::state_bytes(&HordeConfig::from_json(&cfg).unwrap());
+    let mut opts = RunOptions::new(2, 10, key);
+    opts.window = 32;
+    let e = run("horde", Some(&cfg), &opts, &NetLimits::DEFAULT).unwrap_err();
+    assert_eq!(
+        e,
+        CatalogError::TooMuchMemory {
+            snapshots: 78,
+            bytes_each: each,
+            limit: 256 * 1024 * 1024
+        }
+    );
+    assert!(
+        !e.to_string().contains("--"),
+        "a library error names no flag: {e}"
+    );
+    // The island's replay with a checkpoint every tick: 10⁷ checkpoints of
+    // 8 + 4 × 8 fields = 40 bytes, over the 64 MiB a default verifier reads.
+    let mut opts = RunOptions::new(2, 10_000_000, key);
+    opts.checkpoint_every = 1;
+    assert_eq!(
+        run("island", None, &opts, &NetLimits::DEFAULT).unwrap_err(),
+        CatalogError::ReplayTooLarge {
+            checkpoints: 10_000_000,
+            bytes_each: 40,
+            limit: 64 * 1024 * 1024
+        }
+    );
+}

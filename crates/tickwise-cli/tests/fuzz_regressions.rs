@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tickwise_net::{Session, SessionConfig};
+use tickwise_net::{MAC_LEN, Session, SessionConfig};
 use tickwise_sims::island::{IslandConfig, IslandWorld};
 
 #[allow(unreachable_pub, dead_code)]
@@ -140,6 +140,19 @@ fn repairing_the_envelope_reaches_the_body() {
     assert_eq!(fuzz_checks::repaired(&seed[..27]), None);
 }
 
+#[test]
+fn the_kept_net_finding_still_reaches_the_session() {
+    // Rewritten for wire version 2 (version byte and the fuzz key's session
+    // id): sealed by the target, it is accepted whole (the checks ack near
+    // u64::MAX that once overflowed); only its raw copy is dropped.
+    let data = std::fs::read(repo().join("fuzz/regressions/net_datagram/checks_ack_u64_max"))
+        .expect("kept finding");
+    let s = fuzz_checks::net_datagram_session(&data);
+    assert_eq!(s.stats().received, 2);
+    assert_eq!(s.stats().drops.unauthenticated, 1);
+    assert_eq!(s.stats().drops.total(), 1);
+}
+
 /// Sends nowhere, keeps what is sent, receives nothing (datagrams are
 /// handed over with `handle_datagram`, as the fuzz target does).
 #[derive(Default)]
@@ -154,14 +167,27 @@ impl tickwise_net::Transport for Capture {
     }
 }
 
+/// A datagram without its MAC: what the seeds hold (the target seals it
+/// again, [`fuzz_checks::net_seal`]).
+fn unsealed(d: &[u8]) -> Vec<u8> {
+    let unsealed = d[..d.len() - MAC_LEN].to_vec();
+    assert_eq!(
+        fuzz_checks::net_seal(&unsealed),
+        d,
+        "sealed with the fuzz key"
+    );
+    unsealed
+}
+
 /// Player 1's datagrams to player 0 in a real match of `rounds` rounds,
 /// with player 0 the fuzz target's own session, given them in order and
 /// ticked after each with the target's inputs; its datagrams go back to
 /// player 1. Fed to the target, they replay that match. Player 1 runs
-/// `world` (another world than player 0's makes a desync).
+/// `world` (another world than player 0's makes a desync). The datagrams
+/// are returned without their MAC.
 fn capture_match(world: fuzz_checks::IslandPair, rounds: usize) -> Vec<Vec<u8>> {
     let mut a = fuzz_checks::net_session(0);
-    let mut b = Session::new(world, SessionConfig::new(2, 1)).unwrap();
+    let mut b = Session::new(world, SessionConfig::new(2, 1, fuzz_checks::NET_KEY)).unwrap();
     let mut datagrams: Vec<Vec<u8>> = Vec::new();
     for round in 0..rounds {
         let mut b_out = Capture::default();
@@ -175,7 +201,7 @@ fn capture_match(world: fuzz_checks::IslandPair, rounds: usize) -> Vec<Vec<u8>> 
                 assert_eq!(to, 1);
                 b.handle_datagram(Some(0), &x);
             }
-            datagrams.push(d);
+            datagrams.push(unsealed(&d));
         }
     }
     datagrams
@@ -184,7 +210,7 @@ fn capture_match(world: fuzz_checks::IslandPair, rounds: usize) -> Vec<Vec<u8>> 
 /// A host feeding spectator slot 4 while playing player 1: its first
 /// spectator datagrams, then what a spectator answers to them.
 fn capture_spectating(rounds: usize) -> Vec<Vec<u8>> {
-    let mut cfg = SessionConfig::new(2, 0);
+    let mut cfg = SessionConfig::new(2, 0, fuzz_checks::NET_KEY);
     cfg.spectators = 1;
     let mut host = Session::new(fuzz_checks::net_world(), cfg).unwrap();
     host.add_spectator(4, 0).unwrap();
@@ -206,9 +232,10 @@ fn capture_spectating(rounds: usize) -> Vec<Vec<u8>> {
         }
     }
     // Only datagrams that carry inputs, the last few.
-    spectate.retain(|d| d.len() > 17);
+    spectate.retain(|d| d.len() > 17 + MAC_LEN);
     let keep = spectate.split_off(spectate.len().saturating_sub(3));
-    let mut spectator = tickwise_net::Spectator::new(fuzz_checks::net_world(), 0, 4, 2, 0);
+    let mut spectator =
+        tickwise_net::Spectator::new(fuzz_checks::net_world(), 0, 4, 2, &fuzz_checks::NET_KEY);
     struct Feed(Vec<Vec<u8>>, Vec<Vec<u8>>);
     impl tickwise_net::Transport for Feed {
         fn send(&mut self, _: u8, bytes: &[u8]) {
@@ -226,7 +253,10 @@ fn capture_spectating(rounds: usize) -> Vec<Vec<u8>> {
     let mut feed = Feed(keep.iter().rev().cloned().collect(), Vec::new());
     let _ = spectator.tick_once(&mut feed, 64);
     let _ = spectator.tick_once(&mut feed, 64);
-    keep.into_iter().chain(feed.1).collect()
+    keep.into_iter()
+        .chain(feed.1)
+        .map(|d| unsealed(&d))
+        .collect()
 }
 
 /// `batch_upload`'s input for these limits, cut points and body (see
@@ -332,9 +362,11 @@ fn network_seeds_are_current_and_reach_the_session() {
     // The checked-in seeds are what the generator writes today (a change
     // to the wire format or the sim shows up here), and they replay a real
     // match: fed to the target, player 0 confirms ticks, compares
-    // checksums and drops nothing; the mismatched match reports its desync
+    // checksums and drops nothing but the raw (unsealed) copy of each
+    // datagram, as unauthenticated; the mismatched match reports its desync
     // with the fields, and the spectator seed is refused by the session
-    // (spectator traffic is not a player's), one drop per datagram.
+    // (spectator traffic is not a player's), one drop per datagram, plus
+    // the raw copies.
     for (name, bytes) in network_seeds() {
         let path = repo().join("fuzz/seeds").join(name);
         let kept = std::fs::read(&path).unwrap_or_default();
@@ -346,10 +378,16 @@ fn network_seeds_are_current_and_reach_the_session() {
     }
     let seed =
         |name: &str| std::fs::read(repo().join("fuzz/seeds/net_datagram").join(name)).unwrap();
-    let s = fuzz_checks::net_datagram_session(&seed("match_24_rounds"));
+    let matched = seed("match_24_rounds");
+    let n = fuzz_checks::split_datagrams(&matched).len() as u64;
+    let s = fuzz_checks::net_datagram_session(&matched);
     assert!(s.confirmed_tick() >= 20, "{}", s.confirmed_tick());
     assert!(s.stats().checks_compared >= 20);
-    assert_eq!(s.stats().drops.total(), 0);
+    // (A raw copy shorter than an envelope and a MAC is cut short.)
+    let d = s.stats().drops;
+    assert!(d.unauthenticated > n / 2, "{d:?}");
+    assert_eq!(d.unauthenticated + d.malformed, n);
+    assert_eq!(d.total(), n);
     assert!(s.desync().is_none());
     let s = fuzz_checks::net_datagram_session(&seed("desync_and_fields"));
     let d = s.desync().expect("a desync");
@@ -357,7 +395,9 @@ fn network_seeds_are_current_and_reach_the_session() {
     let spectator = seed("spectator");
     let n = fuzz_checks::split_datagrams(&spectator).len() as u64;
     let s = fuzz_checks::net_datagram_session(&spectator);
-    assert!(n >= 4 && s.stats().received == n);
-    assert_eq!(s.stats().drops.unknown_peer, n);
-    assert_eq!(s.stats().drops.total(), n);
+    assert!(n >= 4 && s.stats().received == 2 * n);
+    let d = s.stats().drops;
+    assert_eq!(d.unknown_peer, n);
+    assert_eq!(d.unauthenticated + d.malformed, n);
+    assert_eq!(d.total(), 2 * n);
 }

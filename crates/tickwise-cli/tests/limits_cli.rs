@@ -558,3 +558,112 @@ fn a_final_state_divergence_at_the_last_checkpoint_names_no_empty_range() {
         "{ranged}"
     );
 }
+
+/// Issue 17, item 8: `netplay` and `peer` check work, memory and the size
+/// of the replay they record before anything runs.
+#[test]
+fn issue_17_netplay_and_peer_refuse_over_their_limits_at_once() {
+    let d = scratch("issue17");
+    let c = d.join("horde.json");
+    std::fs::write(&c, horde_config(1_000_000)).unwrap();
+    let c = s(&c);
+    // The reported run: a million enemies, window 32 (2.27 GB before).
+    let o = tickwise_in(
+        &["netplay", "--sim", "horde", "--config", c, "--window", "32"],
+        Stdio::null(),
+        10,
+    );
+    refused(&o, "refusing to start the netplay run");
+    // Few ticks: not the work but the states (2 players × (32 + 7)).
+    let o = tickwise_in(
+        &[
+            "netplay", "--sim", "horde", "--config", c, "--window", "32", "--ticks", "10",
+        ],
+        Stdio::null(),
+        10,
+    );
+    refused(&o, "78 state snapshots of about");
+    refused(
+        &o,
+        "exceed the snapshot memory limit of 268435456 bytes (raise it with --max-memory)",
+    );
+    // Work: ticks × players × the horde's work per tick.
+    let o = tickwise_in(
+        &[
+            "netplay",
+            "--sim",
+            "horde",
+            "--config",
+            c,
+            "--ticks",
+            "100000",
+            "--max-memory",
+            "1000000000000",
+        ],
+        Stdio::null(),
+        10,
+    );
+    refused(
+        &o,
+        "exceeds the work limit of 60000000000 (about 60.0 s) (raise it with --max-work)",
+    );
+    // The recording: ten million ticks with a checkpoint each (402 MB
+    // before, which `verify` then refused).
+    let o = tickwise_in(
+        &["netplay", "--ticks", "10000000", "--checkpoint-every", "1"],
+        Stdio::null(),
+        10,
+    );
+    refused(
+        &o,
+        "above the file size limit of 67108864 a verifier with the same limits accepts (raise it with --max-file-bytes)",
+    );
+    // The same checks for one peer (one session in the process).
+    let o = tickwise_in(
+        &[
+            "peer",
+            "--bind",
+            "127.0.0.1:0",
+            "--remote",
+            "127.0.0.1:9",
+            "--player",
+            "0",
+            "--session-key",
+            "00112233445566778899aabbccddeeff",
+            "--sim",
+            "horde",
+            "--config",
+            c,
+            "--window",
+            "32",
+            "--ticks",
+            "10",
+        ],
+        Stdio::null(),
+        10,
+    );
+    refused(&o, "39 state snapshots of about");
+    let o = tickwise_in(
+        &[
+            "peer",
+            "--bind",
+            "127.0.0.1:0",
+            "--remote",
+            "127.0.0.1:9",
+            "--player",
+            "0",
+            "--session-key",
+            "00112233445566778899aabbccddeeff",
+            "--ticks",
+            "10000000",
+            "--checkpoint-every",
+            "1",
+        ],
+        Stdio::null(),
+        10,
+    );
+    refused(&o, "(raise it with --max-file-bytes)");
+    // Raised limits let a small run through.
+    let o = tickwise(&["netplay", "--ticks", "60", "--max-work", "1000000000"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+}

@@ -142,6 +142,9 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// The session key both peers of the UDP test are given.
+const KEY: &str = "00112233445566778899aabbccddeeff";
+
 #[test]
 fn two_peer_processes_over_udp_agree_and_the_replay_verifies() {
     let (pa, pb) = (free_port(), free_port());
@@ -165,6 +168,8 @@ fn two_peer_processes_over_udp_agree_and_the_replay_verifies() {
                 "5",
                 "--timeout-s",
                 "60",
+                "--session-key",
+                KEY,
                 "--out",
                 dirs[k].to_str().unwrap(),
                 "--json",
@@ -187,6 +192,7 @@ fn two_peer_processes_over_udp_agree_and_the_replay_verifies() {
     assert_eq!(v1["confirmedTick"], 300);
     assert_eq!(v0["confirmedChecksum"], v1["confirmedChecksum"]);
     assert!(v0["checksCompared"].as_u64().unwrap() > 100);
+    assert_eq!(v0["droppedUnauthenticated"], 0);
     for d in &dirs {
         let r = d.join("session.twr");
         let o = tickwise(&["verify", r.to_str().unwrap()]);
@@ -198,4 +204,140 @@ fn two_peer_processes_over_udp_agree_and_the_replay_verifies() {
         dirs[1].join("session.twr").to_str().unwrap(),
     ]);
     assert_eq!(c.status.code(), Some(0), "{c:?}");
+}
+
+#[test]
+fn a_peer_without_a_session_key_is_refused_and_told_how_to_make_one() {
+    let args = [
+        "peer",
+        "--bind",
+        "127.0.0.1:0",
+        "--remote",
+        "127.0.0.1:9",
+        "--player",
+        "0",
+    ];
+    let o = tickwise(&args);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("a peer needs the session's key")
+            && err.contains("--session-key random")
+            && err.contains("openssl rand -hex 16"),
+        "{err}"
+    );
+    for (bad, says) in [
+        (
+            "0011",
+            "a session key is 32 hex digits (128 bits), found 4 characters",
+        ),
+        (
+            "00112233445566778899aabbccddeefg",
+            "character 32 is not a hex digit",
+        ),
+    ] {
+        let mut with = args.to_vec();
+        with.extend(["--session-key", bad]);
+        let o = tickwise(&with);
+        assert_eq!(o.status.code(), Some(2), "{o:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(says) && err.contains("--session-key random"),
+            "{err}"
+        );
+    }
+    let o = tickwise(&["netplay", "--session-key", "xyz"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+}
+
+#[test]
+fn session_key_random_prints_the_key_for_the_other_peers() {
+    // Nobody answers: the peer gives up at its deadline (exit 1), having
+    // printed the key it made on stderr, never on stdout.
+    let port = free_port();
+    let o = tickwise(&[
+        "peer",
+        "--bind",
+        "127.0.0.1:0",
+        "--remote",
+        &format!("127.0.0.1:{port}"),
+        "--player",
+        "0",
+        "--ticks",
+        "30",
+        "--timeout-s",
+        "1",
+        "--session-key",
+        "random",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    let key = err
+        .strip_prefix("session key: ")
+        .and_then(|r| r.get(..32))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(key.bytes().all(|b| b.is_ascii_hexdigit()), "{key}");
+    assert!(err.contains(&format!("--session-key {key}")), "{err}");
+    assert!(!String::from_utf8_lossy(&o.stdout).contains(key));
+}
+
+#[test]
+fn peers_with_different_keys_never_talk() {
+    // The session id is derived from the key: each side drops the other's
+    // datagrams as another session's, and neither confirms a tick.
+    let (pa, pb) = (free_port(), free_port());
+    let (a, b) = (format!("127.0.0.1:{pa}"), format!("127.0.0.1:{pb}"));
+    let spawn = |k: usize, bind: &str, remote: &str, key: &str| {
+        Command::new(env!("CARGO_BIN_EXE_tickwise"))
+            .args([
+                "peer",
+                "--bind",
+                bind,
+                "--remote",
+                remote,
+                "--player",
+                &k.to_string(),
+                "--ticks",
+                "60",
+                "--timeout-s",
+                "2",
+                "--session-key",
+                key,
+                "--json",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let c0 = spawn(0, &a, &b, KEY);
+    let c1 = spawn(1, &b, &a, "ffeeddccbbaa99887766554433221100");
+    let (o0, o1) = (
+        c0.wait_with_output().unwrap(),
+        c1.wait_with_output().unwrap(),
+    );
+    for o in [&o0, &o1] {
+        assert_eq!(o.status.code(), Some(1), "{o:?}");
+        let v = json(o);
+        assert!(v["confirmedTick"].as_u64().unwrap() < 60, "{v}");
+        assert!(v["droppedOther"].as_u64().unwrap() > 10, "{v}");
+        assert_eq!(v["checksCompared"], 0);
+    }
+}
+
+#[test]
+fn netplay_reports_unauthenticated_drops() {
+    let o = tickwise(&["netplay", "--ticks", "120", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let v = json(&o);
+    for p in v["peers"].as_array().unwrap() {
+        assert_eq!(p["droppedUnauthenticated"], 0, "{p}");
+    }
+    let text = tickwise(&["netplay", "--ticks", "120", "--session-key", KEY]);
+    assert_eq!(text.status.code(), Some(0), "{text:?}");
+    let out = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        out.lines().nth(1).is_some_and(|h| h.contains(" unauth ")),
+        "{out}"
+    );
 }

@@ -7,10 +7,14 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
-use tickwise::{Nanos, Pcg32, Sim, Timestamp};
-use tickwise_net::{NetworkConfig, Session, SessionConfig, SimNetwork};
+use tickwise::{Nanos, Pcg32, ReplayInput, Sim, Timestamp};
+use tickwise_net::{
+    Auth, NetworkConfig, Session, SessionConfig, SessionKey, SimNetwork, Transport,
+};
 use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 use tickwise_sims::island::{IslandConfig, IslandWorld};
+
+const KEY: SessionKey = SessionKey::from_bytes(*b"tickwise bench k");
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -114,7 +118,7 @@ fn overhead(c: &mut Criterion) {
     });
     let mut s: Vec<_> = (0..2)
         .map(|p| {
-            let mut c = SessionConfig::new(2, p);
+            let mut c = SessionConfig::new(2, p, KEY);
             c.input_delay = 0;
             Session::new(world.clone(), c).unwrap()
         })
@@ -141,5 +145,91 @@ fn overhead(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, rollback, overhead);
+/// The MAC of one typical inputs datagram: the last one player 0 sends in
+/// a 2-player horde match (300 enemies, random stick inputs, 100 ms round
+/// trip, delay 2, every tick checked) after 300 rounds, so it carries the
+/// unacknowledged inputs and checksums of a steady state; sealing is the
+/// sender's keyed BLAKE3, checking the receiver's (with the constant-time
+/// compare). Also the largest datagram (508 bytes).
+fn mac(c: &mut Criterion) {
+    struct Keep<'a> {
+        port: tickwise_net::Port<'a>,
+        last: &'a mut Vec<u8>,
+    }
+    impl Transport for Keep<'_> {
+        fn send(&mut self, to: u8, b: &[u8]) {
+            self.last.clear();
+            self.last.extend_from_slice(b);
+            self.port.send(to, b);
+        }
+        fn recv(&mut self, buf: &mut [u8]) -> Option<tickwise_net::Datagram> {
+            self.port.recv(buf)
+        }
+    }
+    let world = {
+        let cfg = HordeConfig::from_json(include_bytes!("../../../config/horde.json"))
+            .unwrap()
+            .with_players(2)
+            .unwrap();
+        HordeWorld::new(&cfg)
+    };
+    let mut net = SimNetwork::new(NetworkConfig {
+        latency: Nanos::from_millis(50),
+        seed: 1,
+        ..NetworkConfig::PERFECT
+    });
+    let mut s: Vec<_> = (0..2)
+        .map(|p| Session::new(world.clone(), SessionConfig::new(2, p, KEY)).unwrap())
+        .collect();
+    let mut rng = Pcg32::new(3, 0);
+    let mut last = Vec::new();
+    for round in 1..=300u64 {
+        net.advance_to(Timestamp::from_nanos(round * 16_666_667));
+        for (i, x) in s.iter_mut().enumerate() {
+            let mut input = tickwise::TickInput::default();
+            input.axes[0] = i16::try_from(rng.range_i32(-32767, 32767)).unwrap();
+            input.axes[1] = i16::try_from(rng.range_i32(-32767, 32767)).unwrap();
+            let port = net.port(u8::try_from(i).unwrap());
+            if i == 0 {
+                let _ = x.tick(
+                    &input,
+                    &mut Keep {
+                        port,
+                        last: &mut last,
+                    },
+                );
+            } else {
+                let mut port = port;
+                let _ = x.tick(&input, &mut port);
+            }
+        }
+    }
+    let auth = Auth::new(&KEY);
+    let (body, tag) = last.split_at(last.len() - tickwise_net::MAC_LEN);
+    assert!(auth.check(body, tag));
+    let inputs = match tickwise_net::wire::decode(&last, &auth, |r| {
+        tickwise::TickInput::decode(r).is_ok()
+    }) {
+        Ok((_, tickwise_net::wire::Body::Inputs(m))) => (m.count, m.checks.iter().count()),
+        other => panic!("{other:?}"),
+    };
+    println!(
+        "typical inputs datagram: {} bytes, {} inputs, {} checksums",
+        last.len(),
+        inputs.0,
+        inputs.1
+    );
+    c.bench_function("mac_seal_inputs_datagram", |b| {
+        b.iter(|| black_box(auth.tag(black_box(body))));
+    });
+    c.bench_function("mac_check_inputs_datagram", |b| {
+        b.iter(|| black_box(auth.check(black_box(body), black_box(tag))));
+    });
+    let largest = [0x5au8; tickwise_net::wire::MAX_UNSEALED];
+    c.bench_function("mac_seal_508_byte_datagram", |b| {
+        b.iter(|| black_box(auth.tag(black_box(&largest))));
+    });
+}
+
+criterion_group!(benches, rollback, overhead, mac);
 criterion_main!(benches);

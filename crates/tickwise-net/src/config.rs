@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+use crate::auth::SessionKey;
+
 /// The fewest players in a session.
 pub const MIN_PLAYERS: u8 = 2;
 /// The most players in a session.
@@ -22,12 +24,21 @@ pub const INPUT_RING: usize = 128;
 pub const CHECK_HISTORY: usize = 128;
 /// Confirmed ticks kept for spectators (all players' inputs per tick).
 pub const SPECTATOR_BUFFER: usize = 256;
+/// The largest step a peer's sequence number may take from one accepted
+/// datagram to the next. A legitimate peer sends at most 14 datagrams per
+/// tick (3 players and 8 spectators, a field-hash message to each player)
+/// and is declared disconnected after `disconnect_after` silent ticks, so a
+/// gap of 2^20 means over 74 000 ticks (20 minutes at 60 Hz) of datagrams
+/// all lost; a larger jump is a bug of the sender and is dropped as
+/// `far_future`, so it can never make every later datagram look stale.
+pub const MAX_SEQ_JUMP: u64 = 1 << 20;
 /// Forensic snapshots of confirmed states kept (one every
 /// [`SessionConfig::anchor_every`] ticks).
 pub const ANCHORS: usize = 4;
 
 /// What a session is configured with. [`SessionConfig::new`] gives the
-/// defaults (input delay 2, window 8, every confirmed tick checked).
+/// defaults (input delay 2, window 8, every confirmed tick checked) for a
+/// session key; there is no default key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SessionConfig {
     /// Players, 2 to 4.
@@ -42,8 +53,10 @@ pub struct SessionConfig {
     /// Checksums are exchanged for confirmed states whose tick is a multiple
     /// of this (1: every confirmed tick).
     pub check_every: u64,
-    /// Both sides must use the same id; packets of other sessions are dropped.
-    pub session_id: u64,
+    /// The session's secret key, the same on every peer and spectator:
+    /// every datagram is authenticated with it, and the session id on the
+    /// wire is derived from it ([`crate::Auth`]).
+    pub key: SessionKey,
     /// A peer heard from for no longer than this many local ticks is
     /// reported as disconnected and the session ends.
     pub disconnect_after: u64,
@@ -59,16 +72,17 @@ pub struct SessionConfig {
 }
 
 impl SessionConfig {
-    /// The defaults for `players` players with the local one in `local`.
+    /// The defaults for `players` players with the local one in `local`,
+    /// authenticated with `key`.
     #[must_use]
-    pub const fn new(players: u8, local: u8) -> SessionConfig {
+    pub const fn new(players: u8, local: u8, key: SessionKey) -> SessionConfig {
         SessionConfig {
             players,
             local,
             input_delay: 2,
             window: 8,
             check_every: 1,
-            session_id: 0,
+            key,
             disconnect_after: 300,
             stop_at: None,
             spectators: 0,

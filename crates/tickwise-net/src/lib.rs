@@ -19,6 +19,9 @@
 //!   settings; every datagram is decoded without panicking and dropped
 //!   with a counted reason when it is malformed, oversized, stale, from an
 //!   unknown peer or session, or claims far-future ticks.
+//! * **Authenticated datagrams.** Every datagram ends with a 16-byte MAC
+//!   (keyed BLAKE3) under the session's 128-bit [`SessionKey`]; one that
+//!   fails is dropped as `unauthenticated` before any field of it is used.
 //!
 //! The core ([`Session`], [`Spectator`], the wire format, [`SimNetwork`])
 //! is `no_std` + `alloc` and does no I/O: the game calls
@@ -30,7 +33,7 @@
 //!
 //! ```
 //! use tickwise::{Nanos, Pcg32, ReplayHeader, Sim, TickInput};
-//! use tickwise_net::{NetworkConfig, RunOptions, random_inputs, run_local};
+//! use tickwise_net::{NetworkConfig, RunOptions, SessionKey, random_inputs, run_local};
 //! use tickwise_sims::horde::{HordeConfig, HordeWorld};
 //!
 //! // The co-op horde with two heroes: each peer owns one hero's inputs.
@@ -40,7 +43,9 @@
 //!     config: include_bytes!("../../../config/horde.json").to_vec(),
 //!     seed: cfg.seed(), ticks: 0, checkpoint_every: 60, input_kind: 0, players: 2 };
 //! // Two players, 100 ms round trip, 5 % loss, no input delay: rollbacks happen.
-//! let mut opts = RunOptions::new(2, 300);
+//! // The key comes from the game's lobby (the same on both peers).
+//! let key = SessionKey::from_bytes(*b"a lobby's key 16");
+//! let mut opts = RunOptions::new(2, 300, key);
 //! opts.input_delay = 0;
 //! let net = NetworkConfig { latency: Nanos::from_millis(50), loss_ppm: 50_000, seed: 7,
 //!                           ..NetworkConfig::PERFECT };
@@ -63,6 +68,7 @@
 
 extern crate alloc;
 
+mod auth;
 mod config;
 mod game;
 mod probe;
@@ -74,9 +80,11 @@ mod transport;
 mod udp;
 pub mod wire;
 
+pub use auth::{Auth, KeyError, KeyHex, MAC_LEN, SessionKey};
 pub use config::{
     ANCHORS, CHECK_HISTORY, ConfigError, FIRST_SPECTATOR_SLOT, INPUT_RING, MAX_INPUT_DELAY,
-    MAX_PLAYERS, MAX_SPECTATORS, MAX_WINDOW, MIN_PLAYERS, SPECTATOR_BUFFER, SessionConfig,
+    MAX_PLAYERS, MAX_SEQ_JUMP, MAX_SPECTATORS, MAX_WINDOW, MIN_PLAYERS, SPECTATOR_BUFFER,
+    SessionConfig,
 };
 pub use game::{Injected, NetGame};
 pub use probe::Probe;

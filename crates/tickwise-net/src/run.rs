@@ -14,6 +14,7 @@ use tickwise::{
     Tick, Timestamp,
 };
 
+use crate::auth::SessionKey;
 use crate::config::{ConfigError, FIRST_SPECTATOR_SLOT, SessionConfig};
 use crate::game::{Injected, NetGame};
 use crate::session::{Desync, Session, SessionEnd, SessionError, SessionStats};
@@ -83,8 +84,8 @@ pub struct RunOptions {
     pub check_every: u64,
     /// Replay checkpoint interval.
     pub checkpoint_every: u64,
-    /// Session id.
-    pub session_id: u64,
+    /// The session key (every peer must be given the same one).
+    pub key: SessionKey,
     /// Makes player 1's sim non-deterministic at this tick.
     pub inject_desync_at: Option<u64>,
     /// Silent-peer timeout in ticks.
@@ -98,10 +99,11 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
-    /// Defaults: delay 2, window 8, every tick checked, a checkpoint every
-    /// 60 ticks, 5 s (300 ticks) of silence is a disconnect.
+    /// Defaults for a session with key `key`: delay 2, window 8, every
+    /// tick checked, a checkpoint every 60 ticks, 5 s (300 ticks) of
+    /// silence is a disconnect.
     #[must_use]
-    pub const fn new(players: u8, ticks: u64) -> RunOptions {
+    pub const fn new(players: u8, ticks: u64, key: SessionKey) -> RunOptions {
         RunOptions {
             players,
             ticks,
@@ -109,7 +111,7 @@ impl RunOptions {
             window: 8,
             check_every: 1,
             checkpoint_every: 60,
-            session_id: 0x7469_636b_7769_7365,
+            key,
             inject_desync_at: None,
             disconnect_after: 300,
             max_rounds: None,
@@ -133,7 +135,7 @@ impl RunOptions {
             input_delay: self.input_delay,
             window: self.window,
             check_every: self.check_every,
-            session_id: self.session_id,
+            key: self.key,
             disconnect_after: self.disconnect_after,
             stop_at: Some(self.ticks),
             spectators,
@@ -330,7 +332,7 @@ where
                 let Some((tick, state)) = host.latest_checkpoint() else {
                     continue;
                 };
-                let spec = Spectator::new(state.clone(), tick, slot, opts.players, opts.session_id);
+                let spec = Spectator::new(state.clone(), tick, slot, opts.players, &opts.key);
                 host.add_spectator(slot, tick)?;
                 specs.push((spec, tick));
             }

@@ -26,16 +26,17 @@ use core::fmt;
 use tickwise::replay::ByteReader;
 use tickwise::{Replay, ReplayError, ReplayHeader, ReplayInput, ReplayParts, Run, Sim};
 
+use crate::auth::Auth;
 use crate::config::{
     ANCHORS, CHECK_HISTORY, ConfigError, FIRST_SPECTATOR_SLOT, INPUT_RING, MAX_PLAYERS,
-    SPECTATOR_BUFFER, SessionConfig,
+    MAX_SEQ_JUMP, SPECTATOR_BUFFER, SessionConfig,
 };
 use crate::probe::Probe;
 use crate::transport::{RECV_BUFFER, Transport};
 use crate::wire::{
     Body, Buf, Envelope, FieldsMsg, InputsMsg, KIND_FIELDS, KIND_INPUTS, KIND_SPECTATE,
-    MAX_CHECKS_PER_PACKET, MAX_FIELDS_PER_PACKET, MAX_INPUTS_PER_PACKET, MAX_PACKET, WireError,
-    decode, write_envelope,
+    MAX_CHECKS_PER_PACKET, MAX_FIELDS_PER_PACKET, MAX_INPUTS_PER_PACKET, MAX_PACKET, MAX_UNSEALED,
+    WireError, decode, write_envelope,
 };
 
 /// Why datagrams were dropped, counted.
@@ -53,11 +54,17 @@ pub struct Drops {
     pub unknown_peer: u64,
     /// Another session's id.
     pub wrong_session: u64,
+    /// The MAC did not match the session key: forged (a spoofed source
+    /// address), corrupted on the way, or sealed with another key. Nothing
+    /// in such a datagram is used.
+    pub unauthenticated: u64,
     /// A sequence number not above the last one seen from that peer: a
     /// duplicate or an older datagram overtaken by a newer one.
     pub stale: u64,
     /// Claims about ticks this session cannot hold yet (inputs past the
-    /// input ring, acks of inputs never sent, checksums too far ahead).
+    /// input ring, acks of inputs never sent, checksums too far ahead or
+    /// of ticks the sender cannot have confirmed, a sequence number more
+    /// than [`MAX_SEQ_JUMP`] past the last).
     pub far_future: u64,
 }
 
@@ -71,8 +78,20 @@ impl Drops {
             + self.unknown_kind
             + self.unknown_peer
             + self.wrong_session
+            + self.unauthenticated
             + self.stale
             + self.far_future
+    }
+    /// Counts one datagram refused by the wire layer under `e`'s reason.
+    pub const fn count(&mut self, e: &WireError) {
+        match e {
+            WireError::Oversized { .. } => self.oversized += 1,
+            WireError::Malformed { .. } => self.malformed += 1,
+            WireError::Version { .. } => self.version += 1,
+            WireError::UnknownKind { .. } => self.unknown_kind += 1,
+            WireError::WrongSession { .. } => self.wrong_session += 1,
+            WireError::Unauthenticated => self.unauthenticated += 1,
+        }
     }
     /// Drops for bytes that do not decode (malformed, oversized, version, kind).
     #[must_use]
@@ -308,6 +327,16 @@ struct LiveRecord<I> {
     fields: Vec<u32>,
 }
 
+/// Whether `seq` jumps more than [`MAX_SEQ_JUMP`] past `last` (the first
+/// datagram of a sender counts from 0).
+const fn seq_jump(last: Option<u64>, seq: u64) -> bool {
+    let base = match last {
+        Some(l) => l,
+        None => 0,
+    };
+    seq > base.saturating_add(MAX_SEQ_JUMP)
+}
+
 fn find<I>(inputs: &[Vec<InputSlot<I>>], player: usize, t: u64) -> Option<&InputSlot<I>> {
     inputs
         .get(player)
@@ -359,6 +388,8 @@ pub struct Session<S: Sim> {
     enc: Vec<u8>,
     out: Buf,
     rbuf: Vec<u8>,
+    /// The MAC key and session id derived from `cfg.key`.
+    auth: Auth,
     seq: u64,
     ended: Option<SessionEnd>,
     stats: SessionStats,
@@ -437,6 +468,7 @@ where
             enc: Vec::with_capacity(MAX_PACKET),
             out: Buf::new(),
             rbuf: vec![0; RECV_BUFFER],
+            auth: Auth::new(&cfg.key),
             seq: 0,
             ended: None,
             stats: SessionStats::default(),
@@ -939,7 +971,10 @@ where
             } else {
                 self.stats.checks_too_old += 1;
             }
-        } else if t > self.probed + CHECK_HISTORY as u64 * self.cfg.check_every {
+        } else if t > self
+            .probed
+            .saturating_add((CHECK_HISTORY as u64).saturating_mul(self.cfg.check_every))
+        {
             self.stats.drops.far_future += 1;
         } else {
             let i = self.hist_index(t);
@@ -1017,24 +1052,16 @@ where
     /// any bytes are safe: bad ones are dropped and counted.
     pub fn handle_datagram(&mut self, from: Option<u8>, bytes: &[u8]) {
         self.stats.received += 1;
-        let decoded = decode(bytes, |r: &mut ByteReader<'_>| S::Input::decode(r).is_ok());
+        let decoded = decode(bytes, &self.auth, |r: &mut ByteReader<'_>| {
+            S::Input::decode(r).is_ok()
+        });
         let (env, body) = match decoded {
             Ok(x) => x,
             Err(e) => {
-                let d = &mut self.stats.drops;
-                match e {
-                    WireError::Oversized { .. } => d.oversized += 1,
-                    WireError::Malformed { .. } => d.malformed += 1,
-                    WireError::Version { .. } => d.version += 1,
-                    WireError::UnknownKind { .. } => d.unknown_kind += 1,
-                }
+                self.stats.drops.count(&e);
                 return;
             }
         };
-        if env.session != self.cfg.session_id {
-            self.stats.drops.wrong_session += 1;
-            return;
-        }
         if from != Some(env.sender) {
             self.stats.drops.unknown_peer += 1;
             return;
@@ -1050,6 +1077,10 @@ where
             };
             if link.last_seq.is_some_and(|l| env.seq <= l) {
                 self.stats.drops.stale += 1;
+                return;
+            }
+            if seq_jump(link.last_seq, env.seq) {
+                self.stats.drops.far_future += 1;
                 return;
             }
             match body {
@@ -1070,6 +1101,10 @@ where
         let p = usize::from(sender);
         if self.peers[p].last_seq.is_some_and(|l| env.seq <= l) {
             self.stats.drops.stale += 1;
+            return;
+        }
+        if seq_jump(self.peers[p].last_seq, env.seq) {
+            self.stats.drops.far_future += 1;
             return;
         }
         match body {
@@ -1107,7 +1142,10 @@ where
         {
             let peer = &mut self.peers[p];
             peer.acked = peer.acked.max(m.ack);
-            peer.ping_echo = peer.ping_echo.max(m.ping);
+            // The newest ping, not the largest ever seen: datagrams are
+            // taken in sequence order, so for a working peer the two are
+            // the same, and a wrong one is echoed once, not for good.
+            peer.ping_echo = m.ping;
             if m.pong > 0 {
                 peer.rtt = now - m.pong;
             }
@@ -1148,6 +1186,13 @@ where
             self.known[p] += 1;
         }
         for (t, sum) in m.checks.iter() {
+            // A peer has confirmed tick t only if it holds every one of our
+            // inputs below t, which is what its ack says: a checksum of a
+            // later tick is a claim it cannot make, never compared.
+            if t > m.ack {
+                self.stats.drops.far_future += 1;
+                continue;
+            }
             self.receive_check(p, t, sum);
         }
     }
@@ -1155,7 +1200,7 @@ where
     fn env(&mut self) -> Envelope {
         self.seq += 1;
         Envelope {
-            session: self.cfg.session_id,
+            session: self.auth.session_id(),
             sender: self.cfg.local,
             seq: self.seq,
         }
@@ -1209,7 +1254,7 @@ where
         let count_at = out.len();
         out.push(0);
         // Inputs, as many as fit while leaving room for the checks.
-        let budget = MAX_PACKET - 1 - MAX_CHECKS_PER_PACKET * 18;
+        let budget = MAX_UNSEALED - 1 - MAX_CHECKS_PER_PACKET * 18;
         let mut count = 0u8;
         let mut t = start;
         while t < known[me] && usize::from(count) < MAX_INPUTS_PER_PACKET {
@@ -1262,7 +1307,7 @@ where
             s += k;
         }
         out.set(n_at, n);
-        if !out.overflowed() {
+        if out.seal(&self.auth) {
             transport.send(p, out.bytes());
             self.stats.sent += 1;
         }
@@ -1286,7 +1331,7 @@ where
         for h in &self.hist_fields[i * n..(i + 1) * n] {
             out.extend(&h.to_le_bytes());
         }
-        if !out.overflowed() {
+        if out.seal(&self.auth) {
             transport.send(p, out.bytes());
             self.stats.sent += 1;
         }
@@ -1336,7 +1381,7 @@ where
             t += 1;
         }
         out.set(count_at, count);
-        if !out.overflowed() {
+        if out.seal(&self.auth) {
             #[allow(clippy::cast_possible_truncation, reason = "at most 8 spectators")]
             transport.send(FIRST_SPECTATOR_SLOT + k as u8, out.bytes());
             self.stats.sent += 1;

@@ -6,10 +6,11 @@ use alloc::vec::Vec;
 use tickwise::replay::ByteReader;
 use tickwise::{ReplayInput, Sim};
 
-use crate::config::{FIRST_SPECTATOR_SLOT, SPECTATOR_BUFFER};
+use crate::auth::{Auth, SessionKey};
+use crate::config::{FIRST_SPECTATOR_SLOT, MAX_SEQ_JUMP, SPECTATOR_BUFFER};
 use crate::session::Drops;
 use crate::transport::{RECV_BUFFER, Transport};
-use crate::wire::{Body, Buf, Envelope, KIND_SPECTATOR_ACK, WireError, decode, write_envelope};
+use crate::wire::{Body, Buf, Envelope, KIND_SPECTATOR_ACK, decode, write_envelope};
 
 /// A spectator: holds a confirmed state and steps it with the confirmed
 /// inputs the host (player 0) sends. It never predicts, so it never rolls
@@ -24,7 +25,7 @@ pub struct Spectator<S: Sim> {
     tick: u64,
     known: u64,
     slot: u8,
-    session_id: u64,
+    auth: Auth,
     players: u8,
     buf: Vec<S::Input>,
     merged: Vec<S::Input>,
@@ -41,16 +42,17 @@ where
 {
     /// A spectator in `slot` (4, 5, ...) holding `sim`, the confirmed state
     /// at `tick`, of a `players`-player session (the sim's
-    /// [`Sim::players`]).
+    /// [`Sim::players`]) with key `key` (the players' key: the host's
+    /// datagrams are authenticated with it).
     #[must_use]
-    pub fn new(sim: S, tick: u64, slot: u8, players: u8, session_id: u64) -> Spectator<S> {
+    pub fn new(sim: S, tick: u64, slot: u8, players: u8, key: &SessionKey) -> Spectator<S> {
         let n = usize::from(players.clamp(2, 4));
         Spectator {
             sim,
             tick,
             known: tick,
             slot: slot.max(FIRST_SPECTATOR_SLOT),
-            session_id,
+            auth: Auth::new(key),
             players: players.clamp(2, 4),
             buf: vec![S::Input::default(); SPECTATOR_BUFFER * n],
             merged: vec![S::Input::default(); n],
@@ -102,13 +104,15 @@ where
         }
         self.seq += 1;
         let env = Envelope {
-            session: self.session_id,
+            session: self.auth.session_id(),
             sender: self.slot,
             seq: self.seq,
         };
         write_envelope(&mut self.out, KIND_SPECTATOR_ACK, &env);
         self.out.varint(self.known);
-        transport.send(0, self.out.bytes());
+        if self.out.seal(&self.auth) {
+            transport.send(0, self.out.bytes());
+        }
         ran
     }
 
@@ -117,24 +121,23 @@ where
             self.drops.oversized += 1;
             return;
         }
-        let decoded = decode(bytes, |r: &mut ByteReader<'_>| S::Input::decode(r).is_ok());
+        let decoded = decode(bytes, &self.auth, |r: &mut ByteReader<'_>| {
+            S::Input::decode(r).is_ok()
+        });
         let (env, body) = match decoded {
             Ok(x) => x,
-            Err(WireError::Oversized { .. }) => return self.drops.oversized += 1,
-            Err(WireError::Version { .. }) => return self.drops.version += 1,
-            Err(WireError::UnknownKind { .. }) => return self.drops.unknown_kind += 1,
-            Err(WireError::Malformed { .. }) => return self.drops.malformed += 1,
+            Err(e) => return self.drops.count(&e),
         };
-        if env.session != self.session_id {
-            self.drops.wrong_session += 1;
-            return;
-        }
         if from != Some(0) || env.sender != 0 {
             self.drops.unknown_peer += 1;
             return;
         }
         if self.last_seq.is_some_and(|l| env.seq <= l) {
             self.drops.stale += 1;
+            return;
+        }
+        if env.seq > self.last_seq.unwrap_or(0).saturating_add(MAX_SEQ_JUMP) {
+            self.drops.far_future += 1;
             return;
         }
         let Body::Spectate(m) = body else {

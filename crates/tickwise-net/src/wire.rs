@@ -6,27 +6,40 @@
 //! ```text
 //! offset size  field
 //! 0      2     magic "TN"
-//! 2      1     wire version (1)
+//! 2      1     wire version (2)
 //! 3      1     kind: 1 inputs, 2 field hashes, 3 spectator inputs, 4 spectator ack
-//! 4      8     session id (u64 LE)
+//! 4      8     session id (u64 LE, derived from the session key)
 //! 12     1     sender slot (players 0..=3, spectators 4..)
 //! 13     var   sequence number (varint, strictly increasing per sender)
 //! ..     body  per kind, see [`Body`]
+//! len-16 16    MAC: keyed BLAKE3 of bytes 0..len-16, first 16 bytes
 //! ```
 //!
-//! `docs/netplay.md` lists the body of every kind byte by byte and what the
-//! session does with each kind of bad packet. Decoding never panics and
-//! never allocates: inputs stay as encoded bytes inside the datagram until
-//! the session decodes them one by one with [`tickwise::ReplayInput`].
+//! [`decode`] checks, in order: the length, the magic, the version, the
+//! session id, then the MAC ([`crate::Auth`]); only a datagram whose MAC
+//! matches is read any further, so no sequence number, ping, ack, input or
+//! checksum of a forged datagram is ever used. `docs/netplay.md` lists the
+//! body of every kind byte by byte and what the session does with each kind
+//! of bad packet. Decoding never panics and never allocates: inputs stay as
+//! encoded bytes inside the datagram until the session decodes them one by
+//! one with [`tickwise::ReplayInput`].
 
 use tickwise::replay::ByteReader;
+
+use crate::auth::{Auth, MAC_LEN};
 
 /// The first two bytes of every message.
 pub const WIRE_MAGIC: [u8; 2] = *b"TN";
 /// The wire version this build speaks.
-pub const WIRE_VERSION: u8 = 1;
-/// The largest datagram sent or accepted (the safe UDP payload GGRS also uses).
+pub const WIRE_VERSION: u8 = 2;
+/// The largest datagram sent or accepted (the safe UDP payload GGRS also
+/// uses), MAC included.
 pub const MAX_PACKET: usize = 508;
+/// The most bytes before the MAC: what a [`Buf`] holds.
+pub const MAX_UNSEALED: usize = MAX_PACKET - MAC_LEN;
+/// The shortest datagram that can be authentic: the fixed envelope (13
+/// bytes), a one-byte sequence number and the MAC.
+pub const MIN_PACKET: usize = 14 + MAC_LEN;
 /// The most ticks of input one message carries.
 pub const MAX_INPUTS_PER_PACKET: usize = 64;
 /// The most checksums one message carries.
@@ -63,6 +76,13 @@ pub enum WireError {
         /// The kind byte.
         kind: u8,
     },
+    /// Another session's id (another match, or another key).
+    WrongSession {
+        /// The id found.
+        found: u64,
+    },
+    /// The MAC does not match: forged, corrupted, or sealed with another key.
+    Unauthenticated,
 }
 
 impl core::fmt::Display for WireError {
@@ -80,6 +100,12 @@ impl core::fmt::Display for WireError {
                 "wire version {found} is not supported (this build speaks version {WIRE_VERSION})"
             ),
             WireError::UnknownKind { kind } => write!(f, "unknown message kind {kind}"),
+            WireError::WrongSession { found } => {
+                write!(f, "datagram of another session (id {found:016x})")
+            }
+            WireError::Unauthenticated => f.write_str(
+                "datagram failed authentication (its MAC does not match this session's key)",
+            ),
         }
     }
 }
@@ -89,7 +115,7 @@ impl core::error::Error for WireError {}
 /// The fixed part of every message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Envelope {
-    /// The session id both sides were configured with.
+    /// The session id (derived from the key both sides were given).
     pub session: u64,
     /// The sender's slot.
     pub sender: u8,
@@ -213,8 +239,9 @@ fn put_varint_buf(out: &mut Buf, mut v: u64) {
     }
 }
 
-/// A fixed-size datagram buffer: writing past [`MAX_PACKET`] sets an
-/// overflow flag instead of allocating or panicking.
+/// A fixed-size datagram buffer: writing past [`MAX_UNSEALED`] sets an
+/// overflow flag instead of allocating or panicking; [`Buf::seal`] then
+/// appends the MAC in the last [`MAC_LEN`] bytes.
 #[derive(Clone, Debug)]
 pub struct Buf {
     data: [u8; MAX_PACKET],
@@ -245,7 +272,11 @@ impl Buf {
     }
     /// Appends one byte.
     pub fn push(&mut self, b: u8) {
-        match self.data.get_mut(self.len) {
+        match self
+            .data
+            .get_mut(self.len)
+            .filter(|_| self.len < MAX_UNSEALED)
+        {
             Some(slot) => {
                 *slot = b;
                 self.len += 1;
@@ -298,6 +329,23 @@ impl Buf {
     pub const fn overflowed(&self) -> bool {
         self.overflow
     }
+    /// Appends the MAC of everything written (the datagram is then
+    /// complete). Returns `false`, writing nothing, when a write overflowed
+    /// or the buffer is already sealed.
+    pub fn seal(&mut self, auth: &Auth) -> bool {
+        if self.overflow || self.len > MAX_UNSEALED {
+            return false;
+        }
+        let tag = auth.tag(self.bytes());
+        match self.data.get_mut(self.len..self.len + MAC_LEN) {
+            Some(dst) => {
+                dst.copy_from_slice(&tag);
+                self.len += MAC_LEN;
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// Writes the envelope of a message of `kind`.
@@ -315,18 +363,16 @@ fn malformed(what: &'static str) -> impl Fn(tickwise::ReplayError) -> WireError 
     move |_| WireError::Malformed { what }
 }
 
-/// Decodes a datagram. Every count is checked against this version's limits
-/// and the whole datagram must be consumed; `input_len` tells how long one
-/// encoded input is (the session's input decoder), so the input section is
-/// validated here too.
+/// Checks a datagram's length, magic, version, session id and MAC, and
+/// returns the authenticated bytes (without the MAC). Nothing past the
+/// session id is looked at before the MAC matches.
 ///
 /// # Errors
 ///
-/// A [`WireError`]; never panics on any bytes.
-pub fn decode<'a>(
-    bytes: &'a [u8],
-    mut input_len: impl FnMut(&mut ByteReader<'a>) -> bool,
-) -> Result<(Envelope, Body<'a>), WireError> {
+/// [`WireError::Oversized`], [`WireError::Malformed`] (cut short or
+/// another magic), [`WireError::Version`], [`WireError::WrongSession`],
+/// [`WireError::Unauthenticated`]; never panics on any bytes.
+pub fn open<'a>(bytes: &'a [u8], auth: &Auth) -> Result<&'a [u8], WireError> {
     if bytes.len() > MAX_PACKET {
         return Err(WireError::Oversized { len: bytes.len() });
     }
@@ -339,6 +385,52 @@ pub fn decode<'a>(
     if version != WIRE_VERSION {
         return Err(WireError::Version { found: version });
     }
+    if bytes.len() < MIN_PACKET {
+        return Err(WireError::Malformed {
+            what: "length (cut short)",
+        });
+    }
+    r.u8("kind").map_err(malformed("kind"))?;
+    let session = r.u64_le("session").map_err(malformed("session id"))?;
+    if session != auth.session_id() {
+        return Err(WireError::WrongSession { found: session });
+    }
+    let (signed, tag) = bytes.split_at(bytes.len() - MAC_LEN);
+    if !auth.check(signed, tag) {
+        return Err(WireError::Unauthenticated);
+    }
+    Ok(signed)
+}
+
+/// Decodes a datagram: [`open`] (length, magic, version, session id, MAC),
+/// then the authenticated bytes. Every count is checked against this
+/// version's limits and the whole datagram must be consumed; `input_len`
+/// tells how long one encoded input is (the session's input decoder), so
+/// the input section is validated here too.
+///
+/// # Errors
+///
+/// A [`WireError`]; never panics on any bytes.
+pub fn decode<'a>(
+    bytes: &'a [u8],
+    auth: &Auth,
+    input_len: impl FnMut(&mut ByteReader<'a>) -> bool,
+) -> Result<(Envelope, Body<'a>), WireError> {
+    decode_opened(open(bytes, auth)?, input_len)
+}
+
+/// Decodes the bytes [`open`] returned (a datagram without its MAC).
+///
+/// # Errors
+///
+/// [`WireError::Malformed`], [`WireError::UnknownKind`]; never panics.
+fn decode_opened<'a>(
+    bytes: &'a [u8],
+    mut input_len: impl FnMut(&mut ByteReader<'a>) -> bool,
+) -> Result<(Envelope, Body<'a>), WireError> {
+    let mut r = ByteReader::new(bytes);
+    r.array::<3>("magic and version")
+        .map_err(malformed("magic"))?;
     let kind = r.u8("kind").map_err(malformed("kind"))?;
     let session = r.u64_le("session").map_err(malformed("session id"))?;
     let sender = r.u8("sender").map_err(malformed("sender"))?;

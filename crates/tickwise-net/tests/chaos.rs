@@ -5,7 +5,9 @@
 
 mod common;
 
-use common::{horde, horde_input, island, island_input, island_replay_verifies, within_five_sigma};
+use common::{
+    KEY, horde, horde_input, island, island_input, island_replay_verifies, within_five_sigma,
+};
 use tickwise::{Nanos, Replay, ReplayLimits, TickInput};
 use tickwise_net::{NetworkConfig, PeerReport, RunOptions, run_local};
 
@@ -40,7 +42,7 @@ fn assert_faults_happened(p: &PeerReport, net: &NetworkConfig) {
 
 fn island_chaos(players: u8, seed: u64) {
     let (sim, header, _) = island(players);
-    let mut opts = RunOptions::new(players, 10_000);
+    let mut opts = RunOptions::new(players, 10_000, KEY);
     opts.input_delay = 0;
     let input_seed = seed;
     let run = run_local(
@@ -94,7 +96,7 @@ fn island_four_players_chaos_several_seeds() {
 fn horde_300_chaos() {
     let (sim, header) = horde(300, 2);
     for seed in [5, 6] {
-        let mut opts = RunOptions::new(2, 600);
+        let mut opts = RunOptions::new(2, 600, KEY);
         opts.input_delay = 0;
         let input_seed = seed;
         let run = run_local(
@@ -126,7 +128,7 @@ fn horde_300_chaos() {
 #[test]
 fn lockstep_never_rolls_back_and_agrees() {
     let (sim, header, _) = island(3);
-    let mut opts = RunOptions::new(3, 1_000);
+    let mut opts = RunOptions::new(3, 1_000, KEY);
     opts.window = 0;
     let run = run_local(
         &sim,
@@ -159,7 +161,7 @@ fn lockstep_never_rolls_back_and_agrees() {
 #[test]
 fn spectators_join_late_and_end_on_the_same_state() {
     let (sim, header, _) = island(2);
-    let opts = RunOptions::new(2, 2_000);
+    let opts = RunOptions::new(2, 2_000, KEY);
     let net = NetworkConfig {
         latency: Nanos::from_millis(40),
         loss_ppm: 50_000,

@@ -2,8 +2,35 @@
 #![allow(dead_code, unreachable_pub)]
 
 use tickwise::{Pcg32, Replay, ReplayHeader, ReplayLimits, Sim, StateVisitor, TickInput};
+use tickwise_net::wire::{WIRE_MAGIC, WIRE_VERSION};
+use tickwise_net::{Auth, SessionKey};
 use tickwise_sims::horde::{HordeConfig, HordeWorld};
 use tickwise_sims::island::{IslandConfig, IslandWorld};
+
+/// The tests' session key (a real game gets its key from a lobby or a flag).
+pub const KEY: SessionKey = SessionKey::from_bytes(*b"tickwise tests k");
+
+/// The MAC key and session id the tests' key gives.
+pub fn auth() -> Auth {
+    Auth::new(&KEY)
+}
+
+/// A hand-written envelope (docs/netplay.md): magic, version, `kind`, the
+/// tests' session id, `sender`, sequence number `seq` (below 128: one byte).
+pub fn envelope(kind: u8, sender: u8, seq: u8) -> Vec<u8> {
+    let mut v = WIRE_MAGIC.to_vec();
+    v.extend([WIRE_VERSION, kind]);
+    v.extend(auth().session_id().to_le_bytes());
+    v.extend([sender, seq]);
+    v
+}
+
+/// `v` with the MAC of the tests' key appended.
+pub fn seal(mut v: Vec<u8>) -> Vec<u8> {
+    let tag = auth().tag(&v);
+    v.extend(tag);
+    v
+}
 
 pub const ISLAND: &[u8] = include_bytes!("../../../config/island_loop.json");
 pub const HORDE: &[u8] = include_bytes!("../../../config/horde.json");

@@ -3,13 +3,13 @@
 
 mod common;
 
-use common::{island, island_input};
+use common::{KEY, island, island_input};
 use tickwise::{Nanos, Replay, ReplayLimits};
 use tickwise_net::{NetworkConfig, RunOptions, run_local};
 
 fn run(inject: u64, check_every: u64) -> tickwise_net::LocalRun {
     let (sim, header, _) = island(2);
-    let mut opts = RunOptions::new(2, 1_500);
+    let mut opts = RunOptions::new(2, 1_500, KEY);
     opts.input_delay = 0;
     opts.check_every = check_every;
     opts.inject_desync_at = Some(inject);
@@ -84,7 +84,7 @@ fn sparse_checks_catch_it_at_the_next_checked_tick() {
 #[test]
 fn no_injection_no_desync() {
     let (sim, header, _) = island(2);
-    let mut opts = RunOptions::new(2, 1_500);
+    let mut opts = RunOptions::new(2, 1_500, KEY);
     opts.input_delay = 0;
     let r = run_local(
         &sim,

@@ -9,6 +9,8 @@ mod common;
 
 use std::alloc::System;
 
+use common::KEY;
+
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use tickwise::{Nanos, Pcg32, Timestamp};
 use tickwise_net::{NetworkConfig, Session, SessionConfig, SimNetwork};
@@ -35,7 +37,7 @@ fn steady_state_rollback_ticks_do_not_allocate() {
     });
     let mut sessions: Vec<_> = (0..2)
         .map(|p| {
-            let mut cfg = SessionConfig::new(2, p);
+            let mut cfg = SessionConfig::new(2, p, KEY);
             cfg.input_delay = 0;
             Session::new(world.clone(), cfg).unwrap()
         })

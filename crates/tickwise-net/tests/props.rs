@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{island, island_input, island_replay_verifies};
+use common::{KEY, auth, envelope, island, island_input, island_replay_verifies, seal};
 use proptest::prelude::*;
 use tickwise::ReplayInput;
 use tickwise::{Nanos, Timestamp};
@@ -44,7 +44,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let (sim, header, _) = island(players);
-        let mut opts = RunOptions::new(players, 400);
+        let mut opts = RunOptions::new(players, 400, KEY);
         opts.input_delay = delay;
         opts.window = window;
         let input_seed = seed;
@@ -80,7 +80,7 @@ proptest! {
             ..NetworkConfig::PERFECT
         });
         let mut s: Vec<Session<_>> = (0..2).map(|p| {
-            let mut c = SessionConfig::new(2, p);
+            let mut c = SessionConfig::new(2, p, KEY);
             c.stop_at = Some(300);
             Session::new(sim.clone(), c).unwrap()
         }).collect();
@@ -90,7 +90,7 @@ proptest! {
             fn send(&mut self, _: u8, b: &[u8]) { self.0 = b.to_vec(); }
             fn recv(&mut self, _: &mut [u8]) -> Option<tickwise_net::Datagram> { None }
         }
-        let mut probe = Session::new(sim.clone(), SessionConfig::new(2, 1)).unwrap();
+        let mut probe = Session::new(sim.clone(), SessionConfig::new(2, 1, KEY)).unwrap();
         let mut grab = Grab(Vec::new());
         let _ = probe.tick(&1, &mut grab);
         let mut real = grab.0.clone();
@@ -98,12 +98,23 @@ proptest! {
             let n = real.len();
             if n > 0 { real[i % n] ^= b; }
         }
+        // The junk also comes authenticated (a buggy peer that has the
+        // key): a valid envelope and MAC around random bytes, so it reaches
+        // the decoder and the session.
+        let sealed: Vec<Vec<u8>> = junk.iter().map(|(from, bytes)| {
+            let kind = bytes.first().map_or(1, |k| k % 5);
+            let mut v = envelope(kind, *from, 0);
+            v.pop();
+            v.extend(bytes.iter().skip(1).take(400));
+            seal(v)
+        }).collect();
         for round in 1..2_000u64 {
             net.advance_to(Timestamp::from_nanos(round * 16_666_667));
             if round % 7 == 0 {
                 let k = usize::try_from(round / 7).unwrap() % junk.len();
                 let (from, bytes) = &junk[k];
                 s[0].handle_datagram(Some(*from), bytes);
+                s[0].handle_datagram(Some(*from), &sealed[k]);
                 s[0].handle_datagram(Some(1), &real);
                 s[1].handle_datagram(None, bytes);
             }
@@ -122,18 +133,15 @@ proptest! {
 #[test]
 fn each_bad_packet_kind_is_counted_under_its_reason() {
     let (sim, _, _) = island(2);
-    let mut s = Session::new(sim, SessionConfig::new(2, 0)).unwrap();
-    let good_env = |kind: u8, session: u64, sender: u8, seq: u8| {
-        let mut v = b"TN".to_vec();
-        v.extend([1, kind]);
-        v.extend(session.to_le_bytes());
-        v.extend([sender, seq]);
-        v
+    let mut s = Session::new(sim, SessionConfig::new(2, 0, KEY)).unwrap();
+    let with = |mut v: Vec<u8>, body: &[u8]| {
+        v.extend(body);
+        seal(v)
     };
     // A well-formed inputs datagram from player 1: acks, ping, pong, tick,
     // checks ack, start 0, two inputs (zigzag 1 = -1, 2 = 1), no checks.
-    let mut inputs = good_env(1, 0, 1, 1);
-    inputs.extend([0, 0, 0, 0, 0, 0, 2, 1, 2, 0]);
+    let body = [0, 0, 0, 0, 0, 0, 2, 1, 2, 0];
+    let inputs = with(envelope(1, 1, 1), &body);
     s.handle_datagram(Some(1), &inputs);
     assert_eq!(s.stats().drops.total(), 0);
     s.handle_datagram(Some(1), &inputs); // the same sequence number again
@@ -142,27 +150,39 @@ fn each_bad_packet_kind_is_counted_under_its_reason() {
     assert_eq!(s.stats().drops.oversized, 1);
     s.handle_datagram(Some(1), &inputs[..9]);
     assert_eq!(s.stats().drops.malformed, 1);
-    let mut v2 = inputs.clone();
-    v2[2] = 2;
-    s.handle_datagram(Some(1), &v2);
+    let mut v1 = inputs.clone();
+    v1[2] = 1; // the previous wire version (no MAC)
+    s.handle_datagram(Some(1), &v1);
     assert_eq!(s.stats().drops.version, 1);
-    s.handle_datagram(Some(1), &good_env(9, 0, 1, 5));
+    s.handle_datagram(Some(1), &seal(envelope(9, 1, 5)));
     assert_eq!(s.stats().drops.unknown_kind, 1);
-    let mut other = good_env(1, 77, 1, 6);
-    other.extend([0, 0, 0, 0, 0, 0, 0, 0]);
+    let mut other = envelope(1, 1, 6);
+    other[4..12].copy_from_slice(&(auth().session_id() ^ 1).to_le_bytes());
+    let other = with(other, &body);
     s.handle_datagram(Some(1), &other);
     assert_eq!(s.stats().drops.wrong_session, 1);
-    let mut spoof = good_env(1, 0, 1, 7);
-    spoof.extend([0, 0, 0, 0, 0, 0, 0, 0]);
+    // The right envelope and body with a tag that is not this key's: a
+    // forgery, a flipped bit in transit, or another key with the same id.
+    let mut forged = with(envelope(1, 1, 6), &body);
+    let n = forged.len();
+    forged[n - 1] ^= 1;
+    s.handle_datagram(Some(1), &forged);
+    let mut flipped = with(envelope(1, 1, 6), &body);
+    flipped[14] ^= 0x40;
+    s.handle_datagram(Some(1), &flipped);
+    assert_eq!(s.stats().drops.unauthenticated, 2);
+    let spoof = with(envelope(1, 1, 7), &body);
     s.handle_datagram(None, &spoof);
     s.handle_datagram(Some(3), &spoof);
     assert_eq!(s.stats().drops.unknown_peer, 2);
     // Inputs starting 10 000 ticks ahead: far future.
-    let mut far = good_env(1, 0, 1, 8);
-    far.extend([0, 0, 0, 0, 0, 0x90, 0x4e, 1, 2, 0]);
+    let far = with(envelope(1, 1, 8), &[0, 0, 0, 0, 0, 0x90, 0x4e, 1, 2, 0]);
     s.handle_datagram(Some(1), &far);
     assert_eq!(s.stats().drops.far_future, 1);
-    assert_eq!(s.stats().drops.total(), 9);
+    assert_eq!(s.stats().drops.total(), 11);
+    // Nothing authenticated was lost on the way: the next datagram counts.
+    s.handle_datagram(Some(1), &with(envelope(1, 1, 9), &body));
+    assert_eq!(s.stats().drops.total(), 11);
 }
 
 /// A fuzz finding (fuzz/regressions/net_datagram/checks_ack_u64_max): a
@@ -183,16 +203,15 @@ fn a_checks_ack_past_every_check_is_harmless() {
     }
     // Player 1's inputs for ticks 0..3 (all 0) and its checks ack.
     let from_player_1 = |checks_ack: u64| {
-        let mut d = b"TN\x01\x01".to_vec();
-        d.extend(0u64.to_le_bytes());
-        d.extend([1, 1, 0, 0, 0, 0]);
+        let mut d = envelope(1, 1, 1);
+        d.extend([0, 0, 0, 0]);
         tickwise::replay::put_varint(&mut d, checks_ack);
         d.extend([0, 3, 0, 0, 0, 0]);
-        d
+        seal(d)
     };
     for checks_ack in [0, u64::MAX, u64::MAX - 1, 1 << 63] {
         let (sim, _, _) = island(2);
-        let mut s = Session::new(sim, SessionConfig::new(2, 0)).unwrap();
+        let mut s = Session::new(sim, SessionConfig::new(2, 0, KEY)).unwrap();
         s.handle_datagram(Some(1), &from_player_1(checks_ack));
         assert_eq!(s.stats().drops.total(), 0, "accepted");
         let mut sent = Sent(Vec::new());
@@ -204,7 +223,7 @@ fn a_checks_ack_past_every_check_is_harmless() {
         let checks: Vec<usize> = sent
             .0
             .iter()
-            .map(|d| match decode(d, |r| i32::decode(r).is_ok()) {
+            .map(|d| match decode(d, &auth(), |r| i32::decode(r).is_ok()) {
                 Ok((_, Body::Inputs(m))) => m.checks.iter().count(),
                 other => panic!("{other:?}"),
             })
@@ -221,7 +240,7 @@ fn a_checks_ack_past_every_check_is_harmless() {
 fn a_silent_peer_is_reported_as_disconnected() {
     let (sim, _, _) = island(2);
     let mut net = SimNetwork::new(NetworkConfig::PERFECT);
-    let mut cfg = SessionConfig::new(2, 0);
+    let mut cfg = SessionConfig::new(2, 0, KEY);
     cfg.disconnect_after = 60;
     let mut s = Session::new(sim, cfg).unwrap();
     let mut ended = None;
@@ -250,7 +269,7 @@ fn a_silent_peer_is_reported_as_disconnected() {
 fn slow_network_with_window_1_finishes_within_the_computed_limit() {
     let (sim, header, _) = island(2);
     let seed = 9_922_200_276_310_692_714;
-    let mut opts = RunOptions::new(2, 400);
+    let mut opts = RunOptions::new(2, 400, KEY);
     opts.input_delay = 0;
     opts.window = 1;
     let input_seed = seed;

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{island, island_input, island_replay_verifies};
+use common::{KEY, island, island_input, island_replay_verifies};
 use tickwise::{Nanos, Pcg32, Timestamp};
 use tickwise_net::{NetworkConfig, Session, SessionConfig, SessionError, SimNetwork};
 
@@ -18,7 +18,7 @@ fn a_match_without_a_stop_tick_ends_where_both_peers_are_told() {
     });
     let mut peers: Vec<Session<_>> = (0..2u8)
         .map(|p| {
-            let mut c = SessionConfig::new(2, p);
+            let mut c = SessionConfig::new(2, p, KEY);
             c.input_delay = 0;
             let mut s = Session::new(sim.clone(), c).unwrap();
             let mut h = header.clone();

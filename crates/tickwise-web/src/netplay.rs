@@ -44,7 +44,7 @@ use tickwise::{
 use tickwise_catalog::CatalogError;
 use tickwise_net::{
     Datagram, MAX_INPUT_DELAY, NetGame, NetworkConfig, Session, SessionConfig, SessionError,
-    SimNetwork, Transport,
+    SessionKey, SimNetwork, Transport,
 };
 use tickwise_sims::ConfigError;
 use tickwise_sims::horde::{DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, RIGHT, UP};
@@ -64,8 +64,6 @@ pub const CHECKPOINT_EVERY: u64 = 30;
 pub const NET_SEED: u64 = 20_261_201;
 /// Seed of the bot's moves.
 pub const BOT_SEED: u64 = 7;
-/// The session id both players use.
-pub const SESSION_ID: u64 = 0x7765_626e_6574_0001;
 /// The largest round trip the page offers, ms.
 pub const MAX_RTT_MS: u64 = 1000;
 /// The largest loss the page offers, percent.
@@ -249,6 +247,8 @@ pub enum NetplayPageError {
     Session(SessionError),
     /// A JS number out of range.
     Arg(ArgError),
+    /// No random source for the session key.
+    Random(String),
 }
 
 impl std::fmt::Display for NetplayPageError {
@@ -258,6 +258,7 @@ impl std::fmt::Display for NetplayPageError {
             NetplayPageError::Catalog(e) => write!(f, "horde replay header: {e}"),
             NetplayPageError::Session(e) => write!(f, "netplay session: {e}"),
             NetplayPageError::Arg(e) => e.fmt(f),
+            NetplayPageError::Random(e) => write!(f, "no random source for the session key: {e}"),
         }
     }
 }
@@ -280,6 +281,28 @@ impl From<SessionError> for NetplayPageError {
 pub type KeyboardLoop = FixedLoop<Player, InputBuffer>;
 /// Player 2's loop (the bot).
 pub type BotLoop = FixedLoop<Player, Bot>;
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen]
+extern "C" {
+    /// The browser's `crypto.getRandomValues` (fills the array in place).
+    #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues)]
+    fn get_random_values(buf: &mut [u8]);
+}
+
+/// A fresh session key for a new match: both players are in this page, so
+/// the key never leaves it, but it is a real key all the same (never a
+/// constant): the browser's `crypto.getRandomValues`, or the OS's random
+/// source natively. The key does not change any result (datagrams are the
+/// same length with any key), so the page stays deterministic.
+fn fresh_key() -> Result<SessionKey, NetplayPageError> {
+    let mut bytes = [0u8; 16];
+    #[cfg(target_arch = "wasm32")]
+    get_random_values(&mut bytes);
+    #[cfg(not(target_arch = "wasm32"))]
+    getrandom::fill(&mut bytes).map_err(|e| NetplayPageError::Random(e.to_string()))?;
+    Ok(SessionKey::from_bytes(bytes))
+}
 
 /// The network settings the sliders give.
 const fn network(rtt_ms: u64, loss_pct: u64) -> NetworkConfig {
@@ -350,10 +373,10 @@ impl NetplayPage {
             stop_at: Cell::new(None),
         });
         let world = HordeWorld::new(&cfg);
+        let key = fresh_key()?;
         let player = |slot: u8| -> Result<Player, NetplayPageError> {
-            let mut sc = SessionConfig::new(2, slot);
+            let mut sc = SessionConfig::new(2, slot, key);
             sc.input_delay = delay;
-            sc.session_id = SESSION_ID;
             let mut s = Session::new(world.clone(), sc)?;
             s.start_recording(header.clone())?;
             let port = SharedPort {
@@ -631,6 +654,7 @@ impl NetplayPage {
                 "packetsLost": link.lost,
                 "packetsReceived": st.received,
                 "packetsDropped": st.drops.total(),
+                "packetsUnauthenticated": st.drops.unauthenticated,
                 "portRefused": refused,
                 "refusedControls": player.refused_controls,
                 "alpha": f64::from(alpha.alpha().as_f32()),

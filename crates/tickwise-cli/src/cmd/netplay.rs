@@ -9,11 +9,15 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use serde_json::{Value, json};
-use tickwise::Nanos;
+use tickwise::{Nanos, ReplayLimits};
+use tickwise_catalog::InputPlan;
 use tickwise_catalog::tickwise_net::{
-    BundleFile, LocalRun, MAX_INPUT_DELAY, MAX_WINDOW, NetworkConfig, PeerReport, RunOptions,
+    BundleFile, Drops, LocalRun, MAX_INPUT_DELAY, MAX_WINDOW, NetworkConfig, PeerReport,
+    RunOptions, SessionKey,
 };
-use tickwise_catalog::{Catalog, InputPlan};
+use tickwise_catalog::{
+    Catalog, DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_WORK, NetLimits, RunLimits,
+};
 
 use super::record::{choose_sim, parse_plan, read_config};
 use crate::{Failure, hints};
@@ -76,13 +80,107 @@ pub struct SessionArgs {
     /// One JSON document on stdout.
     #[arg(long)]
     pub json: bool,
+    /// The session key, the same on every peer: 32 hex digits (128 bits),
+    /// or `random` to make one (printed on stderr for the other peers).
+    /// `netplay` makes a fresh random key per run when this is not given.
+    #[arg(long, value_name = "HEX|random", value_parser = parse_key)]
+    pub session_key: Option<KeyArg>,
+    /// Refuse a run whose sessions would cost more work units than this:
+    /// ticks × sessions in this process × the sim's work per tick
+    /// (calibrated: about 1 unit per ns; docs/limits.md).
+    #[arg(long, value_name = "UNITS", default_value_t = DEFAULT_MAX_WORK)]
+    pub max_work: u64,
+    /// Refuse a run whose state snapshots would take more bytes than this:
+    /// sessions × (window + 7) + spectators states, estimated from the
+    /// sim's config.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_SNAPSHOT_BYTES)]
+    pub max_memory: u64,
+    /// Refuse a run whose recorded replay (`session.twr`) would be larger
+    /// than this: the file size limit of the `verify` it is for.
+    #[arg(long, value_name = "BYTES", default_value_t = ReplayLimits::DEFAULT.max_file_bytes)]
+    pub max_file_bytes: u64,
+}
+
+/// A `--session-key` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyArg {
+    /// The key given in hex.
+    Hex(SessionKey),
+    /// Make a random key.
+    Random,
+}
+
+/// How to make a key, for the messages that ask for one.
+pub const KEY_HOWTO: &str = "give every peer the same --session-key: start the first \
+     with `--session-key random` (it prints the key it made) or make one with \
+     `openssl rand -hex 16`";
+
+fn parse_key(s: &str) -> Result<KeyArg, String> {
+    if s == "random" {
+        return Ok(KeyArg::Random);
+    }
+    SessionKey::from_hex(s)
+        .map(KeyArg::Hex)
+        .map_err(|e| format!("{e}; {KEY_HOWTO}"))
+}
+
+/// A key from the OS's random source.
+///
+/// # Errors
+///
+/// The OS refused (no random source).
+pub fn random_key() -> anyhow::Result<SessionKey> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| {
+        anyhow::anyhow!("cannot read the OS's random source for a session key: {e}")
+    })?;
+    Ok(SessionKey::from_bytes(bytes))
 }
 
 impl SessionArgs {
-    /// The run options.
+    /// The session key: the one given, or a random one (printed on stderr
+    /// when `--session-key random` asked for it, for the other peers).
+    /// `None` when no key was given.
+    ///
+    /// # Errors
+    ///
+    /// The OS's random source failed.
+    pub fn key(&self) -> anyhow::Result<Option<SessionKey>> {
+        match self.session_key {
+            None => Ok(None),
+            Some(KeyArg::Hex(k)) => Ok(Some(k)),
+            Some(KeyArg::Random) => {
+                let k = random_key()?;
+                eprintln!(
+                    "session key: {} (start the other peers with --session-key {})",
+                    k.to_hex(),
+                    k.to_hex()
+                );
+                Ok(Some(k))
+            }
+        }
+    }
+
+    /// The limits of `--max-work`, `--max-memory` and `--max-file-bytes`.
     #[must_use]
-    pub fn options(&self) -> RunOptions {
-        let mut o = RunOptions::new(self.players, self.ticks);
+    pub const fn limits(&self) -> NetLimits {
+        NetLimits {
+            run: RunLimits {
+                max_work: self.max_work,
+                max_snapshot_bytes: self.max_memory,
+            },
+            replay: ReplayLimits {
+                max_file_bytes: self.max_file_bytes,
+                max_work: self.max_work,
+                ..ReplayLimits::DEFAULT
+            },
+        }
+    }
+
+    /// The run options, with session key `key`.
+    #[must_use]
+    pub fn options(&self, key: SessionKey) -> RunOptions {
+        let mut o = RunOptions::new(self.players, self.ticks, key);
         o.input_delay = self.input_delay;
         o.window = self.window;
         o.check_every = self.check_every;
@@ -202,25 +300,32 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         bandwidth: args.bandwidth,
         seed: s.seed,
     };
+    // All peers are in this process: a fresh key per run unless one is given.
+    let key = match s.key()? {
+        Some(k) => k,
+        None => random_key()?,
+    };
+    let opts = s.options(key);
     let origin = Instant::now();
     let mut clock = || u64::try_from(origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
     let run = catalog
-        .netplay(
+        .netplay_within(
             sim,
             Some(&config),
             &plan,
-            &s.options(),
+            &opts,
             net,
             args.spectators,
             &mut clock,
+            &s.limits(),
         )
-        .map_err(hints::catalog)?;
+        .map_err(|e| hints::catalog(e).context("refusing to start the netplay run"))?;
     let written = write_outputs(s.out.as_deref(), &run.replay, &run.bundle)?;
     let ok = run.finished && run.checksums_agree && run.desync.is_none();
     if s.json {
         println!("{}", report_json(sim, &run, &written));
     } else {
-        print_report(sim, &run, &written, s.options().round_limit());
+        print_report(sim, &run, &written, opts.round_limit());
     }
     Ok(u8::from(!ok))
 }
@@ -278,8 +383,9 @@ pub fn peer_json(p: &PeerReport) -> Value {
         "packetsDuplicated": p.duplicated,
         "packetsReordered": p.reordered,
         "droppedMalformed": s.drops.undecodable(),
+        "droppedUnauthenticated": s.drops.unauthenticated,
         "droppedStale": s.drops.stale,
-        "droppedOther": s.drops.unknown_peer + s.drops.wrong_session + s.drops.far_future,
+        "droppedOther": other_drops(&s.drops),
         "checksCompared": s.checks_compared,
         "desyncs": s.desyncs,
         "firstDesync": p.desync.as_ref().map(|d| json!({
@@ -287,6 +393,12 @@ pub fn peer_json(p: &PeerReport) -> Value {
         })),
         "ended": p.ended.map(|e| e.to_string()),
     })
+}
+
+/// Drops that are neither undecodable, unauthenticated nor stale.
+#[must_use]
+pub const fn other_drops(d: &Drops) -> u64 {
+    d.unknown_peer + d.wrong_session + d.far_future
 }
 
 fn paths_json(written: &[PathBuf]) -> Vec<String> {
@@ -315,7 +427,7 @@ fn report_json(sim: &str, run: &LocalRun, written: &[PathBuf]) -> Value {
 fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf], round_limit: u64) {
     println!("netplay {sim}: {} players", run.peers.len());
     println!(
-        "{:>6} {:>9} {:>16} {:>9} {:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>7}",
+        "{:>6} {:>9} {:>16} {:>9} {:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>6} {:>7}",
         "player",
         "confirmed",
         "checksum",
@@ -329,12 +441,13 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf], round_limit: u64
         "sent",
         "lost",
         "bad",
+        "unauth",
         "desyncs"
     );
     for p in &run.peers {
         let s = &p.stats;
         println!(
-            "{:>6} {:>9} {:016x} {:>9} {:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>7}",
+            "{:>6} {:>9} {:016x} {:>9} {:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>6} {:>7}",
             p.slot,
             p.confirmed_tick,
             p.confirmed_checksum,
@@ -348,6 +461,7 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf], round_limit: u64
             s.sent,
             p.lost,
             s.drops.undecodable(),
+            s.drops.unauthenticated,
             s.desyncs
         );
     }

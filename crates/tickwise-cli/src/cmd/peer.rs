@@ -9,7 +9,7 @@ use tickwise::{Nanos, Timestamp};
 use tickwise_catalog::{Catalog, PeerIo};
 use tickwise_net::{FIRST_SPECTATOR_SLOT, HostClock, UdpTransport};
 
-use super::netplay::{SessionArgs, peer_json, write_outputs};
+use super::netplay::{KEY_HOWTO, SessionArgs, peer_json, write_outputs};
 use crate::{Failure, hints};
 
 /// Arguments.
@@ -67,6 +67,11 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             args.remote.len()
         )));
     }
+    let Some(key) = s.key()? else {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "a peer needs the session's key (every datagram is authenticated with it): {KEY_HOWTO}"
+        )));
+    };
     let slots = (0..s.players).filter(|&p| p != args.player);
     let peers = slots.zip(args.remote.iter().copied()).collect();
     let sim = s.sim_id(catalog)?;
@@ -82,8 +87,8 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         deadline: Nanos::from_secs(args.timeout_s),
     };
     let run = catalog
-        .peer(sim, Some(&config), &plan, &s.options(), io)
-        .map_err(hints::catalog)?;
+        .peer_within(sim, Some(&config), &plan, &s.options(key), io, &s.limits())
+        .map_err(|e| hints::catalog(e).context("refusing to start the peer"))?;
     let written = write_outputs(s.out.as_deref(), &run.replay, &[])?;
     let ok = run.finished && run.report.desync.is_none();
     if s.json {
@@ -100,7 +105,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     } else {
         let r = &run.report;
         println!(
-            "peer {}: confirmed {} ticks, checksum {:016x}, {} rollbacks (max {}), {} stalls, {} desyncs{}",
+            "peer {}: confirmed {} ticks, checksum {:016x}, {} rollbacks (max {}), {} stalls, {} desyncs, dropped {} unauthenticated and {} other datagrams{}",
             r.slot,
             r.confirmed_tick,
             r.confirmed_checksum,
@@ -108,6 +113,8 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             r.stats.max_rollback,
             r.stats.stalls,
             r.stats.desyncs,
+            r.stats.drops.unauthenticated,
+            r.stats.drops.total() - r.stats.drops.unauthenticated,
             r.desync
                 .as_ref()
                 .map(|d| format!(" ({d})"))
