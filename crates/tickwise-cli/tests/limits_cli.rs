@@ -608,9 +608,18 @@ fn issue_17_netplay_and_peer_refuse_over_their_limits_at_once() {
         "exceeds the work limit of 60000000000 (about 60.0 s) (raise it with --max-work)",
     );
     // The recording: ten million ticks with a checkpoint each (402 MB
-    // before, which `verify` then refused).
+    // before, which `verify` then refused); the work limit raised so that
+    // the replay's size is what refuses it.
     let o = tickwise_in(
-        &["netplay", "--ticks", "10000000", "--checkpoint-every", "1"],
+        &[
+            "netplay",
+            "--ticks",
+            "10000000",
+            "--checkpoint-every",
+            "1",
+            "--max-work",
+            "1000000000000",
+        ],
         Stdio::null(),
         10,
     );
@@ -658,6 +667,8 @@ fn issue_17_netplay_and_peer_refuse_over_their_limits_at_once() {
             "10000000",
             "--checkpoint-every",
             "1",
+            "--max-work",
+            "1000000000000",
         ],
         Stdio::null(),
         10,
