@@ -9,10 +9,7 @@
 //! `RequestBodyLimitLayer`: a `Content-Length` over it is refused before
 //! a byte of the body is read).
 
-use std::convert::Infallible;
 use std::fmt;
-use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -23,16 +20,14 @@ use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http_body_util::BodyExt as _;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use serde::Deserialize;
-use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
-use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
+use crate::budget::{ByteBudget, Reservation};
+use crate::conn::ConnTrack;
+pub use crate::conn::{ConnLimits, Peer, serve};
 use crate::job::{JobId, JobMeta, JobRecord, JobStatus};
 use crate::metrics;
 use crate::queue::{Queue, QueueError, Submitted};
@@ -41,33 +36,6 @@ use crate::verifier::Verifier;
 /// The request header carrying the session's real duration in
 /// milliseconds (the optional wall-clock plausibility check).
 pub const SESSION_HEADER: &str = "tickwise-session-ms";
-
-/// Connection-level limits, shared by `verifyd` and `serve`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ConnLimits {
-    /// Open connections at most; the accept loop waits for a free slot.
-    pub max_connections: usize,
-    /// Deadline for receiving a request head (also the keep-alive idle
-    /// limit between requests).
-    pub header_deadline: Duration,
-    /// Deadline for a whole request, from its head to the response.
-    pub request_deadline: Duration,
-    /// A connection is closed after this long, whatever it is doing.
-    pub connection_lifetime: Duration,
-}
-
-impl Default for ConnLimits {
-    /// 256 connections, 5 s for a head, 60 s per request, 10 min per
-    /// connection.
-    fn default() -> ConnLimits {
-        ConnLimits {
-            max_connections: 256,
-            header_deadline: Duration::from_secs(5),
-            request_deadline: Duration::from_secs(60),
-            connection_lifetime: Duration::from_secs(600),
-        }
-    }
-}
 
 /// The limits of the replay API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,11 +52,14 @@ pub struct ApiLimits {
     pub max_batch_bytes: usize,
     /// The most replays in one batch, and ids in one `GET /v1/replays?ids=`.
     pub max_batch_replays: usize,
+    /// Bytes all upload bodies in flight may hold together (`503` +
+    /// `Retry-After` when spent).
+    pub body_budget_bytes: usize,
 }
 
 impl Default for ApiLimits {
     /// 16 MiB uploads, 20 s per body, waits up to 30 s, batches of at
-    /// most 256 replays and 64 MiB.
+    /// most 256 replays and 64 MiB, 256 MiB for all bodies in flight.
     fn default() -> ApiLimits {
         ApiLimits {
             max_upload_bytes: 16 * 1024 * 1024,
@@ -96,6 +67,7 @@ impl Default for ApiLimits {
             max_wait: Duration::from_secs(30),
             max_batch_bytes: 64 * 1024 * 1024,
             max_batch_replays: 256,
+            body_budget_bytes: 256 * 1024 * 1024,
         }
     }
 }
@@ -119,6 +91,12 @@ pub struct HttpStats {
     pub backend_errors: AtomicU64,
     /// Batch uploads taken in (their replays count above, one by one).
     pub batches: AtomicU64,
+    /// Uploads refused because the bodies in flight held the whole byte
+    /// budget (`503`).
+    pub busy: AtomicU64,
+    /// Uploads refused because their client had its bound of work waiting
+    /// or running (`429`).
+    pub client_busy: AtomicU64,
 }
 
 /// What the handlers share.
@@ -132,6 +110,8 @@ pub struct AppState<Q> {
     pub limits: ApiLimits,
     /// HTTP counters.
     pub stats: HttpStats,
+    /// The byte budget of the upload bodies in flight.
+    pub budget: Arc<ByteBudget>,
 }
 
 /// The replay API as an axum router over `queue`.
@@ -141,24 +121,18 @@ pub fn app<Q: Queue>(queue: Q, verifier: Verifier, limits: ApiLimits, conn: &Con
         verifier,
         limits,
         stats: HttpStats::default(),
+        budget: ByteBudget::new(limits.body_budget_bytes),
     });
     Router::new()
-        // The single upload keeps its own, smaller body limit inside the
-        // router-wide one (the batch size).
-        .route(
-            "/v1/replays",
-            post(upload::<Q>)
-                .layer(RequestBodyLimitLayer::new(limits.max_upload_bytes))
-                .get(many_status::<Q>),
-        )
+        // Body sizes are checked by the handlers themselves (the declared
+        // length before reading, the bytes while receiving), so a `413`
+        // is always the documented JSON and always counted.
+        .route("/v1/replays", post(upload::<Q>).get(many_status::<Q>))
         .route("/v1/replays/{id}", get(job_status::<Q>))
         .route("/v1/batches", post(batch_upload::<Q>))
         .route("/healthz", get(healthz::<Q>))
         .route("/metrics", get(metrics_text::<Q>))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint") })
-        .layer(RequestBodyLimitLayer::new(
-            limits.max_batch_bytes.max(limits.max_upload_bytes),
-        ))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             conn.request_deadline,
@@ -181,10 +155,29 @@ fn json(status: StatusCode, record: &JobRecord) -> Response {
         .into_response()
 }
 
+/// The client's address, as [`crate::conn::serve`] recorded it.
+fn peer_ip(request: &Request) -> Option<std::net::IpAddr> {
+    request.extensions().get::<Peer>().map(|p| p.0.ip())
+}
+
+/// Marks the connection as waiting on its client while the body is read
+/// (see [`crate::conn`]: such a connection may be shed once stale).
+fn reading(request: &Request) -> Option<crate::conn::ReadingGuard> {
+    request
+        .extensions()
+        .get::<Arc<ConnTrack>>()
+        .map(ConnTrack::reading)
+}
+
 fn queue_error(stats: &HttpStats, e: &QueueError) -> Response {
     match e {
-        QueueError::Full { retry_after, .. } => {
-            stats.queue_full.fetch_add(1, Ordering::Relaxed);
+        QueueError::Full { .. } | QueueError::BytesFull { .. } | QueueError::ClientBusy { .. } => {
+            if matches!(e, QueueError::ClientBusy { .. }) {
+                stats.client_busy.fetch_add(1, Ordering::Relaxed);
+            } else {
+                stats.queue_full.fetch_add(1, Ordering::Relaxed);
+            }
+            let retry_after = e.retry_after().unwrap_or(Duration::from_secs(1));
             let mut r = error(StatusCode::TOO_MANY_REQUESTS, &e.to_string());
             let secs = retry_after.as_secs().max(1).to_string();
             if let Ok(v) = HeaderValue::from_str(&secs) {
@@ -213,34 +206,106 @@ enum BodyError {
     TooLarge,
     Timeout,
     Broken,
+    /// The shared byte budget for bodies in flight is spent.
+    Busy,
 }
 
-/// Reads the body, refusing it as soon as it passes `limit` bytes.
-async fn read_body(body: Body, limit: usize, deadline: Duration) -> Result<Bytes, BodyError> {
+/// The `Content-Length` a request declares, if any (a malformed one is
+/// left to hyper, which refuses it before the handler runs).
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// Grows `held` (and then the buffer, exactly) so that `need` bytes fit a
+/// buffer holding `len` of `capacity`: a chunked body doubles its buffer
+/// up to `limit`, and pays the budget for every byte of capacity first.
+fn make_room(
+    held: &mut Reservation,
+    len: usize,
+    capacity: usize,
+    need: usize,
+    limit: usize,
+) -> Result<Option<usize>, BodyError> {
+    if need <= capacity {
+        return Ok(None);
+    }
+    let target = need
+        .max(capacity.saturating_mul(2))
+        .max(4096)
+        .min(limit.max(need));
+    let more = target - capacity;
+    if !held.grow(more) {
+        return Err(BodyError::Busy);
+    }
+    Ok(Some(target - len))
+}
+
+/// Reads the body, refusing it as soon as it passes `limit` bytes. A
+/// declared length is reserved from `budget` at once and the buffer is
+/// allocated at exactly that size; a chunked body reserves as it grows.
+/// The reservation travels with the bytes until they are queued.
+async fn read_body(
+    body: Body,
+    declared: Option<u64>,
+    limit: usize,
+    budget: &Arc<ByteBudget>,
+    deadline: Duration,
+) -> Result<(Bytes, Reservation), BodyError> {
+    let declared = declared.map(|d| usize::try_from(d).unwrap_or(usize::MAX));
+    if declared.is_some_and(|d| d > limit) {
+        return Err(BodyError::TooLarge);
+    }
+    let start = declared.unwrap_or(0);
+    let mut held = budget.reserve(start).ok_or(BodyError::Busy)?;
     let read = async move {
         let mut body = body;
-        let mut buf = BytesMut::new();
+        let mut buf: Vec<u8> = Vec::with_capacity(start);
         while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|e| {
-                // The body-limit layer reports an overflow as an error.
-                if format!("{e:?}").contains("LengthLimit") {
-                    BodyError::TooLarge
-                } else {
-                    BodyError::Broken
-                }
-            })?;
+            let frame = frame.map_err(|_| BodyError::Broken)?;
             if let Ok(data) = frame.into_data() {
-                if buf.len() + data.len() > limit {
+                let need = buf.len() + data.len();
+                if need > limit {
                     return Err(BodyError::TooLarge);
+                }
+                if let Some(extra) = make_room(&mut held, buf.len(), buf.capacity(), need, limit)? {
+                    buf.reserve_exact(extra);
                 }
                 buf.extend_from_slice(&data);
             }
         }
-        Ok(buf.freeze())
+        Ok((Bytes::from(buf), held))
     };
     tokio::time::timeout(deadline, read)
         .await
         .unwrap_or(Err(BodyError::Timeout))
+}
+
+/// `503` + `Retry-After` for an upload refused because the bodies in
+/// flight hold the whole byte budget.
+fn busy(stats: &HttpStats, budget: &ByteBudget) -> Response {
+    stats.busy.fetch_add(1, Ordering::Relaxed);
+    let mut r = error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &format!(
+            "the upload bodies in flight hold the whole budget of {} bytes; retry shortly",
+            budget.limit()
+        ),
+    );
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
+}
+
+/// `413` for an upload over `limit` bytes (declared or received), counted.
+fn too_large(stats: &HttpStats, what: &str, limit: usize) -> Response {
+    stats.too_large.fetch_add(1, Ordering::Relaxed);
+    error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("{what} is larger than the limit of {limit} bytes"),
+    )
 }
 
 fn parse_wait(q: Option<&str>, max: Duration) -> Result<Duration, Box<Response>> {
@@ -295,25 +360,24 @@ async fn upload<Q: Queue>(
         Ok(p) => p,
         Err(r) => return *r,
     };
+    let declared = declared_length(request.headers());
+    let source = peer_ip(&request);
+    let reading = reading(&request);
     let body = request.into_body();
-    let bytes = match read_body(
+    let (bytes, held) = match read_body(
         body,
+        declared,
         state.limits.max_upload_bytes,
+        &state.budget,
         state.limits.body_deadline,
     )
     .await
     {
         Ok(b) => b,
         Err(BodyError::TooLarge) => {
-            state.stats.too_large.fetch_add(1, Ordering::Relaxed);
-            return error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                &format!(
-                    "upload is larger than the limit of {} bytes",
-                    state.limits.max_upload_bytes
-                ),
-            );
+            return too_large(&state.stats, "upload", state.limits.max_upload_bytes);
         }
+        Err(BodyError::Busy) => return busy(&state.stats, &state.budget),
         Err(BodyError::Timeout) => {
             state.stats.body_timeouts.fetch_add(1, Ordering::Relaxed);
             return error(
@@ -323,8 +387,10 @@ async fn upload<Q: Queue>(
         }
         Err(BodyError::Broken) => return error(StatusCode::BAD_REQUEST, "the upload broke off"),
     };
+    drop(reading);
     let id = JobId::of(&bytes);
-    let meta = JobMeta::now(session);
+    let mut meta = JobMeta::now(session);
+    meta.source = source;
 
     // Known already? Then no need to even look at the bytes.
     let submitted = match state.queue.status(id).await {
@@ -337,7 +403,7 @@ async fn upload<Q: Queue>(
             // (its checksum): keep it off the async threads.
             let pre = tokio::task::spawn_blocking(move || verifier.precheck(&checked)).await;
             match pre {
-                Ok(Ok(())) => match state.queue.submit(id, bytes, meta).await {
+                Ok(Ok(work)) => match state.queue.submit(id, bytes, work, meta).await {
                     Ok(s) => s,
                     Err(e) => return queue_error(&state.stats, &e),
                 },
@@ -357,6 +423,9 @@ async fn upload<Q: Queue>(
         }
         Err(e) => return queue_error(&state.stats, &e),
     };
+    // Queued (the queue counts its bytes from here) or refused: the body
+    // no longer counts against the in-flight budget.
+    drop(held);
     let pending = match submitted {
         Submitted::Done(record) => {
             state.stats.duplicates.fetch_add(1, Ordering::Relaxed);
@@ -559,10 +628,23 @@ impl std::error::Error for BatchError {}
 /// limit as soon as the bytes that break it are in: a frame longer than
 /// one upload may be is refused from its 4-byte length alone, before its
 /// bytes come, and a frame past the replay cap from its length too.
+///
+/// The body is kept in one buffer (allocated at its declared size when
+/// [`BatchReader::with_capacity`] knows it) and the replays are cut out of
+/// it without copying at [`BatchReader::finish`], so a batch holds about
+/// its own size in memory, never twice that.
 #[derive(Debug)]
 pub struct BatchReader {
-    buf: BytesMut,
-    replays: Vec<Bytes>,
+    buf: Vec<u8>,
+    /// Lengths of the whole frames so far.
+    frames: Vec<usize>,
+    /// Bytes of the current frame's 4-byte length seen so far, and them.
+    head: [u8; 4],
+    head_len: usize,
+    /// Bytes still due for the current frame (after its length).
+    body_left: usize,
+    /// Bytes of the current frame's body received so far.
+    body_got: usize,
     received: usize,
     max_replay: usize,
     max_replays: usize,
@@ -574,14 +656,40 @@ impl BatchReader {
     /// `max_replay` bytes each, `max_total` bytes in all.
     #[must_use]
     pub fn new(max_replay: usize, max_replays: usize, max_total: usize) -> BatchReader {
+        BatchReader::with_capacity(max_replay, max_replays, max_total, 0)
+    }
+
+    /// As [`BatchReader::new`], with its buffer allocated for `capacity`
+    /// bytes at once (the declared length, itself within `max_total`).
+    #[must_use]
+    pub fn with_capacity(
+        max_replay: usize,
+        max_replays: usize,
+        max_total: usize,
+        capacity: usize,
+    ) -> BatchReader {
         BatchReader {
-            buf: BytesMut::new(),
-            replays: Vec::new(),
+            buf: Vec::with_capacity(capacity.min(max_total)),
+            frames: Vec::new(),
+            head: [0; 4],
+            head_len: 0,
+            body_left: 0,
+            body_got: 0,
             received: 0,
             max_replay,
             max_replays: max_replays.max(1),
             max_total,
         }
+    }
+
+    /// The bytes the buffer holds and can hold without growing.
+    pub(crate) fn buffer(&self) -> (usize, usize) {
+        (self.buf.len(), self.buf.capacity())
+    }
+
+    /// Makes room for `additional` more bytes, exactly.
+    pub(crate) fn reserve_exact(&mut self, additional: usize) {
+        self.buf.reserve_exact(additional);
     }
 
     /// Takes in the next bytes of the body.
@@ -597,26 +705,45 @@ impl BatchReader {
         let within = data.get(..room).unwrap_or(data);
         self.received = self.received.saturating_add(data.len());
         self.buf.extend_from_slice(within);
-        while self.buf.len() >= 4 {
-            let declared = u32::from_be_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]]);
-            let len = usize::try_from(declared).unwrap_or(usize::MAX);
-            if len > self.max_replay {
-                return Err(BatchError::ReplayTooLarge {
-                    index: self.replays.len(),
-                    declared: u64::from(declared),
-                    limit: self.max_replay,
-                });
+        let mut rest = within;
+        loop {
+            if self.head_len < 4 {
+                let take = (4 - self.head_len).min(rest.len());
+                self.head[self.head_len..self.head_len + take].copy_from_slice(&rest[..take]);
+                self.head_len += take;
+                rest = &rest[take..];
+                if self.head_len < 4 {
+                    break;
+                }
+                let declared = u32::from_be_bytes(self.head);
+                let len = usize::try_from(declared).unwrap_or(usize::MAX);
+                if len > self.max_replay {
+                    return Err(BatchError::ReplayTooLarge {
+                        index: self.frames.len(),
+                        declared: u64::from(declared),
+                        limit: self.max_replay,
+                    });
+                }
+                if self.frames.len() >= self.max_replays {
+                    return Err(BatchError::TooManyReplays {
+                        limit: self.max_replays,
+                    });
+                }
+                self.body_left = len;
+                self.body_got = 0;
             }
-            if self.replays.len() >= self.max_replays {
-                return Err(BatchError::TooManyReplays {
-                    limit: self.max_replays,
-                });
-            }
-            if self.buf.len() - 4 < len {
+            let take = self.body_left.min(rest.len());
+            self.body_left -= take;
+            self.body_got += take;
+            rest = &rest[take..];
+            if self.body_left > 0 {
                 break;
             }
-            let _ = self.buf.split_to(4);
-            self.replays.push(self.buf.split_to(len).freeze());
+            self.frames.push(self.body_got);
+            self.head_len = 0;
+            if rest.is_empty() {
+                break;
+            }
         }
         if self.received > self.max_total {
             return Err(BatchError::TooLarge {
@@ -633,15 +760,26 @@ impl BatchReader {
     /// [`BatchError::Truncated`] when the body stopped inside a frame,
     /// [`BatchError::Empty`] when it held none.
     pub fn finish(self) -> Result<Vec<Bytes>, BatchError> {
-        if !self.buf.is_empty() {
-            return Err(BatchError::Truncated {
-                left: self.buf.len(),
-            });
+        let left = match self.head_len {
+            0 => 0,
+            4 => 4 + self.body_got,
+            n => n,
+        };
+        if left > 0 {
+            return Err(BatchError::Truncated { left });
         }
-        if self.replays.is_empty() {
+        if self.frames.is_empty() {
             return Err(BatchError::Empty);
         }
-        Ok(self.replays)
+        let mut all = Bytes::from(self.buf);
+        Ok(self
+            .frames
+            .iter()
+            .map(|&len| {
+                let _ = all.split_to(4);
+                all.split_to(len)
+            })
+            .collect())
     }
 }
 
@@ -649,35 +787,53 @@ enum BatchBodyError {
     Batch(BatchError),
     Timeout,
     Broken,
+    Busy,
 }
 
-/// Reads a batch body through a [`BatchReader`] within `deadline`.
+/// Reads a batch body through a [`BatchReader`] within `deadline`, its
+/// buffer paid for from `held` (see [`read_body`]).
 async fn read_batch(
     body: Body,
     reader: BatchReader,
+    mut held: Reservation,
     deadline: Duration,
-) -> Result<Vec<Bytes>, BatchBodyError> {
+) -> Result<(Vec<Bytes>, Reservation), BatchBodyError> {
     let limit = reader.max_total;
     let read = async move {
         let mut body = body;
         let mut reader = reader;
         while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|e| {
-                if format!("{e:?}").contains("LengthLimit") {
-                    BatchBodyError::Batch(BatchError::TooLarge { limit })
-                } else {
-                    BatchBodyError::Broken
-                }
-            })?;
+            let frame = frame.map_err(|_| BatchBodyError::Broken)?;
             if let Ok(data) = frame.into_data() {
+                let (len, capacity) = reader.buffer();
+                // Only bytes within the total are buffered.
+                let need = (len + data.len()).min(limit);
+                match make_room(&mut held, len, capacity, need, limit) {
+                    Ok(Some(extra)) => reader.reserve_exact(extra),
+                    Ok(None) => {}
+                    Err(_) => return Err(BatchBodyError::Busy),
+                }
                 reader.feed(&data).map_err(BatchBodyError::Batch)?;
             }
         }
-        reader.finish().map_err(BatchBodyError::Batch)
+        let replays = reader.finish().map_err(BatchBodyError::Batch)?;
+        Ok((replays, held))
     };
     tokio::time::timeout(deadline, read)
         .await
         .unwrap_or(Err(BatchBodyError::Timeout))
+}
+
+/// Whether a batch upload says what it is: `Content-Type:
+/// application/x-tickwise-batch` (parameters and case aside). Anything
+/// else is refused with `415`, so a misdirected JSON or multipart body is
+/// never parsed as frames.
+fn is_batch_type(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case(BATCH_CONTENT_TYPE))
 }
 
 fn records_json(records: &[&JobRecord]) -> String {
@@ -706,13 +862,33 @@ async fn batch_upload<Q: Queue>(
         Ok(p) => p,
         Err(r) => return *r,
     };
+    if !is_batch_type(request.headers()) {
+        return error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            &format!("a batch upload needs Content-Type: {BATCH_CONTENT_TYPE}"),
+        );
+    }
     let limits = state.limits;
-    let reader = BatchReader::new(
+    let source = peer_ip(&request);
+    let declared =
+        declared_length(request.headers()).map(|d| usize::try_from(d).unwrap_or(usize::MAX));
+    if declared.is_some_and(|d| d > limits.max_batch_bytes) {
+        return too_large(&state.stats, "the batch", limits.max_batch_bytes);
+    }
+    let start = declared.unwrap_or(0);
+    let Some(held) = state.budget.reserve(start) else {
+        return busy(&state.stats, &state.budget);
+    };
+    let reading = reading(&request);
+    let reader = BatchReader::with_capacity(
         limits.max_upload_bytes,
         limits.max_batch_replays,
         limits.max_batch_bytes,
+        start,
     );
-    let replays = match read_batch(request.into_body(), reader, limits.body_deadline).await {
+    let (replays, held) = match read_batch(request.into_body(), reader, held, limits.body_deadline)
+        .await
+    {
         Ok(r) => r,
         Err(BatchBodyError::Batch(e @ BatchError::Truncated { .. } | e @ BatchError::Empty)) => {
             return error(StatusCode::BAD_REQUEST, &e.to_string());
@@ -728,12 +904,15 @@ async fn batch_upload<Q: Queue>(
                 "the batch did not arrive within the body deadline",
             );
         }
+        Err(BatchBodyError::Busy) => return busy(&state.stats, &state.budget),
         Err(BatchBodyError::Broken) => {
             return error(StatusCode::BAD_REQUEST, "the batch broke off");
         }
     };
+    drop(reading);
     state.stats.batches.fetch_add(1, Ordering::Relaxed);
-    let meta = JobMeta::now(session);
+    let mut meta = JobMeta::now(session);
+    meta.source = source;
     // Hashing 16 MiB per replay is not free: off the async threads.
     let hashed = tokio::task::spawn_blocking(move || {
         let ids: Vec<JobId> = replays.iter().map(|b| JobId::of(b)).collect();
@@ -790,8 +969,8 @@ async fn batch_upload<Q: Queue>(
     let mut fresh_at = Vec::new();
     for (at, id, bytes, pre) in checked {
         match pre {
-            Ok(()) => {
-                fresh.push((id, bytes));
+            Ok(work) => {
+                fresh.push((id, bytes, work));
                 fresh_at.push(at);
             }
             Err(reason) => {
@@ -825,6 +1004,7 @@ async fn batch_upload<Q: Queue>(
         }
         Err(e) => return queue_error(&state.stats, &e),
     }
+    drop(held);
     if wait > Duration::ZERO
         && let Err(e) = await_verdicts(&state.queue, &order, &mut records, wait).await
     {
@@ -972,58 +1152,10 @@ async fn metrics_text<Q: Queue>(State(state): State<Arc<AppState<Q>>>) -> Respon
                 header::CONTENT_TYPE,
                 "text/plain; version=0.0.4; charset=utf-8",
             )],
-            metrics::render(&s, &state.stats, state.queue.engine()),
+            metrics::render(&s, &state.stats, &state.budget, state.queue.engine()),
         )
             .into_response(),
         Err(e) => queue_error(&state.stats, &e),
-    }
-}
-
-/// Serves `router` on `listener` under `limits` until `shutdown` resolves.
-/// Connections over the cap wait in the listen backlog until a slot frees.
-///
-/// # Errors
-///
-/// Never: accept errors (e.g. out of file descriptors) are retried after a
-/// pause. The `Result` leaves room for a caller's own errors.
-pub async fn serve(
-    listener: TcpListener,
-    router: Router,
-    limits: ConnLimits,
-    shutdown: impl Future<Output = ()> + Send,
-) -> Result<(), Infallible> {
-    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let permit = tokio::select! {
-            () = &mut shutdown => return Ok(()),
-            p = Arc::clone(&slots).acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => return Ok(()),
-            },
-        };
-        let (stream, _peer): (tokio::net::TcpStream, SocketAddr) = tokio::select! {
-            () = &mut shutdown => return Ok(()),
-            a = listener.accept() => match a {
-                Ok(a) => a,
-                Err(_) => {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-        };
-        let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
-        tokio::spawn(async move {
-            let mut builder = hyper::server::conn::http1::Builder::new();
-            builder
-                .timer(TokioTimer::new())
-                .header_read_timeout(limits.header_deadline)
-                .max_buf_size(64 * 1024);
-            let conn = builder.serve_connection(TokioIo::new(stream), service);
-            let _ = tokio::time::timeout(limits.connection_lifetime, conn).await;
-            drop(permit);
-        });
     }
 }
 

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
+use crate::budget::ByteBudget;
 use crate::http::HttpStats;
 use crate::queue::{LATENCY_BUCKETS_MS, QueueStats};
 
@@ -14,9 +15,10 @@ fn family(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# TYPE {name} {kind}");
 }
 
-/// The metrics page for queue counters `q` and HTTP counters `h`.
+/// The metrics page for queue counters `q`, HTTP counters `h` and the
+/// upload byte budget `budget`.
 #[must_use]
-pub fn render(q: &QueueStats, h: &HttpStats, engine: &str) -> String {
+pub fn render(q: &QueueStats, h: &HttpStats, budget: &ByteBudget, engine: &str) -> String {
     let mut o = String::with_capacity(4096);
     family(
         &mut o,
@@ -144,6 +146,8 @@ pub fn render(q: &QueueStats, h: &HttpStats, engine: &str) -> String {
         ("queue_full", &h.queue_full),
         ("body_timeout", &h.body_timeouts),
         ("backend_error", &h.backend_errors),
+        ("busy", &h.busy),
+        ("client_busy", &h.client_busy),
     ] {
         let _ = writeln!(
             o,
@@ -151,6 +155,20 @@ pub fn render(q: &QueueStats, h: &HttpStats, engine: &str) -> String {
             c.load(Ordering::Relaxed)
         );
     }
+    family(
+        &mut o,
+        "tickwise_upload_bytes_in_flight",
+        "gauge",
+        "Bytes reserved by the upload bodies being received (buffers at their declared size).",
+    );
+    let _ = writeln!(o, "tickwise_upload_bytes_in_flight {}", budget.in_use());
+    family(
+        &mut o,
+        "tickwise_upload_bytes_budget",
+        "gauge",
+        "Bytes all upload bodies in flight may hold together; uploads past it get 503.",
+    );
+    let _ = writeln!(o, "tickwise_upload_bytes_budget {}", budget.limit());
     family(
         &mut o,
         "tickwise_batches_total",
@@ -194,7 +212,7 @@ mod tests {
         q.latency_counts[0] = 2; // <= 5 ms
         q.latency_counts[3] = 1; // <= 50 ms
         q.latency_counts[LATENCY_BUCKETS_MS.len()] = 1; // above 300 s
-        let text = render(&q, &HttpStats::default(), "memory");
+        let text = render(&q, &HttpStats::default(), &ByteBudget::new(1), "memory");
         assert!(
             text.contains("tickwise_verdict_latency_seconds_bucket{le=\"0.005\"} 2\n"),
             "{text}"

@@ -50,16 +50,24 @@ pub struct RedisConfig {
     pub prefix: String,
     /// The most jobs waiting or running; more uploads get `429`.
     pub capacity: u64,
+    /// The most replay bytes waiting or running; more uploads get `429`.
+    pub max_queued_bytes: u64,
+    /// Work units one client (source address) may have waiting or running
+    /// (a client with nothing queued may always queue one job).
+    pub max_client_work: u64,
 }
 
 impl RedisConfig {
-    /// Defaults for `url`: prefix `tickwise`, capacity 10 000.
+    /// Defaults for `url`: prefix `tickwise`, capacity 10 000, 256 MiB of
+    /// queued replays, the memory engine's per-client work bound.
     #[must_use]
     pub fn new(url: impl Into<String>) -> RedisConfig {
         RedisConfig {
             url: url.into(),
             prefix: String::from("tickwise"),
             capacity: 10_000,
+            max_queued_bytes: 256 * 1024 * 1024,
+            max_client_work: super::memory::DEFAULT_MAX_CLIENT_WORK,
         }
     }
 }
@@ -76,16 +84,21 @@ pub struct WorkerConfig {
     pub block: Duration,
     /// A name for this process's consumers (unique per process).
     pub name: String,
+    /// On shutdown, how long the jobs in hand may run on before they are
+    /// left (unacknowledged) for other workers.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for WorkerConfig {
-    /// One job per core, 5 s claim timeout, 1 s blocking reads.
+    /// One job per core, 5 s claim timeout, 1 s blocking reads, 5 s of
+    /// shutdown grace.
     fn default() -> WorkerConfig {
         WorkerConfig {
             jobs: std::thread::available_parallelism().map_or(1, usize::from),
             claim_idle: Duration::from_secs(5),
             block: Duration::from_secs(1),
             name: format!("worker-{}-{}", std::process::id(), unix_ms()),
+            shutdown_grace: Duration::from_secs(5),
         }
     }
 }
@@ -97,6 +110,8 @@ struct Keys {
     dead: String,
     stats: String,
     verdicts: String,
+    /// Bytes of the replays waiting or running (a counter).
+    bytes: String,
     prefix: String,
 }
 
@@ -108,6 +123,7 @@ impl Keys {
             dead: format!("{prefix}:dead"),
             stats: format!("{prefix}:stats"),
             verdicts: format!("{prefix}:verdicts"),
+            bytes: format!("{prefix}:bytes"),
             prefix: prefix.to_string(),
         }
     }
@@ -116,6 +132,13 @@ impl Keys {
     }
     fn result(&self, id: &str) -> String {
         format!("{}:result:{id}", self.prefix)
+    }
+    /// Work units a client has waiting or running (a counter).
+    fn client(&self, source: Option<std::net::IpAddr>) -> String {
+        match source {
+            Some(ip) => format!("{}:client:{ip}", self.prefix),
+            None => format!("{}:client:-", self.prefix),
+        }
     }
 }
 
@@ -209,6 +232,8 @@ async fn ensure_group(con: &mut ConnectionManager, keys: &Keys) -> Result<(), Qu
     }
 }
 
+/// One upload. KEYS: result, job, stream, bytes counter, client counter.
+/// ARGV: capacity, id, meta, bytes, byte limit, work, client work bound.
 const SUBMIT: &str = r"
 local r = redis.call('GET', KEYS[1])
 if r then return {'done', r} end
@@ -216,7 +241,14 @@ local s = redis.call('HGET', KEYS[2], 'status')
 if s then return {'dup', s, redis.call('HGET', KEYS[2], 'attempts') or '0'} end
 local depth = redis.call('XLEN', KEYS[3])
 if depth >= tonumber(ARGV[1]) then return {'full', tostring(depth)} end
-redis.call('HSET', KEYS[2], 'status', 'queued', 'attempts', '0')
+local size = string.len(ARGV[4])
+local held = tonumber(redis.call('GET', KEYS[4]) or '0')
+if held > 0 and held + size > tonumber(ARGV[5]) then return {'bytes', tostring(held)} end
+local work = tonumber(redis.call('GET', KEYS[5]) or '0')
+if work > 0 and work + tonumber(ARGV[6]) > tonumber(ARGV[7]) then return {'client', tostring(work)} end
+redis.call('HSET', KEYS[2], 'status', 'queued', 'attempts', '0', 'size', size, 'work', ARGV[6], 'client', KEYS[5])
+redis.call('INCRBY', KEYS[4], size)
+redis.call('INCRBY', KEYS[5], ARGV[6])
 redis.call('XADD', KEYS[3], '*', 'id', ARGV[2], 'meta', ARGV[3], 'bytes', ARGV[4])
 return {'queued'}
 ";
@@ -229,34 +261,46 @@ if s then return {'open', s, redis.call('HGET', KEYS[2], 'attempts') or '0'} end
 return {'none'}
 ";
 
-/// Many uploads in one round trip, all or nothing. KEYS: stream, then
-/// result and job key per upload. ARGV: capacity, meta JSON, then id and
-/// bytes per upload. Answers one entry per upload, like `SUBMIT`, or
-/// `{'full', depth}` when the new jobs do not all fit.
+/// Many uploads in one round trip, all or nothing. KEYS: stream, bytes
+/// counter, client counter, then result and job key per upload. ARGV:
+/// capacity, meta JSON, byte limit, client work bound, then id, bytes and
+/// work per upload. Answers one entry per upload, like `SUBMIT`, or
+/// `{'full', depth}` / `{'bytes', held}` / `{'client', work}` when the new
+/// jobs do not all fit.
 const SUBMIT_MANY: &str = r"
-local n = (#KEYS - 1) / 2
+local n = (#KEYS - 3) / 2
 local out = {}
-local fresh = 0
+local fresh, size, work = 0, 0, 0
 for i = 1, n do
-  local r = redis.call('GET', KEYS[2 * i])
+  local r = redis.call('GET', KEYS[2 * i + 2])
   if r then
     out[i] = {'done', r}
   else
-    local s = redis.call('HGET', KEYS[2 * i + 1], 'status')
+    local s = redis.call('HGET', KEYS[2 * i + 3], 'status')
     if s then
-      out[i] = {'dup', s, redis.call('HGET', KEYS[2 * i + 1], 'attempts') or '0'}
+      out[i] = {'dup', s, redis.call('HGET', KEYS[2 * i + 3], 'attempts') or '0'}
     else
       out[i] = false
       fresh = fresh + 1
+      size = size + string.len(ARGV[3 * i + 3])
+      work = work + tonumber(ARGV[3 * i + 4])
     end
   end
 end
+if fresh == 0 then return out end
 local depth = redis.call('XLEN', KEYS[1])
-if fresh > 0 and depth + fresh > tonumber(ARGV[1]) then return {{'full', tostring(depth)}} end
+if depth + fresh > tonumber(ARGV[1]) then return {{'full', tostring(depth)}} end
+local held = tonumber(redis.call('GET', KEYS[2]) or '0')
+if held > 0 and held + size > tonumber(ARGV[3]) then return {{'bytes', tostring(held)}} end
+local had = tonumber(redis.call('GET', KEYS[3]) or '0')
+if (had > 0 or fresh > 1) and had + work > tonumber(ARGV[4]) then return {{'client', tostring(had), tostring(work)}} end
 for i = 1, n do
   if not out[i] then
-    redis.call('HSET', KEYS[2 * i + 1], 'status', 'queued', 'attempts', '0')
-    redis.call('XADD', KEYS[1], '*', 'id', ARGV[2 * i + 1], 'meta', ARGV[2], 'bytes', ARGV[2 * i + 2])
+    local len = string.len(ARGV[3 * i + 3])
+    redis.call('HSET', KEYS[2 * i + 3], 'status', 'queued', 'attempts', '0', 'size', len, 'work', ARGV[3 * i + 4], 'client', KEYS[3])
+    redis.call('INCRBY', KEYS[2], len)
+    redis.call('INCRBY', KEYS[3], ARGV[3 * i + 4])
+    redis.call('XADD', KEYS[1], '*', 'id', ARGV[3 * i + 2], 'meta', ARGV[2], 'bytes', ARGV[3 * i + 3])
     out[i] = {'queued'}
   end
 end
@@ -283,17 +327,19 @@ return out
 ";
 
 /// Stores verdicts, one or many per round trip. KEYS: stream, stats, then
-/// result and job key per verdict. ARGV: group, notification channel, then
-/// per verdict: record JSON, entry id (empty for a verdict reached at
-/// upload), outcome field, ticks, nanos, latency bucket field, latency ms.
-/// Per verdict, atomically: `SET NX` (first verdict wins), the counters,
-/// `DEL` of the job hash, `XACK` + `XDEL`; then one `PUBLISH` for the whole
-/// call, which wakes the front ends' waiting requests. Answers how many
-/// verdicts were new.
+/// result and job key per verdict. ARGV: group, notification channel,
+/// bytes counter, then per verdict: record JSON, entry id (empty for a
+/// verdict reached at upload), outcome field, ticks, nanos, latency bucket
+/// field, latency ms. Per verdict, atomically: `SET NX` (first verdict
+/// wins), the counters, the job's bytes and work given back (read from its
+/// hash, so a duplicate delivery gives nothing back twice), `DEL` of the
+/// job hash, `XACK` + `XDEL`; then one `PUBLISH` for the whole call, which
+/// wakes the front ends' waiting requests. Answers how many verdicts were
+/// new.
 const FINISH: &str = r"
 local stored = 0
 for i = 1, (#KEYS - 2) / 2 do
-  local a = 2 + (i - 1) * 7
+  local a = 3 + (i - 1) * 7
   local set = redis.call('SET', KEYS[2 * i + 1], ARGV[a + 1], 'NX')
   if set then
     stored = stored + 1
@@ -304,6 +350,13 @@ for i = 1, (#KEYS - 2) / 2 do
     redis.call('HINCRBY', KEYS[2], 'latency_sum_ms', ARGV[a + 7])
   else
     redis.call('HINCRBY', KEYS[2], 'duplicate_verdicts', 1)
+  end
+  local job = redis.call('HMGET', KEYS[2 * i + 2], 'size', 'work', 'client')
+  if job[1] then
+    if redis.call('DECRBY', ARGV[3], job[1]) <= 0 then redis.call('DEL', ARGV[3]) end
+  end
+  if job[2] and job[3] then
+    if redis.call('DECRBY', job[3], job[2]) <= 0 then redis.call('DEL', job[3]) end
   end
   redis.call('DEL', KEYS[2 * i + 2])
   if ARGV[a + 2] ~= '' then
@@ -337,7 +390,8 @@ fn finish_call<'s>(
     call.key(&keys.stream)
         .key(&keys.stats)
         .arg(&keys.group)
-        .arg(&keys.verdicts);
+        .arg(&keys.verdicts)
+        .arg(&keys.bytes);
     for v in verdicts {
         call.key(keys.result(v.id))
             .key(keys.job(v.id))
@@ -436,6 +490,8 @@ pub struct RedisQueue {
     con: ConnectionManager,
     keys: Arc<Keys>,
     capacity: u64,
+    max_bytes: u64,
+    max_client_work: u64,
     submit: Arc<Script>,
     status: Arc<Script>,
     finish: Arc<Script>,
@@ -475,6 +531,8 @@ impl RedisQueue {
             con,
             keys: Arc::new(keys),
             capacity: config.capacity.max(1),
+            max_bytes: config.max_queued_bytes,
+            max_client_work: config.max_client_work,
             submit: Arc::new(Script::new(SUBMIT)),
             status: Arc::new(Script::new(STATUS)),
             finish: Arc::new(Script::new(FINISH)),
@@ -485,41 +543,72 @@ impl RedisQueue {
     }
 }
 
+impl RedisQueue {
+    /// The refusal a submit script answered (`full`, `bytes`, `client`),
+    /// if any; `work` is the job's (a batch's row carries its own).
+    fn refusal(&self, parts: &[String], work: u64) -> Option<QueueError> {
+        let num = |i: usize| parts.get(i).and_then(|d| d.parse().ok()).unwrap_or(0);
+        Some(match parts.first().map(String::as_str)? {
+            "full" => QueueError::Full {
+                depth: num(1),
+                capacity: self.capacity,
+                retry_after: Duration::from_secs(2),
+            },
+            "bytes" => QueueError::BytesFull {
+                bytes: num(1),
+                limit: self.max_bytes,
+                retry_after: Duration::from_secs(2),
+            },
+            "client" => QueueError::ClientBusy {
+                work: num(1),
+                job: if parts.len() > 2 { num(2) } else { work },
+                limit: self.max_client_work,
+                retry_after: Duration::from_secs(5),
+            },
+            _ => return None,
+        })
+    }
+}
+
 impl Queue for RedisQueue {
     async fn submit(
         &self,
         id: JobId,
         bytes: Bytes,
+        work: u64,
         meta: JobMeta,
     ) -> Result<Submitted, QueueError> {
         let ids = id.to_string();
         let meta_json = serde_json::to_string(&meta).unwrap_or_else(|_| "{}".into());
         let (result_key, job_key) = (self.keys.result(&ids), self.keys.job(&ids));
+        let client_key = self.keys.client(meta.source);
         let (script, keys, capacity) = (&*self.submit, &*self.keys, self.capacity);
+        let (max_bytes, max_work) = (self.max_bytes, self.max_client_work);
         let reply: Value = retry(&self.con, |mut con| {
             let (result_key, job_key, ids, meta_json) = (&result_key, &job_key, &ids, &meta_json);
-            let bytes = &bytes;
+            let (bytes, client_key) = (&bytes, &client_key);
             async move {
                 script
                     .key(result_key)
                     .key(job_key)
                     .key(&keys.stream)
+                    .key(&keys.bytes)
+                    .key(client_key)
                     .arg(capacity)
                     .arg(ids)
                     .arg(meta_json)
                     .arg(bytes.as_ref())
+                    .arg(max_bytes)
+                    .arg(work)
+                    .arg(max_work)
                     .invoke_async(&mut con)
                     .await
             }
         })
         .await?;
         let parts: Vec<String> = items(&reply).iter().filter_map(text).collect();
-        if parts.first().map(String::as_str) == Some("full") {
-            return Err(QueueError::Full {
-                depth: parts.get(1).and_then(|d| d.parse().ok()).unwrap_or(0),
-                capacity: self.capacity,
-                retry_after: Duration::from_secs(2),
-            });
+        if let Some(e) = self.refusal(&parts, work) {
+            return Err(e);
         }
         parse_submitted(id, &parts).unwrap_or_else(|| {
             Err(QueueError::Backend {
@@ -552,41 +641,42 @@ impl Queue for RedisQueue {
 
     async fn submit_many(
         &self,
-        jobs: Vec<(JobId, Bytes)>,
+        jobs: Vec<(JobId, Bytes, u64)>,
         meta: JobMeta,
     ) -> Result<Vec<Submitted>, QueueError> {
         if jobs.is_empty() {
             return Ok(Vec::new());
         }
         let meta_json = serde_json::to_string(&meta).unwrap_or_else(|_| "{}".into());
-        let ids: Vec<String> = jobs.iter().map(|(id, _)| id.to_string()).collect();
+        let ids: Vec<String> = jobs.iter().map(|(id, _, _)| id.to_string()).collect();
         let mut call = self.submit_many.prepare_invoke();
         call.key(&self.keys.stream)
+            .key(&self.keys.bytes)
+            .key(self.keys.client(meta.source))
             .arg(self.capacity)
-            .arg(&meta_json);
-        for ((_, bytes), ids) in jobs.iter().zip(&ids) {
+            .arg(&meta_json)
+            .arg(self.max_bytes)
+            .arg(self.max_client_work);
+        for ((_, bytes, work), ids) in jobs.iter().zip(&ids) {
             call.key(self.keys.result(ids))
                 .key(self.keys.job(ids))
                 .arg(ids)
-                .arg(bytes.as_ref());
+                .arg(bytes.as_ref())
+                .arg(*work);
         }
         let reply: Value = invoke(&self.con, &call).await?;
         let rows = items(&reply);
         if let Some(parts) = rows
             .first()
             .map(|r| items(r).iter().filter_map(text).collect::<Vec<_>>())
-            && parts.first().map(String::as_str) == Some("full")
+            && let Some(e) = self.refusal(&parts, 0)
         {
-            return Err(QueueError::Full {
-                depth: parts.get(1).and_then(|d| d.parse().ok()).unwrap_or(0),
-                capacity: self.capacity,
-                retry_after: Duration::from_secs(2),
-            });
+            return Err(e);
         }
         expect_rows(rows, jobs.len(), "the batch submit", "jobs")?;
         jobs.iter()
             .zip(rows)
-            .map(|((id, _), row)| {
+            .map(|((id, _, _), row)| {
                 let parts: Vec<String> = items(row).iter().filter_map(text).collect();
                 parse_submitted(*id, &parts).unwrap_or_else(|| {
                     Err(QueueError::Backend {
