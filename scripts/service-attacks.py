@@ -56,11 +56,11 @@ def request(port, raw, timeout=10.0, source="127.0.0.1"):
     t = time.monotonic()
     s = socket.socket()
     s.settimeout(timeout)
+    data = b""
     try:
         s.bind((source, 0))
         s.connect(("127.0.0.1", port))
         s.sendall(raw)
-        data = b""
         while True:
             chunk = s.recv(65536)
             if not chunk:
@@ -100,7 +100,11 @@ def attack_memory():
     """32 connections each send 60 MiB of a declared 64 MiB batch and withhold the rest."""
     p, port = start(["verifyd", "--jobs", "2"])
     socks, answered = [], 0
-    chunk = b"\0" * (1 << 20)
+    # Four frames of 16 MiB - 4 bytes each (64 MiB in all), of which the
+    # first 60 MiB are sent.
+    frame = (16 * 2**20 - 4).to_bytes(4, "big") + b"\0" * (16 * 2**20 - 4)
+    body = (frame * 4)[: 60 * 2**20]
+    chunks = [body[i:i + 2**20] for i in range(0, len(body), 2**20)]
     head = (b"POST /v1/batches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-tickwise-batch\r\n"
             b"Content-Length: 67108864\r\n\r\n")
     for _ in range(32):
@@ -109,7 +113,7 @@ def attack_memory():
         s.sendall(head)
         s.settimeout(0.05)
         try:
-            for _ in range(60):
+            for chunk in chunks:
                 s.sendall(chunk)
         except OSError:
             pass
@@ -127,22 +131,15 @@ def attack_memory():
     after = rss(p.pid)
     p.kill()
     print(f"memory: 32 withheld 64 MiB batches: peak RSS {peak / 1e6:.0f} MB, "
-          f"{after / 1e6:.0f} MB 3 s after they closed; {answered} answered at once (503)")
+          f"{after / 1e6:.0f} MB 3 s after they closed; {answered} answered before the end of their body")
 
 
 def attack_cpu():
     """Two forged idle-tick horde uploads, then an honest 36 000-tick island replay with ?wait=10."""
-    forged = open(FORGED, "rb").read()
     p, port = start(["verifyd", "--jobs", "2"])
-    codes = []
-    for i in range(2):
-        # Two distinct forgeries (one byte of the config-free tail differs
-        # in the source address only): the same bytes twice would be one job.
-        codes.append(post(port, "/v1/replays", forged if i == 0 else forged, 10)[0])
-        if i == 0:
-            other = FORGED + ".2"
-            if os.path.exists(other):
-                forged = open(other, "rb").read()
+    # Two forgeries (FORGED and FORGED.2, e.g. 3 500 000 and 3 499 999
+    # ticks): the same bytes twice would be one job.
+    codes = [post(port, "/v1/replays", open(path, "rb").read(), 10)[0] for path in (FORGED, FORGED + ".2")]
     time.sleep(1)
     honest = record(36000, 7, tempfile.mktemp(suffix=".twr"))
     status, took, body = post(port, "/v1/replays?wait=10", honest, 15)
@@ -154,9 +151,9 @@ def attack_cpu():
 
 
 def attack_bytes():
-    """100 uploads of about 16 MiB, valid header, one byte of the body flipped."""
+    """100 uploads of a 10^7-tick island replay (the tick limit, about 9 MiB), one byte of the body flipped."""
     path = tempfile.mktemp(suffix=".twr")
-    good = record(7_000_000, 3, path)
+    good = record(10_000_000, 3, path)
     p, port = start(["verifyd", "--jobs", "2"])
     before = rss(p.pid)
     codes = {}

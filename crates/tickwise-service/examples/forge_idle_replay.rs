@@ -24,11 +24,17 @@ fn main() {
     let idle = replay.inputs().next().cloned().expect("an input");
     let mut parts = replay.into_parts();
     let fields = parts.field_names.len();
-    parts.set_inputs(std::iter::repeat_n(idle, usize::try_from(ticks).expect("fits")));
+    parts.set_inputs(std::iter::repeat_n(
+        idle,
+        usize::try_from(ticks).expect("fits"),
+    ));
     parts.header.checkpoint_every = ticks;
     parts.checkpoint_checksums = vec![0];
     parts.checkpoint_fields = vec![0; fields];
     let bytes = Replay::from_parts(parts).expect("forge").to_bytes();
     std::fs::write(&out, &bytes).expect("write");
-    println!("{out}: {} bytes declaring {ticks} idle horde ticks", bytes.len());
+    println!(
+        "{out}: {} bytes declaring {ticks} idle horde ticks",
+        bytes.len()
+    );
 }

@@ -6,8 +6,11 @@
 //!
 //! * [`http`]: the API (`POST /v1/replays`, `POST /v1/batches`,
 //!   `GET /v1/replays/{id}`, `GET /v1/replays?ids=`, `/healthz`,
-//!   `/metrics`) on axum + hyper + tokio, with connection caps,
-//!   head/body/request deadlines and upload limits.
+//!   `/metrics`) on axum + hyper + tokio: its limits and the byte budget
+//!   of bodies in flight ([`budget`]), handlers, long polling; the batch
+//!   codec is [`batch`], shared with the load generator.
+//! * [`conn`]: the connection layer shared with `serve`: caps per source
+//!   and in all, shedding of stale connections, deadlines, shutdown.
 //! * [`queue`]: one [`Queue`](queue::Queue) interface, two engines: the
 //!   embedded [`MemoryQueue`](queue::MemoryQueue) (one process, threads on
 //!   every core) and [`RedisQueue`](queue::RedisQueue) +
@@ -36,6 +39,7 @@ use tickwise::ReplayLimits;
 use tickwise_catalog::Catalog;
 use tokio::net::{TcpListener, TcpSocket};
 
+pub mod batch;
 pub mod budget;
 pub mod conn;
 pub mod error;

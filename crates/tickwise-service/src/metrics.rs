@@ -4,11 +4,38 @@
 //! metrics library, and the format is plain text.
 
 use std::fmt::Write as _;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::budget::ByteBudget;
-use crate::http::HttpStats;
 use crate::queue::{LATENCY_BUCKETS_MS, QueueStats};
+
+/// Counters of the HTTP layer for `/metrics`.
+/// Counters of the HTTP layer for `/metrics`.
+#[derive(Debug, Default)]
+pub struct HttpStats {
+    /// Uploads accepted into the queue (new jobs).
+    pub accepted: AtomicU64,
+    /// Uploads of bytes already queued, running or verified.
+    pub duplicates: AtomicU64,
+    /// Uploads refused as too large (`413`).
+    pub too_large: AtomicU64,
+    /// Uploads refused because the queue was full (`429`).
+    pub queue_full: AtomicU64,
+    /// Uploads whose body did not arrive in time (`408`).
+    pub body_timeouts: AtomicU64,
+    /// Uploads given an `invalid` verdict without a worker.
+    pub rejected_early: AtomicU64,
+    /// Requests that failed on a queue backend error (`503`).
+    pub backend_errors: AtomicU64,
+    /// Batch uploads taken in (their replays count above, one by one).
+    pub batches: AtomicU64,
+    /// Uploads refused because the bodies in flight held the whole byte
+    /// budget (`503`).
+    pub busy: AtomicU64,
+    /// Uploads refused because their client had its bound of work waiting
+    /// or running (`429`).
+    pub client_busy: AtomicU64,
+}
 
 fn family(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}");
