@@ -473,3 +473,67 @@ fn the_redis_queue_counts_bytes_and_each_clients_work() {
         "{body}"
     );
 }
+
+/// Issue 20, finding 2 with Redis: large jobs go to a stream of their own,
+/// which each worker reads with its own loops, so two large jobs running
+/// do not keep a small one from its verdict within 2 s (with one stream,
+/// the small one waited 3.9 s here).
+#[test]
+fn large_jobs_through_redis_do_not_delay_a_small_one() {
+    let redis = Redis::start();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+    let config = VerifydConfig {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        queue: QueueChoice::Redis(RedisConfig {
+            prefix: "t10".into(),
+            // A moody tick is one work unit: 12-tick jobs are large.
+            small_job_work: 10,
+            ..RedisConfig::new(redis.url())
+        }),
+        api: ApiLimits::default(),
+        conn: ConnLimits::default(),
+        replay: ReplayLimits::DEFAULT,
+    };
+    let _front = {
+        let thread = std::thread::spawn(move || {
+            tickwise_service::block_on(tickwise_service::verifyd(
+                Arc::new(moody_catalog()),
+                config,
+                move |a| addr_tx.send(a).unwrap(),
+                async move {
+                    let _ = rx.await;
+                },
+            ))
+            .unwrap()
+            .unwrap();
+        });
+        Running {
+            stop: Some(tx),
+            thread: Some(thread),
+        }
+    };
+    let addr: SocketAddr = addr_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    // Two loops per lane.
+    let _w = worker(moody_catalog(), &redis, "t10", 2, 5_000);
+    for i in 0..2 {
+        let large = moody(&[400, 400, 400, 400, 400, 400, 400, 400, 400, 400, 400, i]);
+        assert_eq!(http(addr, "POST", "/v1/replays", &large).0, 202);
+    }
+    assert_eq!(redis.cli(&["XLEN", "t10:jobs:large"]).trim(), "2");
+    std::thread::sleep(Duration::from_millis(500));
+    let (_, health) = http(addr, "GET", "/healthz", b"");
+    assert_eq!(field(&health, "running").as_deref(), Some("2"), "{health}");
+    let t = std::time::Instant::now();
+    let (code, body) = http(addr, "POST", "/v1/replays?wait=10", &moody(&[0, 0, 5]));
+    let took = t.elapsed();
+    assert_eq!(
+        (code, field(&body, "status").as_deref()),
+        (200, Some("ok")),
+        "{body}"
+    );
+    assert!(
+        took < Duration::from_secs(2),
+        "the small job's verdict took {took:?}"
+    );
+}

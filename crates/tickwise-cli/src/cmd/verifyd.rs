@@ -72,7 +72,8 @@ pub struct Args {
     #[arg(long, value_name = "UNITS", default_value_t = tickwise_service::queue::memory::DEFAULT_MAX_CLIENT_WORK)]
     pub max_client_work: u64,
     /// Jobs estimated at up to this many work units are small: they have
-    /// a lane and a verification thread of their own (embedded queue).
+    /// a lane of their own (embedded queue: and a verification thread;
+    /// Redis: a stream, which every worker reads with loops of its own).
     #[arg(long, value_name = "UNITS", default_value_t = tickwise_service::queue::memory::DEFAULT_SMALL_JOB_WORK)]
     pub small_job_work: u64,
     /// On SIGTERM, how long running jobs may finish before the process
@@ -121,6 +122,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             capacity: args.capacity,
             max_queued_bytes: args.max_queued_bytes,
             max_client_work: args.max_client_work,
+            small_job_work: args.small_job_work,
         })
     } else {
         return Err(Failure::usage(anyhow::anyhow!(

@@ -78,8 +78,9 @@ fn read_entries(reply: &Value) -> Vec<Entry> {
         .collect()
 }
 
-/// A `tickwise worker` process: `jobs` loops, each reading one job at a
-/// time and verifying it on the blocking thread pool.
+/// A `tickwise worker` process: `jobs` loops on the small jobs' stream and
+/// `jobs` on the large jobs', each reading jobs and verifying them in turn
+/// on the blocking thread pool.
 #[derive(Debug)]
 pub struct RedisWorker {
     redis: RedisConfig,
@@ -111,22 +112,28 @@ impl RedisWorker {
         let mut shared = connect(&self.redis.url, response).await?;
         ensure_group(&mut shared, &keys).await?;
         let mut tasks = tokio::task::JoinSet::new();
-        for n in 0..self.config.jobs.max(1) {
-            let reader = connect(&self.redis.url, response).await?;
-            let ctx = Loop {
-                keys: Arc::clone(&keys),
-                consumer: format!("{}-{n}", self.config.name),
-                reader,
-                shared: shared.clone(),
-                config: self.config.clone(),
-                verifier: self.verifier.clone(),
-                stop: Arc::clone(&stop),
-                finish: Script::new(FINISH),
-                refresh: Arc::new(Script::new(REFRESH)),
-                dead: Script::new(DEAD),
-                per_job_nanos: 0,
-            };
-            tasks.spawn(ctx.run());
+        // `jobs` loops on each lane: a small job never waits behind a
+        // large one in this process (the large ones take at most `jobs`
+        // cores; small ones, short by definition, share them meanwhile).
+        for (lane, stream) in [("small", &keys.stream), ("large", &keys.large)] {
+            for n in 0..self.config.jobs.max(1) {
+                let reader = connect(&self.redis.url, response).await?;
+                let ctx = Loop {
+                    keys: Arc::clone(&keys),
+                    stream: stream.clone(),
+                    consumer: format!("{}-{lane}-{n}", self.config.name),
+                    reader,
+                    shared: shared.clone(),
+                    config: self.config.clone(),
+                    verifier: self.verifier.clone(),
+                    stop: Arc::clone(&stop),
+                    finish: Script::new(FINISH),
+                    refresh: Arc::new(Script::new(REFRESH)),
+                    dead: Script::new(DEAD),
+                    per_job_nanos: 0,
+                };
+                tasks.spawn(ctx.run());
+            }
         }
         while tasks.join_next().await.is_some() {}
         Ok(())
@@ -135,6 +142,8 @@ impl RedisWorker {
 
 struct Loop {
     keys: Arc<Keys>,
+    /// The stream this loop reads: the small jobs' or the large jobs'.
+    stream: String,
     consumer: String,
     reader: ConnectionManager,
     shared: ConnectionManager,
@@ -211,7 +220,7 @@ impl Loop {
     async fn next_entries(&mut self, next_claim: &mut Instant) -> Result<Taken, QueueError> {
         if Instant::now() >= *next_claim {
             let reply: Value = redis::cmd("XAUTOCLAIM")
-                .arg(&self.keys.stream)
+                .arg(&self.stream)
                 .arg(&self.keys.group)
                 .arg(&self.consumer)
                 .arg(u64::try_from(self.config.claim_idle.as_millis()).unwrap_or(u64::MAX))
@@ -240,7 +249,7 @@ impl Loop {
             .arg("BLOCK")
             .arg(u64::try_from(self.config.block.as_millis()).unwrap_or(1000))
             .arg("STREAMS")
-            .arg(&self.keys.stream)
+            .arg(&self.stream)
             .arg(">")
             .query_async(&mut self.reader)
             .await
@@ -255,7 +264,7 @@ impl Loop {
 
     async fn deliveries(&mut self, entry_id: &str) -> Result<u32, QueueError> {
         let reply: Value = redis::cmd("XPENDING")
-            .arg(&self.keys.stream)
+            .arg(&self.stream)
             .arg(&self.keys.group)
             .arg(entry_id)
             .arg(entry_id)
@@ -287,12 +296,12 @@ impl Loop {
                 // Not one of ours (or mangled): acknowledge and drop it.
                 piped = true;
                 pipe.cmd("XACK")
-                    .arg(&self.keys.stream)
+                    .arg(&self.stream)
                     .arg(&self.keys.group)
                     .arg(&entry.entry_id)
                     .ignore()
                     .cmd("XDEL")
-                    .arg(&self.keys.stream)
+                    .arg(&self.stream)
                     .arg(&entry.entry_id)
                     .ignore();
                 continue;
@@ -348,7 +357,7 @@ impl Loop {
             let mut con = self.shared.clone();
             let script = Arc::clone(&self.refresh);
             let (stream, group, consumer) = (
-                self.keys.stream.clone(),
+                self.stream.clone(),
                 self.keys.group.clone(),
                 self.consumer.clone(),
             );
@@ -433,7 +442,7 @@ impl Loop {
             }
         }
         if !verdicts.is_empty() {
-            let call = finish_call(&self.finish, &self.keys, &verdicts);
+            let call = finish_call(&self.finish, &self.keys, &self.stream, &verdicts);
             let _: i64 = call
                 .invoke_async(&mut self.shared)
                 .await
@@ -508,7 +517,7 @@ impl Loop {
             bucket: format!("latency_{}", QueueStats::bucket(latency)),
             latency_ms: latency,
         }];
-        let _: i64 = finish_call(&self.finish, &self.keys, &verdicts)
+        let _: i64 = finish_call(&self.finish, &self.keys, &self.stream, &verdicts)
             .invoke_async(&mut self.shared)
             .await
             .map_err(|e| backend(&e))?;

@@ -62,11 +62,16 @@ pub struct RedisConfig {
     /// Work units one client (source address) may have waiting or running
     /// (a client with nothing queued may always queue one job).
     pub max_client_work: u64,
+    /// Jobs estimated at up to this many work units go to the small-job
+    /// stream, larger ones to the large-job stream; each worker process
+    /// reads each with loops of its own.
+    pub small_job_work: u64,
 }
 
 impl RedisConfig {
     /// Defaults for `url`: prefix `tickwise`, capacity 10 000, 256 MiB of
-    /// queued replays, the memory engine's per-client work bound.
+    /// queued replays, the memory engine's per-client work bound and
+    /// small-job limit.
     #[must_use]
     pub fn new(url: impl Into<String>) -> RedisConfig {
         RedisConfig {
@@ -75,6 +80,7 @@ impl RedisConfig {
             capacity: 10_000,
             max_queued_bytes: 256 * 1024 * 1024,
             max_client_work: super::memory::DEFAULT_MAX_CLIENT_WORK,
+            small_job_work: super::memory::DEFAULT_SMALL_JOB_WORK,
         }
     }
 }
@@ -113,6 +119,8 @@ impl Default for WorkerConfig {
 #[derive(Clone, Debug)]
 pub(super) struct Keys {
     pub(super) stream: String,
+    /// The large jobs' stream (same group name).
+    pub(super) large: String,
     pub(super) group: String,
     pub(super) dead: String,
     pub(super) stats: String,
@@ -126,6 +134,7 @@ impl Keys {
     pub(super) fn new(prefix: &str) -> Keys {
         Keys {
             stream: format!("{prefix}:jobs"),
+            large: format!("{prefix}:jobs:large"),
             group: format!("{prefix}:workers"),
             dead: format!("{prefix}:dead"),
             stats: format!("{prefix}:stats"),
@@ -235,31 +244,35 @@ pub(super) async fn ensure_group(
     con: &mut ConnectionManager,
     keys: &Keys,
 ) -> Result<(), QueueError> {
-    let r: redis::RedisResult<Value> = redis::cmd("XGROUP")
-        .arg("CREATE")
-        .arg(&keys.stream)
-        .arg(&keys.group)
-        .arg("0")
-        .arg("MKSTREAM")
-        .query_async(con)
-        .await;
-    match r {
-        Ok(_) => Ok(()),
-        Err(e) if e.to_string().contains("BUSYGROUP") => Ok(()),
-        Err(e) => Err(backend(&e)),
+    for stream in [&keys.stream, &keys.large] {
+        let r: redis::RedisResult<Value> = redis::cmd("XGROUP")
+            .arg("CREATE")
+            .arg(stream)
+            .arg(&keys.group)
+            .arg("0")
+            .arg("MKSTREAM")
+            .query_async(con)
+            .await;
+        match r {
+            Ok(_) => {}
+            Err(e) if e.to_string().contains("BUSYGROUP") => {}
+            Err(e) => return Err(backend(&e)),
+        }
     }
+    Ok(())
 }
 
-/// One upload. KEYS: result, job, stream, bytes counter, client counter.
-/// ARGV: capacity, id, meta, bytes, byte limit, work, client work bound.
+/// One upload. KEYS: result, job, small-job stream, bytes counter, client
+/// counter, large-job stream. ARGV: capacity, id, meta, bytes, byte limit,
+/// work, client work bound, small-job work limit (which stream it joins).
 pub(super) const SUBMIT: &str = include_str!("scripts/submit.lua");
 
 pub(super) const STATUS: &str = include_str!("scripts/status.lua");
 
-/// Many uploads in one round trip, all or nothing. KEYS: stream, bytes
-/// counter, client counter, then result and job key per upload. ARGV:
-/// capacity, meta JSON, byte limit, client work bound, then id, bytes and
-/// work per upload. Answers one entry per upload, like `SUBMIT`, or
+/// Many uploads in one round trip, all or nothing. KEYS: small-job
+/// stream, bytes counter, client counter, large-job stream, then result and
+/// job key per upload. ARGV: capacity, meta JSON, byte limit, client work
+/// bound, small-job work limit, then id, bytes and work per upload. Answers one entry per upload, like `SUBMIT`, or
 /// `{'full', depth}` / `{'bytes', held}` / `{'client', work}` when the new
 /// jobs do not all fit.
 pub(super) const SUBMIT_MANY: &str = include_str!("scripts/submit_many.lua");
@@ -295,10 +308,11 @@ pub(super) struct Verdict<'a> {
 pub(super) fn finish_call<'s>(
     script: &'s Script,
     keys: &Keys,
+    stream: &str,
     verdicts: &[Verdict<'_>],
 ) -> redis::ScriptInvocation<'s> {
     let mut call = script.prepare_invoke();
-    call.key(&keys.stream)
+    call.key(stream)
         .key(&keys.stats)
         .arg(&keys.group)
         .arg(&keys.verdicts)

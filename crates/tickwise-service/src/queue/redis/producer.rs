@@ -25,6 +25,7 @@ pub struct RedisQueue {
     capacity: u64,
     max_bytes: u64,
     max_client_work: u64,
+    small_job_work: u64,
     submit: Arc<Script>,
     status: Arc<Script>,
     finish: Arc<Script>,
@@ -66,6 +67,7 @@ impl RedisQueue {
             capacity: config.capacity.max(1),
             max_bytes: config.max_queued_bytes,
             max_client_work: config.max_client_work,
+            small_job_work: config.small_job_work,
             submit: Arc::new(Script::new(SUBMIT)),
             status: Arc::new(Script::new(STATUS)),
             finish: Arc::new(Script::new(FINISH)),
@@ -116,7 +118,8 @@ impl Queue for RedisQueue {
         let (result_key, job_key) = (self.keys.result(&ids), self.keys.job(&ids));
         let client_key = self.keys.client(meta.source);
         let (script, keys, capacity) = (&*self.submit, &*self.keys, self.capacity);
-        let (max_bytes, max_work) = (self.max_bytes, self.max_client_work);
+        let (max_bytes, max_work, small) =
+            (self.max_bytes, self.max_client_work, self.small_job_work);
         let reply: Value = retry(&self.con, |mut con| {
             let (result_key, job_key, ids, meta_json) = (&result_key, &job_key, &ids, &meta_json);
             let (bytes, client_key) = (&bytes, &client_key);
@@ -127,6 +130,7 @@ impl Queue for RedisQueue {
                     .key(&keys.stream)
                     .key(&keys.bytes)
                     .key(client_key)
+                    .key(&keys.large)
                     .arg(capacity)
                     .arg(ids)
                     .arg(meta_json)
@@ -134,6 +138,7 @@ impl Queue for RedisQueue {
                     .arg(max_bytes)
                     .arg(work)
                     .arg(max_work)
+                    .arg(small)
                     .invoke_async(&mut con)
                     .await
             }
@@ -161,7 +166,7 @@ impl Queue for RedisQueue {
             bucket: String::from("front_verdicts"),
             latency_ms: 0,
         }];
-        let call = finish_call(&self.finish, &self.keys, &verdicts);
+        let call = finish_call(&self.finish, &self.keys, &self.keys.stream, &verdicts);
         let stored: i64 = invoke(&self.con, &call).await?;
         if stored == 1 {
             return Ok(record);
@@ -186,10 +191,12 @@ impl Queue for RedisQueue {
         call.key(&self.keys.stream)
             .key(&self.keys.bytes)
             .key(self.keys.client(meta.source))
+            .key(&self.keys.large)
             .arg(self.capacity)
             .arg(&meta_json)
             .arg(self.max_bytes)
-            .arg(self.max_client_work);
+            .arg(self.max_client_work)
+            .arg(self.small_job_work);
         for ((_, bytes, work), ids) in jobs.iter().zip(&ids) {
             call.key(self.keys.result(ids))
                 .key(self.keys.job(ids))
@@ -270,27 +277,42 @@ impl Queue for RedisQueue {
 
     async fn stats(&self) -> Result<QueueStats, QueueError> {
         let keys = &*self.keys;
-        let (len, pending, stats): (u64, Value, Vec<(String, i64)>) =
-            retry(&self.con, |mut con| async move {
-                redis::pipe()
-                    .cmd("XLEN")
-                    .arg(&keys.stream)
-                    .cmd("XPENDING")
-                    .arg(&keys.stream)
-                    .arg(&keys.group)
-                    .cmd("HGETALL")
-                    .arg(&keys.stats)
-                    .query_async(&mut con)
-                    .await
-            })
-            .await?;
-        let running = items(&pending)
-            .first()
-            .and_then(|v| match v {
-                Value::Int(i) => u64::try_from(*i).ok(),
-                _ => None,
-            })
-            .unwrap_or(0);
+        // Both lanes: the small jobs' stream and the large jobs'.
+        let (len, pending, len_large, pending_large, stats): (
+            u64,
+            Value,
+            u64,
+            Value,
+            Vec<(String, i64)>,
+        ) = retry(&self.con, |mut con| async move {
+            redis::pipe()
+                .cmd("XLEN")
+                .arg(&keys.stream)
+                .cmd("XPENDING")
+                .arg(&keys.stream)
+                .arg(&keys.group)
+                .cmd("XLEN")
+                .arg(&keys.large)
+                .cmd("XPENDING")
+                .arg(&keys.large)
+                .arg(&keys.group)
+                .cmd("HGETALL")
+                .arg(&keys.stats)
+                .query_async(&mut con)
+                .await
+        })
+        .await?;
+        let count = |pending: &Value| {
+            items(pending)
+                .first()
+                .and_then(|v| match v {
+                    Value::Int(i) => u64::try_from(*i).ok(),
+                    _ => None,
+                })
+                .unwrap_or(0)
+        };
+        let running = count(&pending) + count(&pending_large);
+        let len = len + len_large;
         let mut out = QueueStats {
             queued: len.saturating_sub(running),
             running,
