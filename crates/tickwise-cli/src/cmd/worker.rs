@@ -18,7 +18,8 @@ pub struct Args {
     /// The Redis that `verifyd --queue` names: `redis://HOST:PORT`.
     #[arg(long, value_name = "URL")]
     pub redis: String,
-    /// Jobs verified at once (default: one per core).
+    /// Jobs verified at once in each lane, small and large (default: one
+    /// per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
     /// A job whose worker has been silent this long is taken over, in ms.
@@ -69,7 +70,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         ..RedisConfig::new(args.redis.clone())
     };
     println!(
-        "tickwise worker {} on {} ({} jobs at once)",
+        "tickwise worker {} on {} ({} jobs at once per lane: small and large)",
         config.name, redis.url, config.jobs
     );
     let _ = std::io::stdout().flush();
