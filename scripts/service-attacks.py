@@ -144,10 +144,14 @@ def attack_cpu():
     honest = record(36000, 7, tempfile.mktemp(suffix=".twr"))
     status, took, body = post(port, "/v1/replays?wait=10", honest, 15)
     health = get(port, "/healthz")[2]
+    # A third forgery from the same address (a fresh one: 3 499 998 ticks
+    # in FORGED.3, if present).
+    third = FORGED + ".3"
+    code3 = post(port, "/v1/replays", open(third, "rb").read(), 10)[0] if os.path.exists(third) else None
     p.kill()
     v = json.loads(body or b"{}")
     print(f"cpu: forged uploads {codes}; {json.loads(health or b'{}').get('running')} running; "
-          f"honest island 36000 ticks: HTTP {status} {v.get('status')} after {took:.2f} s")
+          f"honest island 36000 ticks: HTTP {status} {v.get('status')} after {took:.2f} s; third forgery -> {code3}")
 
 
 def attack_bytes():
@@ -225,10 +229,15 @@ def attack_slow():
     time.sleep(3)
     h = probe(port, "/healthz", 15, 1.0)
     up = probe(port, "/v1/replays?wait=5", 10, 1.0, record(600, 9, tempfile.mktemp(suffix=".twr")))
+    # An upload larger than what is looked at on accept (16 KiB): it needs
+    # a slot like any slow client, by shedding one.
+    big = record(100_000, 10, tempfile.mktemp(suffix=".twr"))
+    up2 = probe(port, "/v1/replays?wait=5", 10, 1.0, big)
     stop.set()
     p.kill()
     print(f"slow: 512 body tricklers from 127.0.0.1: /healthz worst {h[0]:.2f} s, {h[1]}/{h[2]} not 200; "
-          f"upload worst {up[0]:.2f} s, {up[1]}/{up[2]} not 200")
+          f"1.2 KB upload worst {up[0]:.2f} s, {up[1]}/{up[2]} not 200; "
+          f"{len(big) // 1024} KiB upload worst {up2[0]:.2f} s, {up2[1]}/{up2[2]} not 200")
 
 
 def attack_serve():

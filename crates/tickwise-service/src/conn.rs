@@ -432,3 +432,95 @@ async fn connection(stream: TcpStream, peer: SocketAddr, ctx: &Shared) {
         .unwrap_or_else(PoisonError::into_inner)
         .remove(id);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_whole_request_is_its_head_and_its_declared_body() {
+        assert!(whole_request(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assert!(whole_request(
+            b"POST /v1/replays HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"
+        ));
+        assert!(!whole_request(
+            b"POST /v1/replays HTTP/1.1\r\nContent-Length: 4\r\n\r\nabc"
+        ));
+        assert!(!whole_request(b"GET /healthz HTTP/1.1\r\nHost: x\r\n"));
+        assert!(!whole_request(b"G"));
+        assert!(!whole_request(
+            b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+        ));
+        assert!(!whole_request(
+            b"POST / HTTP/1.1\r\nContent-Length: many\r\n\r\n"
+        ));
+    }
+
+    /// Registers a connection from `source` silent for `stale_ms`
+    /// (waiting on its client) or being answered.
+    fn open(
+        reg: &mut Registry,
+        limits: &ConnLimits,
+        origin: Instant,
+        source: [u8; 4],
+    ) -> Option<u64> {
+        reg.admit(IpAddr::from(source), limits, origin, false)
+            .map(|(id, _, _)| id)
+    }
+
+    fn age(reg: &Registry, id: u64, last_ms: u64, waiting: bool) {
+        let t = &reg.conns[&id].track;
+        t.waiting.store(waiting, Ordering::Relaxed);
+        t.active_ms.store(last_ms, Ordering::Relaxed);
+    }
+
+    #[test]
+    fn caps_shed_the_stalest_waiting_connection_or_refuse() {
+        // Back-date the origin so "now" is about 10 s after it.
+        let origin = Instant::now() - Duration::from_secs(10);
+        let limits = ConnLimits {
+            max_connections: 4,
+            max_per_source: 2,
+            shed_idle: Duration::from_millis(100),
+            ..ConnLimits::default()
+        };
+        let mut reg = Registry::default();
+        let a1 = open(&mut reg, &limits, origin, [10, 0, 0, 1]).unwrap();
+        let a2 = open(&mut reg, &limits, origin, [10, 0, 0, 1]).unwrap();
+        // Both of a's are fresh: a third from a is refused.
+        assert_eq!(open(&mut reg, &limits, origin, [10, 0, 0, 1]), None);
+        // a1 silent for 9 s: a third from a sheds it (and only it).
+        age(&reg, a1, 1_000, true);
+        let a3 = open(&mut reg, &limits, origin, [10, 0, 0, 1]).unwrap();
+        assert!(!reg.conns.contains_key(&a1) && reg.conns.contains_key(&a2));
+        // Fill the total with b's; a5 from c sheds a waiting one of the
+        // address holding the most (a: 2, b: 2; both stale: the stalest).
+        let b1 = open(&mut reg, &limits, origin, [10, 0, 0, 2]).unwrap();
+        let b2 = open(&mut reg, &limits, origin, [10, 0, 0, 2]).unwrap();
+        for id in [a2, a3, b1] {
+            age(&reg, id, 9_000, true);
+        }
+        age(&reg, b2, 5_000, true);
+        let _c1 = open(&mut reg, &limits, origin, [10, 0, 0, 3]).unwrap();
+        assert!(
+            !reg.conns.contains_key(&b2),
+            "the stalest of the largest shares"
+        );
+        // Connections being answered are never shed.
+        for id in reg.conns.keys().copied().collect::<Vec<_>>() {
+            age(&reg, id, 0, false);
+        }
+        assert_eq!(open(&mut reg, &limits, origin, [10, 0, 0, 4]), None);
+        // A whole request gets in past the cap, up to twice it.
+        for _ in 0..4 {
+            assert!(
+                reg.admit(IpAddr::from([10, 0, 0, 5]), &limits, origin, true)
+                    .is_some()
+            );
+        }
+        assert!(
+            reg.admit(IpAddr::from([10, 0, 0, 5]), &limits, origin, true)
+                .is_none()
+        );
+    }
+}
