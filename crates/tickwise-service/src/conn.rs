@@ -214,8 +214,10 @@ impl Registry {
 
     /// Admits a connection from `source` and registers it, shedding one
     /// if a cap is reached; `None` when nobody can be shed. A connection
-    /// whose whole request has arrived already (`complete`) is admitted
-    /// past the caps, up to twice the total: it waits on nobody.
+    /// whose whole request (or head and first 16 KiB of body) has arrived
+    /// already (`complete`) is admitted past the caps, up to twice the
+    /// total: it is no slow client. It is counted from then on like any
+    /// other, and shed like any other if it stalls.
     fn admit(
         &mut self,
         source: IpAddr,
@@ -258,8 +260,10 @@ impl Registry {
     }
 }
 
-/// Whether `peeked` (the first bytes of a connection) holds a whole
-/// request: its head and, by its `Content-Length`, its body.
+/// Whether `peeked` (the first bytes of a connection, `PEEK_BYTES` at
+/// most) shows a client sending at full speed: a whole request (its head
+/// and, by its `Content-Length`, its body), or a whole head followed by
+/// as much body as was looked at.
 fn whole_request(peeked: &[u8]) -> bool {
     let Some(end) = peeked.windows(4).position(|w| w == b"\r\n\r\n") else {
         return false;
@@ -279,7 +283,7 @@ fn whole_request(peeked: &[u8]) -> bool {
             _ => {}
         }
     }
-    peeked.len() >= end + 4 + length
+    peeked.len() >= end + 4 + length || peeked.len() >= PEEK_BYTES
 }
 
 /// How long a new connection is given to show its whole request before it
@@ -381,7 +385,8 @@ struct Shared {
 async fn connection(stream: TcpStream, peer: SocketAddr, ctx: &Shared) {
     let limits = ctx.limits;
     // A request sent whole with the connection (a health check, a small
-    // upload) waits on nobody, so it does not compete for a slot.
+    // upload), or at least its head and 16 KiB of body, is no slow client:
+    // it does not compete for a slot.
     let mut peeked = vec![0u8; PEEK_BYTES];
     let complete = match tokio::time::timeout(PEEK_WAIT, stream.peek(&mut peeked)).await {
         Ok(Ok(n)) => whole_request(&peeked[..n]),
@@ -454,6 +459,12 @@ mod tests {
         assert!(!whole_request(
             b"POST / HTTP/1.1\r\nContent-Length: many\r\n\r\n"
         ));
+        // A head and as much body as is looked at: sending at full speed.
+        let mut fast = b"POST / HTTP/1.1\r\nContent-Length: 100000\r\n\r\n".to_vec();
+        fast.resize(PEEK_BYTES, b'x');
+        assert!(whole_request(&fast));
+        fast.pop();
+        assert!(!whole_request(&fast));
     }
 
     /// Registers a connection from `source` silent for `stale_ms`
