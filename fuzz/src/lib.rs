@@ -32,7 +32,7 @@ use tickwise_net::wire::{self, Body, Envelope, MAX_PACKET, WIRE_MAGIC, WIRE_VERS
 use tickwise_net::{
     Auth, Datagram, Drops, Session, SessionConfig, SessionKey, SessionStats, Spectator, Transport,
 };
-use tickwise_service::http::{BatchError, BatchReader, frame_batch};
+use tickwise_service::batch::{BatchError, BatchReader, frame_batch};
 use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 use tickwise_sims::island::{IslandConfig, IslandWorld, LifecycleConfig, MAX_STEP_MS};
 
@@ -958,7 +958,7 @@ fn batch_reference<'a>(case: &BatchCase<'a>) -> Result<Vec<&'a [u8]>, BatchError
 }
 
 /// The batch framing of `POST /v1/batches`
-/// (`tickwise_service::http::BatchReader`), with limits and cut points
+/// (`tickwise_service::batch::BatchReader`), with limits and cut points
 /// from the input ([`BatchCase`]): the body fed in one piece, cut at the
 /// three points, and one byte at a time gives the same replays or the same
 /// error, and that is what the framing specifies ([`batch_reference`]);

@@ -287,7 +287,7 @@ fn network_seeds() -> Vec<(&'static str, Vec<u8>)> {
         |d: Vec<Vec<u8>>| fuzz_checks::join_datagrams(&d).expect("datagrams under 255 bytes");
     let first = capture_match(fuzz_checks::net_world(), 1);
     let replay = std::fs::read(repo().join("fuzz/seeds/replay_reader/island_empty.twr")).unwrap();
-    let frame = tickwise_service::http::frame_batch;
+    let frame = tickwise_service::batch::frame_batch;
     vec![
         ("net_datagram/first_datagram", join(first)),
         (

@@ -77,6 +77,10 @@ pub struct JobMeta {
     /// milliseconds (the optional wall-clock plausibility check).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_ms: Option<u64>,
+    /// The client's address (the TCP peer), for the per-client work bound
+    /// and fair turns between clients.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<std::net::IpAddr>,
 }
 
 impl JobMeta {
@@ -86,6 +90,7 @@ impl JobMeta {
         JobMeta {
             submitted_ms: unix_ms(),
             session_ms,
+            source: None,
         }
     }
 }

@@ -6,8 +6,11 @@
 //!
 //! * [`http`]: the API (`POST /v1/replays`, `POST /v1/batches`,
 //!   `GET /v1/replays/{id}`, `GET /v1/replays?ids=`, `/healthz`,
-//!   `/metrics`) on axum + hyper + tokio, with connection caps,
-//!   head/body/request deadlines and upload limits.
+//!   `/metrics`) on axum + hyper + tokio: its limits and the byte budget
+//!   of bodies in flight ([`budget`]), handlers, long polling; the batch
+//!   codec is [`batch`], shared with the load generator.
+//! * [`conn`]: the connection layer shared with `serve`: caps per source
+//!   and in all, shedding of stale connections, deadlines, shutdown.
 //! * [`queue`]: one [`Queue`](queue::Queue) interface, two engines: the
 //!   embedded [`MemoryQueue`](queue::MemoryQueue) (one process, threads on
 //!   every core) and [`RedisQueue`](queue::RedisQueue) +
@@ -30,11 +33,15 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use tickwise::ReplayLimits;
 use tickwise_catalog::Catalog;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpSocket};
 
+pub mod batch;
+pub mod budget;
+pub mod conn;
 pub mod error;
 pub mod http;
 pub mod job;
@@ -44,8 +51,9 @@ pub mod pages;
 pub mod queue;
 pub mod verifier;
 
+pub use conn::ConnLimits;
 pub use error::ServiceError;
-pub use http::{ApiLimits, ConnLimits};
+pub use http::ApiLimits;
 pub use job::{JobId, JobMeta, JobRecord, JobStatus};
 pub use queue::{MemoryConfig, RedisConfig, WorkerConfig};
 pub use verifier::Verifier;
@@ -75,7 +83,10 @@ pub struct VerifydConfig {
 }
 
 /// Runs `future` on a new multi-threaded tokio runtime (one executor
-/// thread per core; verification has its own threads).
+/// thread per core; verification has its own threads). Once `future` is
+/// done, the runtime is given [`RUNTIME_SHUTDOWN`] to end its tasks: a
+/// verification still running on the blocking pool (a Redis worker's job
+/// past its grace period) is left behind rather than waited for.
 ///
 /// # Errors
 ///
@@ -86,8 +97,14 @@ pub fn block_on<F: Future>(future: F) -> Result<F::Output, ServiceError> {
         .thread_name("tickwise-io")
         .build()
         .map_err(ServiceError::Runtime)?;
-    Ok(rt.block_on(future))
+    let out = rt.block_on(future);
+    rt.shutdown_timeout(RUNTIME_SHUTDOWN);
+    Ok(out)
 }
+
+/// How long [`block_on`] waits for the runtime's tasks once its future is
+/// done.
+pub const RUNTIME_SHUTDOWN: Duration = Duration::from_millis(500);
 
 /// Resolves on Ctrl-C or SIGTERM.
 pub async fn shutdown_signal() {
@@ -111,13 +128,28 @@ pub async fn shutdown_signal() {
     }
 }
 
-async fn bind(addr: SocketAddr) -> Result<TcpListener, ServiceError> {
-    TcpListener::bind(addr)
-        .await
-        .map_err(|source| ServiceError::Bind {
-            addr: addr.to_string(),
-            source,
-        })
+/// Binds `addr` with a listen backlog of `backlog` connections (the
+/// connection cap: the accept loop takes every connection at once and
+/// decides there, so a deeper backlog would only hide clients from it).
+async fn bind(addr: SocketAddr, backlog: usize) -> Result<TcpListener, ServiceError> {
+    let fail = |source| ServiceError::Bind {
+        addr: addr.to_string(),
+        source,
+    };
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()
+    } else {
+        TcpSocket::new_v6()
+    }
+    .map_err(fail)?;
+    // As `std::net::TcpListener::bind` does: a restart may bind the port
+    // while old connections are in TIME_WAIT.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true).map_err(fail)?;
+    socket.bind(addr).map_err(fail)?;
+    socket
+        .listen(u32::try_from(backlog.max(1)).unwrap_or(u32::MAX))
+        .map_err(fail)
 }
 
 /// Runs the verification service until `shutdown` resolves; `ready` is
@@ -134,7 +166,7 @@ pub async fn verifyd(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
     let verifier = Verifier::new(catalog, config.replay);
-    let listener = bind(config.bind).await?;
+    let listener = bind(config.bind, config.conn.max_connections).await?;
     let addr = listener.local_addr().map_err(|source| ServiceError::Bind {
         addr: config.bind.to_string(),
         source,
@@ -142,9 +174,15 @@ pub async fn verifyd(
     match config.queue {
         QueueChoice::Memory(m) => {
             let queue = queue::MemoryQueue::start(verifier.clone(), m)?;
+            let closer = queue.closer();
             let router = http::app(queue, verifier, config.api, &config.conn);
             ready(addr);
+            // Returns as soon as `shutdown` resolves, closing the listener.
             let _ = http::serve(listener, router, config.conn, shutdown).await;
+            // Running jobs get the grace period to store their verdicts
+            // (answering requests still waiting for them); queued jobs are
+            // not started.
+            closer.close(m.shutdown_grace).await;
         }
         QueueChoice::Redis(r) => {
             let queue = queue::RedisQueue::connect(&r).await?;
@@ -156,8 +194,11 @@ pub async fn verifyd(
     Ok(())
 }
 
-/// Runs a Redis worker process until `shutdown` resolves (the job in hand
-/// is finished first).
+/// Runs a Redis worker process until `shutdown` resolves. Then no new job
+/// is taken; the jobs in hand get [`WorkerConfig::shutdown_grace`] to
+/// finish and store their verdicts, and those still running after it are
+/// left unacknowledged: another worker takes them over once their claim
+/// has been idle for its claim timeout.
 ///
 /// # Errors
 ///
@@ -170,14 +211,34 @@ pub async fn worker(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServiceError> {
     let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    tokio::spawn(async move {
-        shutdown.await;
-        flag.store(true, Ordering::Relaxed);
-    });
+    let grace = config.shutdown_grace;
     let w = queue::RedisWorker::new(redis, config, Verifier::new(catalog, replay));
-    w.run(stop).await?;
-    Ok(())
+    let mut run = tokio::spawn(w.run(Arc::clone(&stop)));
+    tokio::select! {
+        r = &mut run => return finished(r),
+        () = shutdown => {}
+    }
+    stop.store(true, Ordering::Relaxed);
+    match tokio::time::timeout(grace, &mut run).await {
+        Ok(r) => finished(r),
+        Err(_) => {
+            // Dropping the loops ends their claim refreshes: the entries
+            // they hold go idle and are claimed by other workers.
+            run.abort();
+            Ok(())
+        }
+    }
+}
+
+fn finished(
+    r: Result<Result<(), queue::QueueError>, tokio::task::JoinError>,
+) -> Result<(), ServiceError> {
+    match r {
+        Ok(r) => Ok(r?),
+        Err(e) => Err(ServiceError::Queue(queue::QueueError::Backend {
+            message: format!("the worker stopped: {e}"),
+        })),
+    }
 }
 
 /// Serves the static pages in `root` on `addr` until `shutdown`.
@@ -192,7 +253,7 @@ pub async fn pages(
     ready: impl FnOnce(SocketAddr),
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
-    let listener = bind(addr).await?;
+    let listener = bind(addr, conn.max_connections).await?;
     let bound = listener.local_addr().map_err(|source| ServiceError::Bind {
         addr: addr.to_string(),
         source,

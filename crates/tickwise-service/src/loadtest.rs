@@ -212,7 +212,7 @@ async fn call(
     body: Bytes,
 ) -> Result<(StatusCode, Option<Duration>, Bytes), String> {
     let kind = if path.starts_with("/v1/batches") {
-        crate::http::BATCH_CONTENT_TYPE
+        crate::batch::BATCH_CONTENT_TYPE
     } else {
         "application/octet-stream"
     };
@@ -327,7 +327,7 @@ async fn many(s: &Shared, replays: &[Bytes]) -> Result<Vec<(JobRecord, Duration)
             .as_secs()
             .clamp(1, 30)
     };
-    let body = Bytes::from(crate::http::frame_batch(replays));
+    let body = Bytes::from(crate::batch::frame_batch(replays));
     let records = loop {
         if Instant::now() >= s.deadline {
             return Err("time budget ran out before the batch was accepted".into());

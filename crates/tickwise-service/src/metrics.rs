@@ -4,19 +4,48 @@
 //! metrics library, and the format is plain text.
 
 use std::fmt::Write as _;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::http::HttpStats;
+use crate::budget::ByteBudget;
 use crate::queue::{LATENCY_BUCKETS_MS, QueueStats};
+
+/// Counters of the HTTP layer for `/metrics`.
+/// Counters of the HTTP layer for `/metrics`.
+#[derive(Debug, Default)]
+pub struct HttpStats {
+    /// Uploads accepted into the queue (new jobs).
+    pub accepted: AtomicU64,
+    /// Uploads of bytes already queued, running or verified.
+    pub duplicates: AtomicU64,
+    /// Uploads refused as too large (`413`).
+    pub too_large: AtomicU64,
+    /// Uploads refused because the queue was full (`429`).
+    pub queue_full: AtomicU64,
+    /// Uploads whose body did not arrive in time (`408`).
+    pub body_timeouts: AtomicU64,
+    /// Uploads given an `invalid` verdict without a worker.
+    pub rejected_early: AtomicU64,
+    /// Requests that failed on a queue backend error (`503`).
+    pub backend_errors: AtomicU64,
+    /// Batch uploads taken in (their replays count above, one by one).
+    pub batches: AtomicU64,
+    /// Uploads refused because the bodies in flight held the whole byte
+    /// budget (`503`).
+    pub busy: AtomicU64,
+    /// Uploads refused because their client had its bound of work waiting
+    /// or running (`429`).
+    pub client_busy: AtomicU64,
+}
 
 fn family(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}");
     let _ = writeln!(out, "# TYPE {name} {kind}");
 }
 
-/// The metrics page for queue counters `q` and HTTP counters `h`.
+/// The metrics page for queue counters `q`, HTTP counters `h` and the
+/// upload byte budget `budget`.
 #[must_use]
-pub fn render(q: &QueueStats, h: &HttpStats, engine: &str) -> String {
+pub fn render(q: &QueueStats, h: &HttpStats, budget: &ByteBudget, engine: &str) -> String {
     let mut o = String::with_capacity(4096);
     family(
         &mut o,
@@ -144,6 +173,8 @@ pub fn render(q: &QueueStats, h: &HttpStats, engine: &str) -> String {
         ("queue_full", &h.queue_full),
         ("body_timeout", &h.body_timeouts),
         ("backend_error", &h.backend_errors),
+        ("busy", &h.busy),
+        ("client_busy", &h.client_busy),
     ] {
         let _ = writeln!(
             o,
@@ -151,6 +182,20 @@ pub fn render(q: &QueueStats, h: &HttpStats, engine: &str) -> String {
             c.load(Ordering::Relaxed)
         );
     }
+    family(
+        &mut o,
+        "tickwise_upload_bytes_in_flight",
+        "gauge",
+        "Bytes reserved by the upload bodies being received (buffers at their declared size).",
+    );
+    let _ = writeln!(o, "tickwise_upload_bytes_in_flight {}", budget.in_use());
+    family(
+        &mut o,
+        "tickwise_upload_bytes_budget",
+        "gauge",
+        "Bytes all upload bodies in flight may hold together; uploads past it get 503.",
+    );
+    let _ = writeln!(o, "tickwise_upload_bytes_budget {}", budget.limit());
     family(
         &mut o,
         "tickwise_batches_total",
@@ -194,7 +239,7 @@ mod tests {
         q.latency_counts[0] = 2; // <= 5 ms
         q.latency_counts[3] = 1; // <= 50 ms
         q.latency_counts[LATENCY_BUCKETS_MS.len()] = 1; // above 300 s
-        let text = render(&q, &HttpStats::default(), "memory");
+        let text = render(&q, &HttpStats::default(), &ByteBudget::new(1), "memory");
         assert!(
             text.contains("tickwise_verdict_latency_seconds_bucket{le=\"0.005\"} 2\n"),
             "{text}"

@@ -7,7 +7,7 @@
 //! page elsewhere cannot reach it by DNS rebinding; `.wasm` as
 //! `application/wasm` (which `WebAssembly.instantiateStreaming` requires);
 //! one log line per request with control bytes escaped. Connection limits
-//! and deadlines come from [`crate::http::serve`].
+//! and deadlines come from [`crate::conn::serve`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,7 +18,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tower_http::timeout::TimeoutLayer;
 
-use crate::http::ConnLimits;
+use crate::conn::ConnLimits;
 
 /// The largest file served.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;

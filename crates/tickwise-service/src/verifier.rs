@@ -7,7 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Instant;
 
-use tickwise::{ReplayLimits, ReplayVerdict, read_header_unchecked};
+use tickwise::{ReplayLimits, ReplayVerdict, read_header, read_header_unchecked};
 use tickwise_catalog::{Catalog, CatalogError};
 
 use crate::job::{JobId, JobMeta, JobRecord, JobStatus, WallClock, unix_ms};
@@ -46,23 +46,26 @@ impl Verifier {
         &self.catalog
     }
 
-    /// The cheap checks made before an upload is queued: the envelope and
-    /// header parse, the sim and version are known, the config is valid and
-    /// the work fits the limit. `Err` carries the reason for an `invalid`
-    /// verdict that needs no worker.
+    /// The checks made before an upload is queued: the envelope, the
+    /// integrity checksum and the header read, the sim and version are
+    /// known, the config is valid and the work fits the limit. `Ok` carries
+    /// the job's estimated work (declared ticks × the sim's cost per tick
+    /// under the replay's config), which picks its lane and counts against
+    /// its client's bound; `Err` the reason for an `invalid` verdict that
+    /// needs no worker.
     ///
-    /// The file's integrity checksum is *not* checked here: it is a pass
-    /// over the whole file, and the verification checks it anyway (a corrupt
-    /// file gets the same `invalid` verdict from the worker). Hashing a
-    /// 10-minute island replay costs about a third of re-simulating it, so
-    /// checking it at the front end too made every job pay for it twice.
+    /// The checksum is a pass over the whole file (about a third of the
+    /// cost of verifying a 10-minute island replay, and the verification
+    /// makes it again), but it is what refuses a corrupt body **before**
+    /// it is queued: without it, any garbage behind a valid header took a
+    /// place and its bytes in the queue until a worker reached it.
     ///
     /// # Errors
     ///
     /// The catalog's error, as text.
-    pub fn precheck(&self, bytes: &[u8]) -> Result<(), String> {
-        let header = read_header_unchecked(bytes, &self.limits)
-            .map_err(|e| CatalogError::from(e).to_string())?;
+    pub fn precheck(&self, bytes: &[u8]) -> Result<u64, String> {
+        let header =
+            read_header(bytes, &self.limits).map_err(|e| CatalogError::from(e).to_string())?;
         let info = self
             .catalog
             .get(&header.sim_id)
@@ -79,7 +82,8 @@ impl Verifier {
             .catalog
             .profile(info.id, Some(&header.config))
             .map_err(|e| e.to_string())?;
-        if header.ticks.saturating_mul(profile.work_per_tick) > self.limits.max_work {
+        let work = header.ticks.saturating_mul(profile.work_per_tick);
+        if work > self.limits.max_work {
             return Err(CatalogError::TooMuchWork {
                 ticks: header.ticks,
                 per_tick: profile.work_per_tick,
@@ -87,7 +91,7 @@ impl Verifier {
             }
             .to_string());
         }
-        Ok(())
+        Ok(work)
     }
 
     /// Re-simulates `bytes` and builds the verdict record. A panic in the

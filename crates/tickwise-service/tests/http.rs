@@ -250,6 +250,7 @@ fn slow_clients_cannot_hold_the_service() {
         header_deadline: Duration::from_millis(800),
         request_deadline: Duration::from_secs(10),
         connection_lifetime: Duration::from_secs(30),
+        ..ConnLimits::default()
     };
     let api = ApiLimits {
         body_deadline: Duration::from_millis(800),
@@ -320,6 +321,7 @@ fn a_full_queue_answers_429_with_retry_after() {
             jobs: 1,
             capacity: 2,
             max_results: 100,
+            ..MemoryConfig::default()
         },
         ApiLimits::default(),
         ConnLimits::default(),
@@ -426,21 +428,17 @@ fn a_batch_that_does_not_fit_the_queue_is_refused_whole() {
             jobs: 1,
             capacity: 3,
             max_results: 100,
+            ..MemoryConfig::default()
         },
         ApiLimits::default(),
         ConnLimits::default(),
     );
     let jobs: Vec<Vec<u8>> = (0..4).map(|i| moody(&[200, i])).collect();
     let refs: Vec<&[u8]> = jobs.iter().map(Vec::as_slice).collect();
-    let (code, body) = http(server.addr, "POST", "/v1/batches", &frame(&refs));
+    let (code, body) = post_batch(server.addr, "/v1/batches", &frame(&refs));
     assert_eq!(code, 429, "{body}");
     // Nothing of it was queued: a batch of three fits, and all get verdicts.
-    let (code, body) = http(
-        server.addr,
-        "POST",
-        "/v1/batches?wait=20",
-        &frame(&refs[..3]),
-    );
+    let (code, body) = post_batch(server.addr, "/v1/batches?wait=20", &frame(&refs[..3]));
     assert_eq!(code, 200, "{body}");
     assert!(
         replays_of(&body).iter().all(|r| r["status"] == "ok"),

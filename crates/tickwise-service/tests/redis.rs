@@ -47,9 +47,9 @@ fn verifyd_with(
     let config = VerifydConfig {
         bind: "127.0.0.1:0".parse().unwrap(),
         queue: QueueChoice::Redis(RedisConfig {
-            url: redis.url(),
             prefix: prefix.into(),
             capacity: 10_000,
+            ..RedisConfig::new(redis.url())
         }),
         api,
         conn: ConnLimits::default(),
@@ -86,15 +86,16 @@ fn worker(
 ) -> Running {
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let redis_config = RedisConfig {
-        url: redis.url(),
         prefix: prefix.into(),
         capacity: 0,
+        ..RedisConfig::new(redis.url())
     };
     let config = WorkerConfig {
         jobs,
         claim_idle: Duration::from_millis(claim_idle_ms),
         block: Duration::from_millis(200),
         name: format!("test-{}", free_port()),
+        ..WorkerConfig::default()
     };
     let thread = std::thread::spawn(move || {
         tickwise_service::block_on(tickwise_service::worker(
@@ -288,7 +289,7 @@ fn a_worker_takes_many_short_jobs_per_read_and_stores_each_verdict_once() {
         })
         .collect();
     let refs: Vec<&[u8]> = uploads.iter().map(Vec::as_slice).collect();
-    let (code, body) = http(addr, "POST", "/v1/batches", &frame(&refs));
+    let (code, body) = post_batch(addr, "/v1/batches", &frame(&refs));
     assert_eq!(code, 202, "{body}");
     assert_eq!(redis.cli(&["XLEN", "t7:jobs"]).trim(), "60");
     let _w = worker(Catalog::builtin(), &redis, "t7", 1, 2_000);
@@ -320,5 +321,219 @@ fn a_worker_takes_many_short_jobs_per_read_and_stores_each_verdict_once() {
             .unwrap()
             .trim(),
         "0"
+    );
+}
+
+/// Issue 20, finding 5 with Redis: a worker asked to stop during a long
+/// job returns after its grace period, leaving the job unacknowledged, and
+/// another worker finishes it.
+#[test]
+fn a_stopped_worker_leaves_its_unfinished_job_to_the_others() {
+    let redis = Redis::start();
+    let (addr, _front) = verifyd(moody_catalog(), &redis, "t8");
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let config = WorkerConfig {
+        jobs: 1,
+        claim_idle: Duration::from_millis(500),
+        block: Duration::from_millis(200),
+        name: format!("test-{}", free_port()),
+        shutdown_grace: Duration::from_millis(500),
+    };
+    let redis_config = RedisConfig {
+        prefix: "t8".into(),
+        ..RedisConfig::new(redis.url())
+    };
+    let thread = std::thread::spawn(move || {
+        tickwise_service::block_on(tickwise_service::worker(
+            Arc::new(moody_catalog()),
+            redis_config,
+            config,
+            ReplayLimits::DEFAULT,
+            async move {
+                let _ = rx.await;
+            },
+        ))
+        .unwrap()
+        .unwrap();
+        let _ = done_tx.send(());
+    });
+    // Ten seconds of work.
+    let long = moody(&[1000; 10]);
+    let id = JobId::of(&long).to_string();
+    assert_eq!(http(addr, "POST", "/v1/replays", &long).0, 202);
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, body) = http(addr, "GET", &format!("/v1/replays/{id}"), b"");
+        if field(&body, "status").as_deref() == Some("running") {
+            break;
+        }
+        assert!(std::time::Instant::now() < end, "never ran: {body}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let t = std::time::Instant::now();
+    let _ = tx.send(());
+    done_rx
+        .recv_timeout(Duration::from_secs(3))
+        .expect("the worker did not stop within 3 s");
+    assert!(
+        t.elapsed() < Duration::from_secs(2),
+        "stopped after {:?}",
+        t.elapsed()
+    );
+    drop(thread);
+    // Not acknowledged: still pending, no verdict.
+    let pending = redis.cli(&["XPENDING", "t8:jobs", "t8:workers"]);
+    assert_eq!(pending.lines().next().unwrap().trim(), "1", "{pending}");
+    let (_, body) = http(addr, "GET", &format!("/v1/replays/{id}"), b"");
+    assert_ne!(field(&body, "status").as_deref(), Some("ok"), "{body}");
+    // Another worker takes it over and finishes it (its second delivery).
+    let _w = worker(moody_catalog(), &redis, "t8", 1, 500);
+    let body = wait_verdict(addr, &id, Duration::from_secs(30)).expect("a verdict");
+    assert_eq!(field(&body, "status").as_deref(), Some("ok"), "{body}");
+    assert_eq!(field(&body, "attempts").as_deref(), Some("2"), "{body}");
+}
+
+/// Issue 20, findings 2 and 3 with Redis: the queue is bounded in bytes,
+/// a client's queued work is bounded, and both are given back when the
+/// verdicts are stored.
+#[test]
+fn the_redis_queue_counts_bytes_and_each_clients_work() {
+    let redis = Redis::start();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+    let jobs: Vec<Vec<u8>> = (0..4)
+        .map(|i| moody(&[0, 0, 0, 0, 0, 0, 0, 0, 0, i]))
+        .collect();
+    let config = VerifydConfig {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        queue: QueueChoice::Redis(RedisConfig {
+            prefix: "t9".into(),
+            max_queued_bytes: (jobs[0].len() * 5 / 2) as u64,
+            max_client_work: 25,
+            ..RedisConfig::new(redis.url())
+        }),
+        api: ApiLimits::default(),
+        conn: ConnLimits::default(),
+        replay: ReplayLimits::DEFAULT,
+    };
+    let _front = {
+        let thread = std::thread::spawn(move || {
+            tickwise_service::block_on(tickwise_service::verifyd(
+                Arc::new(moody_catalog()),
+                config,
+                move |a| addr_tx.send(a).unwrap(),
+                async move {
+                    let _ = rx.await;
+                },
+            ))
+            .unwrap()
+            .unwrap();
+        });
+        Running {
+            stop: Some(tx),
+            thread: Some(thread),
+        }
+    };
+    let addr: SocketAddr = addr_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    // No worker yet: two 10-tick jobs (20 units, two jobs' bytes) queue.
+    assert_eq!(http(addr, "POST", "/v1/replays", &jobs[0]).0, 202);
+    assert_eq!(http(addr, "POST", "/v1/replays", &jobs[1]).0, 202);
+    let (code, body) = http(addr, "POST", "/v1/replays", &jobs[2]);
+    assert_eq!(code, 429, "{body}");
+    assert!(field(&body, "error").unwrap().contains("bytes"), "{body}");
+    assert_eq!(
+        redis.cli(&["GET", "t9:bytes"]).trim(),
+        (jobs[0].len() + jobs[1].len()).to_string()
+    );
+    assert_eq!(redis.cli(&["GET", "t9:client:127.0.0.1"]).trim(), "20");
+    // Once verified, bytes and work are given back.
+    let _w = worker(moody_catalog(), &redis, "t9", 1, 2_000);
+    for j in &jobs[..2] {
+        let id = JobId::of(j).to_string();
+        wait_verdict(addr, &id, Duration::from_secs(20)).expect("a verdict");
+    }
+    assert_eq!(
+        redis
+            .cli(&["EXISTS", "t9:bytes", "t9:client:127.0.0.1"])
+            .trim(),
+        "0"
+    );
+    // The client bound: three 10-unit jobs in one batch pass 25.
+    let more: Vec<Vec<u8>> = (10..13)
+        .map(|i| moody(&[0, 0, 0, 0, 0, 0, 0, 0, 0, i]))
+        .collect();
+    let fresh: Vec<&[u8]> = more.iter().map(Vec::as_slice).collect();
+    let (code, body) = post_batch(addr, "/v1/batches", &frame(&fresh));
+    assert_eq!(code, 429, "30 units for a bound of 25: {body}");
+    assert!(
+        field(&body, "error")
+            .unwrap()
+            .contains("per-client limit of 25"),
+        "{body}"
+    );
+}
+
+/// Issue 20, finding 2 with Redis: large jobs go to a stream of their own,
+/// which each worker reads with its own loops, so two large jobs running
+/// do not keep a small one from its verdict within 2 s (with one stream,
+/// the small one waited 3.9 s here).
+#[test]
+fn large_jobs_through_redis_do_not_delay_a_small_one() {
+    let redis = Redis::start();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+    let config = VerifydConfig {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        queue: QueueChoice::Redis(RedisConfig {
+            prefix: "t10".into(),
+            // A moody tick is one work unit: 12-tick jobs are large.
+            small_job_work: 10,
+            ..RedisConfig::new(redis.url())
+        }),
+        api: ApiLimits::default(),
+        conn: ConnLimits::default(),
+        replay: ReplayLimits::DEFAULT,
+    };
+    let _front = {
+        let thread = std::thread::spawn(move || {
+            tickwise_service::block_on(tickwise_service::verifyd(
+                Arc::new(moody_catalog()),
+                config,
+                move |a| addr_tx.send(a).unwrap(),
+                async move {
+                    let _ = rx.await;
+                },
+            ))
+            .unwrap()
+            .unwrap();
+        });
+        Running {
+            stop: Some(tx),
+            thread: Some(thread),
+        }
+    };
+    let addr: SocketAddr = addr_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    // Two loops per lane.
+    let _w = worker(moody_catalog(), &redis, "t10", 2, 5_000);
+    for i in 0..2 {
+        let large = moody(&[400, 400, 400, 400, 400, 400, 400, 400, 400, 400, 400, i]);
+        assert_eq!(http(addr, "POST", "/v1/replays", &large).0, 202);
+    }
+    assert_eq!(redis.cli(&["XLEN", "t10:jobs:large"]).trim(), "2");
+    std::thread::sleep(Duration::from_millis(500));
+    let (_, health) = http(addr, "GET", "/healthz", b"");
+    assert_eq!(field(&health, "running").as_deref(), Some("2"), "{health}");
+    let t = std::time::Instant::now();
+    let (code, body) = http(addr, "POST", "/v1/replays?wait=10", &moody(&[0, 0, 5]));
+    let took = t.elapsed();
+    assert_eq!(
+        (code, field(&body, "status").as_deref()),
+        (200, Some("ok")),
+        "{body}"
+    );
+    assert!(
+        took < Duration::from_secs(2),
+        "the small job's verdict took {took:?}"
     );
 }

@@ -17,8 +17,13 @@ use tickwise_service::ConnLimits;
 
 use crate::Failure;
 
-/// The most connections served at once; more wait to be accepted.
-pub const MAX_CONNECTIONS: usize = 64;
+/// The most connections open at once (also the listen backlog). Past it a
+/// new connection sheds the stalest one waiting on its client (silent for
+/// [`SHED_IDLE`]), or gets 503 at once. Every client of `serve` is this
+/// machine, so there is no separate cap per source address.
+pub const MAX_CONNECTIONS: usize = 256;
+/// A connection silent this long while waiting on its client may be shed.
+pub const SHED_IDLE: Duration = Duration::from_millis(100);
 /// Deadline for a request head (and the idle time between requests).
 pub const HEAD_DEADLINE: Duration = Duration::from_secs(5);
 /// Deadline for a whole request.
@@ -40,6 +45,8 @@ pub struct Args {
 pub fn limits() -> ConnLimits {
     ConnLimits {
         max_connections: MAX_CONNECTIONS,
+        max_per_source: MAX_CONNECTIONS,
+        shed_idle: SHED_IDLE,
         header_deadline: HEAD_DEADLINE,
         request_deadline: REQUEST_DEADLINE,
         connection_lifetime: Duration::from_secs(300),

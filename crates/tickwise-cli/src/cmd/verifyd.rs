@@ -51,9 +51,35 @@ pub struct Args {
     /// /v1/replays?ids=`).
     #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65_536))]
     pub max_batch_replays: u32,
-    /// Open connections at most (more wait to be accepted).
+    /// Open connections at most (also the listen backlog). A new
+    /// connection past it sheds the stalest connection waiting on its
+    /// client (silent for 100 ms), or gets 503 at once.
     #[arg(long, value_name = "N", default_value_t = 256)]
     pub max_connections: usize,
+    /// Open connections from one source address at most (same policy).
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub max_connections_per_source: usize,
+    /// Bytes all upload bodies being received may hold together; uploads
+    /// past it get 503 + Retry-After.
+    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
+    pub upload_budget_bytes: usize,
+    /// Replay bytes waiting or running in the queue at most; uploads past
+    /// it get 429 + Retry-After.
+    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
+    pub max_queued_bytes: u64,
+    /// Work units (see --max-work) one client address may have waiting or
+    /// running; its uploads past it get 429 + Retry-After.
+    #[arg(long, value_name = "UNITS", default_value_t = tickwise_service::queue::memory::DEFAULT_MAX_CLIENT_WORK)]
+    pub max_client_work: u64,
+    /// Jobs estimated at up to this many work units are small: they have
+    /// a lane of their own (embedded queue: and a verification thread;
+    /// Redis: a stream, which every worker reads with loops of its own).
+    #[arg(long, value_name = "UNITS", default_value_t = tickwise_service::queue::memory::DEFAULT_SMALL_JOB_WORK)]
+    pub small_job_work: u64,
+    /// On SIGTERM, how long running jobs may finish before the process
+    /// exits anyway, in ms (embedded queue).
+    #[arg(long, value_name = "MS", default_value_t = 5_000)]
+    pub shutdown_grace_ms: u64,
     /// Deadline for a request head, in ms (also the keep-alive idle limit).
     #[arg(long, value_name = "MS", default_value_t = 5_000)]
     pub header_timeout_ms: u64,
@@ -79,6 +105,10 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         let mut m = MemoryConfig {
             capacity: usize::try_from(args.capacity).unwrap_or(usize::MAX),
             max_results: args.max_results,
+            max_queued_bytes: usize::try_from(args.max_queued_bytes).unwrap_or(usize::MAX),
+            small_job_work: args.small_job_work,
+            max_client_work: args.max_client_work,
+            shutdown_grace: Duration::from_millis(args.shutdown_grace_ms),
             ..MemoryConfig::default()
         };
         if let Some(j) = args.jobs {
@@ -90,6 +120,9 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             url: args.queue.clone(),
             prefix: args.redis_prefix.clone(),
             capacity: args.capacity,
+            max_queued_bytes: args.max_queued_bytes,
+            max_client_work: args.max_client_work,
+            small_job_work: args.small_job_work,
         })
     } else {
         return Err(Failure::usage(anyhow::anyhow!(
@@ -113,9 +146,11 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             max_wait: Duration::from_secs(args.max_wait),
             max_batch_bytes: args.max_batch_bytes,
             max_batch_replays: usize::try_from(args.max_batch_replays).unwrap_or(usize::MAX),
+            body_budget_bytes: args.upload_budget_bytes,
         },
         conn: ConnLimits {
             max_connections: args.max_connections.max(1),
+            max_per_source: args.max_connections_per_source.max(1),
             header_deadline: Duration::from_millis(args.header_timeout_ms.max(1)),
             request_deadline,
             ..ConnLimits::default()

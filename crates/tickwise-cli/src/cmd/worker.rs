@@ -18,7 +18,8 @@ pub struct Args {
     /// The Redis that `verifyd --queue` names: `redis://HOST:PORT`.
     #[arg(long, value_name = "URL")]
     pub redis: String,
-    /// Jobs verified at once (default: one per core).
+    /// Jobs verified at once in each lane, small and large (default: one
+    /// per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
     /// A job whose worker has been silent this long is taken over, in ms.
@@ -28,6 +29,10 @@ pub struct Args {
     /// How long one read waits for a new job, in ms.
     #[arg(long, value_name = "MS", default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(10..=60_000))]
     pub block_ms: u64,
+    /// On SIGTERM, how long the jobs in hand may finish before the worker
+    /// exits anyway, leaving them unacknowledged for other workers, in ms.
+    #[arg(long, value_name = "MS", default_value_t = 5_000)]
+    pub shutdown_grace_ms: u64,
     /// Key prefix in Redis (as given to verifyd).
     #[arg(long, value_name = "PREFIX", default_value = "tickwise")]
     pub redis_prefix: String,
@@ -36,9 +41,9 @@ pub struct Args {
     pub limits: LimitArgs,
 }
 
-/// Runs the worker until Ctrl-C or SIGTERM (the jobs in hand finish
-/// first; a `kill -9` loses nothing either: another worker takes them
-/// over).
+/// Runs the worker until Ctrl-C or SIGTERM (the jobs in hand get
+/// `--shutdown-grace-ms` to finish, the rest are left unacknowledged; a
+/// `kill -9` loses nothing either: another worker takes them over).
 ///
 /// # Errors
 ///
@@ -53,18 +58,19 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let mut config = WorkerConfig {
         claim_idle: Duration::from_millis(args.claim_idle_ms),
         block: Duration::from_millis(args.block_ms),
+        shutdown_grace: Duration::from_millis(args.shutdown_grace_ms),
         ..WorkerConfig::default()
     };
     if let Some(j) = args.jobs {
         config.jobs = usize::from(j);
     }
     let redis = RedisConfig {
-        url: args.redis.clone(),
         prefix: args.redis_prefix.clone(),
         capacity: 0,
+        ..RedisConfig::new(args.redis.clone())
     };
     println!(
-        "tickwise worker {} on {} ({} jobs at once)",
+        "tickwise worker {} on {} ({} jobs at once per lane: small and large)",
         config.name, redis.url, config.jobs
     );
     let _ = std::io::stdout().flush();

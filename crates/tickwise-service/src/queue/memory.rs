@@ -1,12 +1,20 @@
 //! The embedded queue: one process, verification threads on every core,
 //! nothing else to start.
 //!
-//! Jobs wait in a bounded FIFO; `jobs` plain OS threads (a blocking pool,
-//! never the async executor's threads) take them one at a time. Verdicts
-//! stay in memory, the oldest dropped past `max_results`. Nothing survives
-//! a restart: that is what the Redis engine is for.
+//! Jobs wait in two lanes, bounded in jobs and in bytes: **small** jobs
+//! (estimated work up to [`MemoryConfig::small_job_work`]) and **large**
+//! ones. Within a lane, clients (source addresses) take turns, one job
+//! each, so one client's many uploads wait behind each other, not in front
+//! of everyone. `jobs` plain OS threads (never the async executor's
+//! threads) take a small job when there is one, else a large one; one more
+//! thread takes small jobs only, so however many large jobs run, a small
+//! one starts at once. A client's waiting and running work is bounded
+//! ([`MemoryConfig::max_client_work`]). Verdicts stay in memory, the oldest
+//! dropped past `max_results`. Nothing survives a restart: that is what the
+//! Redis engine is for.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::net::IpAddr;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -20,22 +28,83 @@ use crate::verifier::Verifier;
 /// Settings of the embedded queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryConfig {
-    /// Verification threads.
+    /// Verification threads (one more takes small jobs only).
     pub jobs: usize,
     /// The most jobs waiting or running; more uploads get `429`.
     pub capacity: usize,
     /// Verdicts kept for `GET`; the oldest are forgotten past this.
     pub max_results: usize,
+    /// The most replay bytes waiting or running; more uploads get `429`.
+    pub max_queued_bytes: usize,
+    /// Jobs estimated at up to this many work units go to the small lane
+    /// (and its own thread); larger ones to the large lane.
+    pub small_job_work: u64,
+    /// Work units one client (source address) may have waiting or running;
+    /// a job that would pass it gets `429` (a client with nothing queued
+    /// may always queue one job).
+    pub max_client_work: u64,
+    /// How long dropping the queue (the service shutting down) waits for
+    /// running jobs before leaving them.
+    pub shutdown_grace: Duration,
 }
 
+/// [`MemoryConfig::small_job_work`] by default: 10⁹ units, about a second
+/// of CPU on the reference machine.
+pub const DEFAULT_SMALL_JOB_WORK: u64 = 1_000_000_000;
+
+/// [`MemoryConfig::max_client_work`] by default: two jobs at the default
+/// work limit (`tickwise_catalog::DEFAULT_MAX_WORK`, 6·10¹⁰ units, about a
+/// minute each).
+pub const DEFAULT_MAX_CLIENT_WORK: u64 = 120_000_000_000;
+
 impl Default for MemoryConfig {
-    /// One thread per core, 1024 jobs, 100 000 verdicts.
+    /// One thread per core (plus the small-job thread), 1024 jobs, 256 MiB
+    /// of queued replays, 100 000 verdicts, small jobs up to 10⁹ units,
+    /// 1.2·10¹¹ units per client, 5 s of shutdown grace.
     fn default() -> MemoryConfig {
         MemoryConfig {
             jobs: std::thread::available_parallelism().map_or(1, usize::from),
             capacity: 1024,
             max_results: 100_000,
+            max_queued_bytes: 256 * 1024 * 1024,
+            small_job_work: DEFAULT_SMALL_JOB_WORK,
+            max_client_work: DEFAULT_MAX_CLIENT_WORK,
+            shutdown_grace: Duration::from_secs(5),
         }
+    }
+}
+
+/// Jobs of one lane, in turns between clients: each client's jobs in
+/// upload order, the clients round-robin.
+#[derive(Debug, Default)]
+struct Lane {
+    by_client: BTreeMap<Option<IpAddr>, VecDeque<Job>>,
+    turns: VecDeque<Option<IpAddr>>,
+    len: usize,
+}
+
+impl Lane {
+    fn push(&mut self, job: Job) {
+        let client = job.meta.source;
+        let queue = self.by_client.entry(client).or_default();
+        if queue.is_empty() {
+            self.turns.push_back(client);
+        }
+        queue.push_back(job);
+        self.len += 1;
+    }
+
+    fn pop(&mut self) -> Option<Job> {
+        let client = self.turns.pop_front()?;
+        let queue = self.by_client.get_mut(&client)?;
+        let job = queue.pop_front()?;
+        if queue.is_empty() {
+            self.by_client.remove(&client);
+        } else {
+            self.turns.push_back(client);
+        }
+        self.len -= 1;
+        Some(job)
     }
 }
 
@@ -51,11 +120,17 @@ struct Job {
     id: JobId,
     bytes: Bytes,
     meta: JobMeta,
+    work: u64,
 }
 
 #[derive(Debug, Default)]
 struct State {
-    waiting: VecDeque<Job>,
+    small: Lane,
+    large: Lane,
+    /// Bytes of the jobs waiting or running.
+    bytes: u64,
+    /// Work units waiting or running, per client.
+    client_work: BTreeMap<Option<IpAddr>, u64>,
     slots: BTreeMap<JobId, Slot>,
     done_order: VecDeque<JobId>,
     running: u64,
@@ -73,6 +148,80 @@ struct Shared {
     /// Bumped after every stored verdict: waiting requests sleep on it
     /// instead of polling.
     verdicts: tokio::sync::watch::Sender<u64>,
+}
+
+impl State {
+    fn waiting(&self) -> u64 {
+        (self.small.len + self.large.len) as u64
+    }
+
+    /// Refuses `fresh` new jobs of `bytes` bytes and the given work per
+    /// client when they do not fit.
+    fn admit(
+        &self,
+        config: &MemoryConfig,
+        fresh: u64,
+        bytes: u64,
+        work: &BTreeMap<Option<IpAddr>, (u64, u64)>,
+    ) -> Result<(), QueueError> {
+        let depth = self.waiting() + self.running;
+        let capacity = config.capacity as u64;
+        if fresh > 0 && depth + fresh > capacity {
+            return Err(QueueError::Full {
+                depth,
+                capacity,
+                retry_after: Duration::from_secs(1),
+            });
+        }
+        let limit = config.max_queued_bytes as u64;
+        if fresh > 0 && self.bytes > 0 && self.bytes.saturating_add(bytes) > limit {
+            return Err(QueueError::BytesFull {
+                bytes: self.bytes,
+                limit,
+                retry_after: Duration::from_secs(1),
+            });
+        }
+        for (client, &(jobs, job)) in work {
+            let had = self.client_work.get(client).copied().unwrap_or(0);
+            // A client with nothing waiting may always queue one job.
+            if (had > 0 || jobs > 1) && had.saturating_add(job) > config.max_client_work {
+                return Err(QueueError::ClientBusy {
+                    work: had,
+                    job,
+                    limit: config.max_client_work,
+                    retry_after: Duration::from_secs(5),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn enqueue(&mut self, config: &MemoryConfig, job: Job) {
+        self.bytes += job.bytes.len() as u64;
+        *self.client_work.entry(job.meta.source).or_default() += job.work;
+        self.requeue(config, job);
+    }
+
+    /// Back into its lane (a retry keeps its accounting).
+    fn requeue(&mut self, config: &MemoryConfig, job: Job) {
+        if job.work <= config.small_job_work {
+            self.small.push(job);
+        } else {
+            self.large.push(job);
+        }
+    }
+
+    /// The job is over (a verdict or a dead letter): its bytes and work
+    /// no longer count.
+    fn release(&mut self, job: &Job) {
+        self.bytes = self.bytes.saturating_sub(job.bytes.len() as u64);
+        if let Some(w) = self.client_work.get_mut(&job.meta.source) {
+            *w = w.saturating_sub(job.work);
+            if *w == 0 {
+                self.client_work.remove(&job.meta.source);
+            }
+        }
+    }
 }
 
 impl Shared {
@@ -109,6 +258,7 @@ impl MemoryQueue {
                 jobs: config.jobs.max(1),
                 capacity: config.capacity.max(1),
                 max_results: config.max_results.max(1),
+                ..config
             },
             verifier,
             verdicts: tokio::sync::watch::Sender::new(0),
@@ -117,17 +267,33 @@ impl MemoryQueue {
             shared: Arc::clone(&shared),
             threads: Vec::new(),
         };
-        for n in 0..shared.config.jobs {
+        // The last thread takes small jobs only.
+        for n in 0..=shared.config.jobs {
             let s = Arc::clone(&shared);
+            let small_only = n == shared.config.jobs;
+            let name = if small_only {
+                String::from("tickwise-verify-small")
+            } else {
+                format!("tickwise-verify-{n}")
+            };
             let handle = std::thread::Builder::new()
-                .name(format!("tickwise-verify-{n}"))
-                .spawn(move || worker(&s))
+                .name(name)
+                .spawn(move || worker(&s, small_only))
                 .map_err(|e| QueueError::Backend {
                     message: format!("cannot start a verification thread: {e}"),
                 })?;
             queue.threads.push(handle);
         }
         Ok(queue)
+    }
+
+    /// A handle that stops the queue from the async side (see
+    /// [`Closer::close`]).
+    #[must_use]
+    pub fn closer(&self) -> Closer {
+        Closer {
+            shared: Arc::clone(&self.shared),
+        }
     }
 
     /// Jobs that failed [`MAX_DELIVERIES`] times, with their last error.
@@ -137,12 +303,49 @@ impl MemoryQueue {
     }
 }
 
-impl Drop for MemoryQueue {
-    fn drop(&mut self) {
+/// Stops a [`MemoryQueue`] without dropping it (the HTTP handlers may
+/// still hold it).
+#[derive(Debug, Clone)]
+pub struct Closer {
+    shared: Arc<Shared>,
+}
+
+impl Closer {
+    /// Takes no new job (uploads get `503`, idle threads end), then waits
+    /// until no job runs or `grace` has passed, without blocking the async
+    /// threads: requests waiting for a verdict are still answered meanwhile.
+    pub async fn close(&self, grace: Duration) {
         self.shared.lock().closed = true;
         self.shared.work.notify_all();
+        let deadline = tokio::time::Instant::now() + grace;
+        while self.shared.lock().running > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+impl Drop for MemoryQueue {
+    /// Stops the threads: idle ones at once, busy ones after their job,
+    /// waiting at most [`MemoryConfig::shutdown_grace`]. A job still
+    /// running then is left to finish or die with the process (its verdict
+    /// is lost, as everything in this engine is on a restart).
+    fn drop(&mut self) {
+        let was_closed = std::mem::replace(&mut self.shared.lock().closed, true);
+        self.shared.work.notify_all();
+        // Closed already (by a `Closer`): its grace has been given.
+        let grace = if was_closed {
+            Duration::ZERO
+        } else {
+            self.shared.config.shutdown_grace
+        };
+        let deadline = Instant::now() + grace;
+        while self.threads.iter().any(|t| !t.is_finished()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         for t in self.threads.drain(..) {
-            let _ = t.join();
+            if t.is_finished() {
+                let _ = t.join();
+            }
         }
     }
 }
@@ -197,7 +400,7 @@ fn finish(
     record
 }
 
-fn worker(shared: &Shared) {
+fn worker(shared: &Shared, small_only: bool) {
     loop {
         let (job, attempts) = {
             let mut state = shared.lock();
@@ -205,7 +408,10 @@ fn worker(shared: &Shared) {
                 if state.closed {
                     return;
                 }
-                if let Some(job) = state.waiting.pop_front() {
+                if let Some(job) = state.small.pop() {
+                    break job;
+                }
+                if !small_only && let Some(job) = state.large.pop() {
                     break job;
                 }
                 state = shared
@@ -231,9 +437,11 @@ fn worker(shared: &Shared) {
         match result {
             Ok(record) => {
                 let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                state.release(&job);
                 let _ = finish(&mut state, &shared.config, job.id, record, nanos);
             }
             Err(failure) if attempts >= MAX_DELIVERIES => {
+                state.release(&job);
                 state.stats.dead_letters += 1;
                 state.dead_letters.push((job.id, failure.message.clone()));
                 let mut r = JobRecord::invalid(
@@ -250,8 +458,8 @@ fn worker(shared: &Shared) {
             Err(_) => {
                 state.stats.redeliveries += 1;
                 state.slots.insert(job.id, Slot::Queued { attempts });
-                state.waiting.push_back(job);
-                shared.work.notify_one();
+                state.requeue(&shared.config, job);
+                shared.work.notify_all();
             }
         }
         drop(state);
@@ -266,31 +474,11 @@ impl Queue for MemoryQueue {
         &self,
         id: JobId,
         bytes: Bytes,
+        work: u64,
         meta: JobMeta,
     ) -> Result<Submitted, QueueError> {
-        let mut state = self.shared.lock();
-        if state.closed {
-            return Err(QueueError::Closed);
-        }
-        match state.slots.get(&id) {
-            Some(slot @ Slot::Done(_)) => return Ok(Submitted::Done(record_of(id, slot))),
-            Some(slot) => return Ok(Submitted::Duplicate(record_of(id, slot))),
-            None => {}
-        }
-        let depth = state.waiting.len() as u64 + state.running;
-        let capacity = self.shared.config.capacity as u64;
-        if depth >= capacity {
-            return Err(QueueError::Full {
-                depth,
-                capacity,
-                retry_after: Duration::from_secs(1),
-            });
-        }
-        state.slots.insert(id, Slot::Queued { attempts: 0 });
-        state.waiting.push_back(Job { id, bytes, meta });
-        drop(state);
-        self.shared.work.notify_one();
-        Ok(Submitted::Queued)
+        let mut out = self.submit_many(vec![(id, bytes, work)], meta).await?;
+        Ok(out.pop().unwrap_or(Submitted::Queued))
     }
 
     async fn store_verdict(&self, record: JobRecord) -> Result<JobRecord, QueueError> {
@@ -309,34 +497,42 @@ impl Queue for MemoryQueue {
 
     async fn submit_many(
         &self,
-        jobs: Vec<(JobId, Bytes)>,
+        jobs: Vec<(JobId, Bytes, u64)>,
         meta: JobMeta,
     ) -> Result<Vec<Submitted>, QueueError> {
         let mut state = self.shared.lock();
         if state.closed {
             return Err(QueueError::Closed);
         }
-        let fresh = jobs
-            .iter()
-            .filter(|(id, _)| !state.slots.contains_key(id))
-            .count() as u64;
-        let depth = state.waiting.len() as u64 + state.running;
-        let capacity = self.shared.config.capacity as u64;
-        if fresh > 0 && depth + fresh > capacity {
-            return Err(QueueError::Full {
-                depth,
-                capacity,
-                retry_after: Duration::from_secs(1),
-            });
+        let config = &self.shared.config;
+        let mut fresh = 0u64;
+        let mut bytes = 0u64;
+        let mut work = 0u64;
+        for (id, b, w) in &jobs {
+            if !state.slots.contains_key(id) {
+                fresh += 1;
+                bytes += b.len() as u64;
+                work = work.saturating_add(*w);
+            }
         }
+        let per_client = BTreeMap::from([(meta.source, (fresh, work))]);
+        state.admit(config, fresh, bytes, &per_client)?;
         let mut out = Vec::with_capacity(jobs.len());
-        for (id, bytes) in jobs {
+        for (id, bytes, work) in jobs {
             match state.slots.get(&id) {
                 Some(slot @ Slot::Done(_)) => out.push(Submitted::Done(record_of(id, slot))),
                 Some(slot) => out.push(Submitted::Duplicate(record_of(id, slot))),
                 None => {
                     state.slots.insert(id, Slot::Queued { attempts: 0 });
-                    state.waiting.push_back(Job { id, bytes, meta });
+                    state.enqueue(
+                        config,
+                        Job {
+                            id,
+                            bytes,
+                            meta,
+                            work,
+                        },
+                    );
                     out.push(Submitted::Queued);
                 }
             }
@@ -368,7 +564,7 @@ impl Queue for MemoryQueue {
     async fn stats(&self) -> Result<QueueStats, QueueError> {
         let state = self.shared.lock();
         Ok(QueueStats {
-            queued: state.waiting.len() as u64,
+            queued: state.waiting(),
             running: state.running,
             capacity: self.shared.config.capacity as u64,
             ..state.stats.clone()

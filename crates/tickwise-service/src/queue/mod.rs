@@ -14,7 +14,7 @@ use crate::job::{JobId, JobMeta, JobRecord};
 pub mod memory;
 pub mod redis;
 
-pub use memory::{MemoryConfig, MemoryQueue};
+pub use memory::{Closer, MemoryConfig, MemoryQueue};
 pub use redis::{RedisConfig, RedisQueue, RedisWorker, WorkerConfig};
 
 /// A job is delivered at most this many times; a job that has not
@@ -56,8 +56,43 @@ pub enum QueueError {
         /// What happened.
         message: String,
     },
+    /// The jobs waiting or running hold the queue's byte limit.
+    BytesFull {
+        /// Bytes of the jobs waiting or running.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+        /// A suggested wait before retrying.
+        retry_after: Duration,
+    },
+    /// The client (source address) has this much work waiting or running
+    /// already; its next job would pass the per-client bound.
+    ClientBusy {
+        /// Work units the client has waiting or running.
+        work: u64,
+        /// Work units of the job refused.
+        job: u64,
+        /// The bound.
+        limit: u64,
+        /// A suggested wait before retrying.
+        retry_after: Duration,
+    },
     /// The queue is shutting down.
     Closed,
+}
+
+impl QueueError {
+    /// The wait to suggest (`Retry-After`) for a refusal that passes
+    /// with time; `None` for the others.
+    #[must_use]
+    pub const fn retry_after(&self) -> Option<Duration> {
+        match self {
+            QueueError::Full { retry_after, .. }
+            | QueueError::BytesFull { retry_after, .. }
+            | QueueError::ClientBusy { retry_after, .. } => Some(*retry_after),
+            QueueError::Backend { .. } | QueueError::Closed => None,
+        }
+    }
 }
 
 impl fmt::Display for QueueError {
@@ -66,6 +101,16 @@ impl fmt::Display for QueueError {
             QueueError::Full {
                 depth, capacity, ..
             } => write!(f, "queue is full ({depth} jobs, capacity {capacity})"),
+            QueueError::BytesFull { bytes, limit, .. } => write!(
+                f,
+                "queue is full ({bytes} bytes of replays waiting or running, limit {limit})"
+            ),
+            QueueError::ClientBusy {
+                work, job, limit, ..
+            } => write!(
+                f,
+                "this client already has {work} work units waiting or running; {job} more would pass the per-client limit of {limit}"
+            ),
             QueueError::Backend { message } => write!(f, "queue backend error: {message}"),
             QueueError::Closed => f.write_str("queue is shutting down"),
         }
@@ -116,16 +161,20 @@ impl QueueStats {
 
 /// The queue as the HTTP front end sees it.
 pub trait Queue: Send + Sync + 'static {
-    /// Queues `bytes` as job `id` unless the same bytes are queued,
-    /// running or verified already.
+    /// Queues `bytes` as job `id`, estimated at `work` units (the
+    /// replay's declared ticks × its sim's cost per tick), unless the same
+    /// bytes are queued, running or verified already.
     ///
     /// # Errors
     ///
-    /// [`QueueError::Full`] when at capacity, [`QueueError::Backend`].
+    /// [`QueueError::Full`] when at capacity, [`QueueError::BytesFull`]
+    /// past the byte limit, [`QueueError::ClientBusy`] past the client's
+    /// work bound, [`QueueError::Backend`].
     fn submit(
         &self,
         id: JobId,
         bytes: bytes::Bytes,
+        work: u64,
         meta: JobMeta,
     ) -> impl Future<Output = Result<Submitted, QueueError>> + Send;
 
@@ -150,18 +199,18 @@ pub trait Queue: Send + Sync + 'static {
         id: JobId,
     ) -> impl Future<Output = Result<Option<JobRecord>, QueueError>> + Send;
 
-    /// Queues many jobs sharing `meta` at once: one lock (memory) or one
-    /// round trip (Redis) instead of one per job. `jobs` must hold distinct
-    /// ids (the HTTP layer folds duplicates of a batch into one job). All or
-    /// nothing: when the new jobs do not all fit, none is queued.
+    /// Queues many jobs (id, bytes, work units) sharing `meta` at once:
+    /// one lock (memory) or one round trip (Redis) instead of one per job.
+    /// `jobs` must hold distinct ids (the HTTP layer folds duplicates of a
+    /// batch into one job). All or nothing: when the new jobs do not all
+    /// fit, none is queued.
     ///
     /// # Errors
     ///
-    /// [`QueueError::Full`] when the new jobs would pass the capacity,
-    /// [`QueueError::Backend`].
+    /// As [`Queue::submit`], for the new jobs together.
     fn submit_many(
         &self,
-        jobs: Vec<(JobId, bytes::Bytes)>,
+        jobs: Vec<(JobId, bytes::Bytes, u64)>,
         meta: JobMeta,
     ) -> impl Future<Output = Result<Vec<Submitted>, QueueError>> + Send;
 

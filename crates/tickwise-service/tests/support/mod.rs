@@ -149,6 +149,17 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// `POST` of a batch body with its content type.
+pub fn post_batch(addr: SocketAddr, path: &str, body: &[u8]) -> (u16, String) {
+    http_with(
+        addr,
+        "POST",
+        path,
+        &["Content-Type: application/x-tickwise-batch"],
+        body,
+    )
+}
+
 /// A minimal HTTP/1.1 exchange on a fresh connection: status and body.
 pub fn http(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u16, String) {
     http_with(addr, method, path, &[], body)
@@ -457,7 +468,7 @@ pub fn check_mixed_batch(addr: SocketAddr, seed_offset: usize) -> usize {
     let uploads: Vec<Upload> = corpus(20 + seed_offset, 600, 30).split_off(seed_offset);
     let mut frames: Vec<&[u8]> = uploads.iter().map(|u| u.bytes.as_slice()).collect();
     frames.push(&uploads[0].bytes);
-    let (code, body) = http(addr, "POST", "/v1/batches?wait=30", &frame(&frames));
+    let (code, body) = post_batch(addr, "/v1/batches?wait=30", &frame(&frames));
     assert_eq!(code, 200, "{body}");
     let got = replays_of(&body);
     assert_eq!(got.len(), frames.len(), "one record per frame: {body}");
@@ -490,7 +501,7 @@ pub fn check_mixed_batch(addr: SocketAddr, seed_offset: usize) -> usize {
     let v: serde_json::Value = serde_json::from_str(&many).unwrap();
     assert_eq!(v["unknown"], serde_json::json!([unknown]));
     // Sent again, the batch answers the stored verdicts at once.
-    let (code, again) = http(addr, "POST", "/v1/batches", &frame(&frames));
+    let (code, again) = post_batch(addr, "/v1/batches", &frame(&frames));
     assert_eq!((code, replays_of(&again)), (200, got));
     uploads.len()
 }
@@ -519,13 +530,13 @@ pub fn check_batch_limits(addr: SocketAddr) {
     let small = moody(&[0, 0, 2]);
     // Five replays for a cap of four.
     let five: Vec<&[u8]> = (0..5).map(|_| small.as_slice()).collect();
-    let (code, body) = http(addr, "POST", "/v1/batches", &frame(&five));
+    let (code, body) = post_batch(addr, "/v1/batches", &frame(&five));
     assert_eq!(code, 413, "{body}");
     assert!(body.contains("more than 4 replays"), "{body}");
     // A frame declaring 1 MB: refused from its length, before its bytes.
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(b"POST /v1/batches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 200000\r\n\r\n")
+    s.write_all(b"POST /v1/batches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-tickwise-batch\r\nContent-Length: 200000\r\n\r\n")
         .unwrap();
     s.write_all(&1_000_000u32.to_be_bytes()).unwrap();
     s.write_all(&[0u8; 100]).unwrap();
@@ -541,7 +552,7 @@ pub fn check_batch_limits(addr: SocketAddr) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     s.write_all(
-        b"POST /v1/batches HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+        b"POST /v1/batches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-tickwise-batch\r\nTransfer-Encoding: chunked\r\n\r\n",
     )
     .unwrap();
     let one = frame(&[&vec![7u8; 60 * 1024]]);
@@ -570,8 +581,8 @@ pub fn check_batch_limits(addr: SocketAddr) {
     // A body that stops inside a frame, and an empty one.
     let mut cut = frame(&[&small]);
     cut.truncate(cut.len() - 1);
-    assert_eq!(http(addr, "POST", "/v1/batches", &cut).0, 400);
-    assert_eq!(http(addr, "POST", "/v1/batches", b"").0, 400);
+    assert_eq!(post_batch(addr, "/v1/batches", &cut).0, 400);
+    assert_eq!(post_batch(addr, "/v1/batches", b"").0, 400);
     // Too many ids in one read.
     let ids: Vec<String> = (0..5u8).map(|i| sha256_hex(&[i])).collect();
     let (code, _) = http(
