@@ -21,13 +21,13 @@ fn main() {
         .expect("record a horde replay")
         .bytes;
     let replay = Replay::<TickInput>::from_bytes(&honest, &ReplayLimits::DEFAULT).expect("read");
-    let idle = replay.inputs().next().cloned().expect("an input");
+    let idle = replay.inputs(0).next().cloned().expect("an input");
     let mut parts = replay.into_parts();
     let fields = parts.field_names.len();
-    parts.set_inputs(std::iter::repeat_n(
-        idle,
-        usize::try_from(ticks).expect("fits"),
-    ));
+    parts.set_inputs(
+        0,
+        std::iter::repeat_n(idle, usize::try_from(ticks).expect("fits")),
+    );
     parts.header.checkpoint_every = ticks;
     parts.checkpoint_checksums = vec![0];
     parts.checkpoint_fields = vec![0; fields];
