@@ -26,7 +26,8 @@
 
 use serde_json::{Value, json};
 use tickwise::{
-    Button, FixedLoop, FrameReport, InputBuffer, PlayerSources, Presenter, ReplayError, TimeError,
+    Button, FixedLoop, FrameReport, InputBuffer, InputSource as _, PlayerSources, Presenter,
+    ReplayError, TimeError,
 };
 use tickwise_example_duel::session::DEMO_POLICY;
 use tickwise_example_duel::{ConfigError, DEFAULT_CONFIG, Duel, DuelConfig, DuelFrame, Key, Side};
