@@ -39,7 +39,7 @@ expect() {
   checks=$((checks + 1))
 }
 
-printf '==> build: the duel with one rule changed (paddles 1 unit faster, version still 1)\n'
+printf '==> build: the duel with one rule changed (paddles 1 unit faster, version still 2)\n'
 cargo build --release --locked -q -p tickwise-example-duel --features cli,rule-change --bin duel
 cp target/release/duel "$work/duel-rule-change"
 printf '==> build: the duel tools\n'
@@ -61,25 +61,25 @@ run 0 "$duel" verify live.twr
 expect "OK        live.twr (143 ticks, digest $digest)"
 run 0 "$duel" compare live.twr live.twr
 expect "duel: no divergence in 143 ticks"
-# The scripted bots against the live players: the bots' right stick moves
-# the right paddle on the first step, the live right player waits.
+# The scripted bots against the live players: the right bot's stick moves
+# the right paddle on the first step, the live right player (player 1) waits.
 run 1 "$duel" compare live.twr --live --inputs scripted
 expect "B: live run (inputs scripted) (143 ticks)"
 expect "first divergent tick 1 ("
-expect "fields differ: paddles; inputs first differ at tick 0"
+expect "fields differ: paddles; inputs first differ at tick 0 (player 1)"
 run 0 "$duel" sync-test --ticks 2000 --rollback 8
 expect "sync test passed: duel 2000 ticks, rollback 8"
 
 printf '\n==> record random inputs and verify\n'
 run 0 "$duel" record --ticks 1000 --inputs random:7 --out r.twr
-expect "wrote r.twr: duel 1000 ticks"
+expect "wrote r.twr: duel 1000 ticks, 2 players,"
 recorded=$(sed -n 's/.*, digest //p' <<<"$out")
 run 0 "$duel" verify r.twr
 expect "OK        r.twr (1000 ticks, digest $recorded)"
 
 printf '\n==> budget\n'
 run 0 "$duel" budget --hz 30,60
-expect "sim: duel version 1"
+expect "sim: duel version 2"
 run 0 "$duel" budget --hz 30,60 --json
 python3 - "$out" <<'PY' || fail "budget --json lacks keys"
 import json, sys
@@ -87,12 +87,16 @@ r = json.loads(sys.argv[1])
 for key in ["sim", "simVersion", "workPerTick", "medianNs", "p99Ns", "rates",
             "recommendedHz", "catchUp", "digest"]:
     assert key in r, key
-assert (r["sim"], r["simVersion"], r["workPerTick"]) == ("duel", 1, 1), r
+assert (r["sim"], r["simVersion"], r["workPerTick"]) == ("duel", 2, 1), r
 assert [x["hz"] for x in r["rates"]] == [30, 60], r["rates"]
 for x in r["rates"]:
     assert set(x) >= {"budgetNs", "headroomP99", "verdict"}, x
 PY
 checks=$((checks + 1))
+
+printf '\n==> a version-1 replay (one input for both paddles) is refused by version\n'
+run 2 "$duel" verify "$OLDPWD/examples/duel/tests/fixtures/duel-v1.twr"
+expect "replay was recorded by duel version 1; this build runs version 2"
 
 printf '\n==> one rule changed, version not bumped: verify must fail at the first checkpoint\n'
 run 1 "$work/duel-rule-change" verify live.twr

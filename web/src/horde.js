@@ -38,7 +38,7 @@ export async function boot() {
   const snapshot = () => JSON.parse(horde.stateJson());
 
   function draw() {
-    drawHordeView(g, horde.interpolated(), info, '#e0f2fe');
+    drawHordeView(g, horde.interpolated(), info, ['#e0f2fe']);
     paintCount += 1;
   }
 

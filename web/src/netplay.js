@@ -1,6 +1,8 @@
 // The netplay page: two peers of one rollback session (tickwise-net) side by
 // side, over the seeded network simulator, each driven by this page's frame
-// clock through its own FixedLoop. All simulation, networking and timing is
+// clock through its own FixedLoop. The sim is the co-op horde with two
+// heroes: hero 1 (player 1, the keyboard) and hero 2 (player 2, a seeded
+// bot), both drawn in both views; each view's camera follows its own hero. All simulation, networking and timing is
 // Rust (the `Netplay` class); this file draws, forwards events and sliders,
 // and exposes the test API.
 //
@@ -14,7 +16,12 @@
 //   state() -> { rttMs, lossPct, inputDelay, window, frames, networkMs,
 //                peers: [{ confirmedTick, confirmedChecksum, rollbacks,
 //                          mispredictions, stalls, desyncs, packetsSent,
-//                          packetsLost, finished, ... }, ...], realtime, paintCount }
+//                          packetsLost, finished, heroes: [{ x, y, hp }, ...],
+//                          ... }, ...], realtime, paintCount }
+//                                       heroes: every hero of that view's current
+//                                       state, by player (x, y in 1/256 px)
+//   interpolated(p) -> number[]         view p's drawing positions in px: [n, hero0X, hero0Y,
+//                                       hero1X, hero1Y, enemy x, y, …] (n heroes, then enemies)
 //   replay(p = 0) -> base64             player p's replay of the confirmed inputs
 //                                       (what `tickwise netplay --out` writes)
 //   downloadReplay() -> file name       the same bytes as netplay-<tick>.twr
@@ -70,7 +77,7 @@ export async function boot() {
   const snapshot = () => JSON.parse(net.stateJson());
 
   function draw() {
-    canvases.forEach((cv, p) => drawHordeView(cv.getContext('2d'), net.interpolated(p), info, PLAYER_COLORS[p]));
+    canvases.forEach((cv, p) => drawHordeView(cv.getContext('2d'), net.interpolated(p), info, PLAYER_COLORS, p));
     paintCount += 1;
   }
 
@@ -145,6 +152,7 @@ export async function boot() {
       return t;
     },
     state: () => ({ ...snapshot(), realtime: loop.running, paintCount }),
+    interpolated: (p) => Array.from(net.interpolated(p)),
     replay: (p = 0) => net.replay(p),
     downloadReplay: () => {
       const s = snapshot();

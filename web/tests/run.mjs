@@ -1209,6 +1209,72 @@ describe('netplay page (two rollback peers over the network simulator)', () => {
     await page.close();
   });
 
+  test('two heroes in both views: the keys move only hero 1, the bot only hero 2; same confirmed checksum', async () => {
+    const { page, problems } = await open(`${ORIGIN}/netplay.html?manual`);
+    // One match of 4 s at 60 frames a second (120 ticks at 30 Hz), 160 ms
+    // round trip and no input delay (so both peers predict and roll back),
+    // with or without player 1 pressing keys (through the page's key API
+    // with the events' times, as the keyboard handler forwards them), then
+    // the end of the match and 2 s for both peers to confirm it.
+    const play = (keys) => page.evaluate((events) => {
+      const a = window.__tickwiseNet;
+      a.reset();
+      a.setRtt(160);
+      a.setInputDelay(0);
+      const start = a.state().peers.map((p) => p.heroes);
+      let next = 0;
+      a.frameAt(0);
+      for (let k = 1; k <= 240; k += 1) {
+        const t = (k * 1000) / 60;
+        while (next < events.length && events[next][0] <= t) {
+          const [at, code, down] = events[next];
+          a.key(code, down, at);
+          next += 1;
+        }
+        a.frameAt(t);
+      }
+      const stop = a.endMatch();
+      a.stepFrames(120, 16);
+      return { start, stop, end: a.state() };
+    }, keys);
+    // ArrowRight from 0.5 s to 2 s, then KeyS (down) from 2.5 s to 3 s.
+    const keyed = await play([[500, 'ArrowRight', true], [2000, 'ArrowRight', false], [2500, 'KeyS', true], [3000, 'KeyS', false]]);
+    const still = await play([]);
+    assert.equal(keyed.stop, still.stop, 'the same frames give the same stop tick');
+    for (const run of [keyed, still]) {
+      assertAgreed(run.end, run.stop);
+      const [v0, v1] = run.end.peers.map((p) => p.heroes);
+      assert.equal(v0.length, 2, 'two heroes');
+      assert.deepEqual(v0, v1, 'both views end with both heroes in the same place');
+      assert.deepEqual(run.start[0], run.start[1]);
+      assert.equal(run.end.peers[0].rollbacks > 0, true, 'player 1 rolled back (160 ms, delay 0)');
+    }
+    const [start] = keyed.start;
+    const [k0, k1] = keyed.end.peers[0].heroes;
+    const [s0, s1] = still.end.peers[0].heroes;
+    // Hero 1 (player 1's) moved by the keys alone: right, then down, in
+    // whole ticks of playerSpeed (768/256 px a tick); without keys it stayed.
+    assert.ok(k0.x > start[0].x && (k0.x - start[0].x) % 768 === 0, `hero 1 x: ${start[0].x} -> ${k0.x}`);
+    assert.ok(k0.y > start[0].y && (k0.y - start[0].y) % 768 === 0, `hero 1 y: ${start[0].y} -> ${k0.y}`);
+    assert.deepEqual([s0.x, s0.y], [start[0].x, start[0].y], 'no keys: hero 1 never moved');
+    // Hero 2 (player 2's) moved by the bot, the same way with or without the keys.
+    assert.notDeepEqual([s1.x, s1.y], [start[1].x, start[1].y], 'the bot moved hero 2');
+    assert.deepEqual([k1.x, k1.y], [s1.x, s1.y], 'the keys did not move hero 2');
+    assert.notEqual(keyed.end.peers[0].confirmedChecksum, still.end.peers[0].confirmedChecksum);
+    // Both views draw both heroes: [n, hero0X, hero0Y, hero1X, hero1Y, enemies…].
+    const drawn = await page.evaluate(() => [0, 1].map((p) => window.__tickwiseNet.interpolated(p).slice(0, 5)));
+    for (const d of drawn) {
+      assert.equal(d[0], 2, 'two heroes drawn');
+      assert.ok(Math.abs(d[1] - s0.x / 256) < 4 && Math.abs(d[3] - s1.x / 256) < 4, `drawn at ${d}`);
+    }
+    const painted = await paintedPixels(page, 'view0') + await paintedPixels(page, 'view1');
+    assert.ok(painted > 1000, `both views painted: ${painted} px`);
+    report.netplay.heroes = { stopTick: keyed.stop, keyed: [k0, k1], still: [s0, s1] };
+    report.netplay.heroesScreenshot = await shot(page, 'netplay-heroes.png');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('real time: real keyboard, a slider change mid-run, end of match, agreement, verify; per-frame cost', async () => {
     const { page, problems } = await open(`${ORIGIN}/netplay.html`);
     const api = (f, ...args) => page.evaluate(([fn, a]) => window.__tickwiseNet[fn](...a), [f, args]);

@@ -59,6 +59,8 @@ pub struct Recorded {
     pub bytes: Vec<u8>,
     /// Ticks recorded.
     pub ticks: u64,
+    /// Players recorded (one input stream each).
+    pub players: usize,
     /// Input runs in the file (runs of identical inputs, merged).
     pub runs: usize,
     /// Bytes of the file's input blocks section (the inputs alone: the
@@ -790,6 +792,7 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         Ok(Recorded {
             bytes,
             ticks,
+            players: replay.players(),
             // The count kept while encoding: no decoding of every run.
             runs: replay.run_count(),
             input_bytes: replay.input_bytes(),

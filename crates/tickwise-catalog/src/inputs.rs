@@ -23,8 +23,9 @@ pub const MAX_INPUTS_BYTES: u64 = 16 * 1024 * 1024;
 /// Where a run's per-tick inputs come from, for every player.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InputPlan {
-    /// The sim's scripted input ([`CatalogSim::scripted_input`]) for every
-    /// tick, the same for every player.
+    /// The sim's scripted input for every tick: player `p` gets
+    /// [`CatalogSim::scripted_player_input`]`(p, tick)` (by default the
+    /// same [`CatalogSim::scripted_input`] for every player).
     Scripted,
     /// Inputs drawn by [`CatalogSim::random_input`], player `p` from its own
     /// [`Pcg32`] seeded with this value on stream `p` (so player 0's inputs
@@ -229,7 +230,7 @@ fn for_each_element(
 /// One player's endless per-tick inputs.
 #[derive(Debug)]
 pub(crate) enum PlayerInputs<S: CatalogSim> {
-    Scripted(u64),
+    Scripted { player: usize, tick: u64 },
     Random(Pcg32),
     Listed(alloc::vec::IntoIter<S::Input>),
     Absent,
@@ -239,9 +240,9 @@ impl<S: CatalogSim> PlayerInputs<S> {
     /// The next tick's input.
     pub(crate) fn next_input(&mut self) -> S::Input {
         match self {
-            PlayerInputs::Scripted(t) => {
-                let i = S::scripted_input(*t);
-                *t = t.saturating_add(1);
+            PlayerInputs::Scripted { player, tick } => {
+                let i = S::scripted_player_input(*player, *tick);
+                *tick = tick.saturating_add(1);
                 i
             }
             PlayerInputs::Random(rng) => S::random_input(rng),
@@ -295,7 +296,7 @@ impl<S: CatalogSim> PlanInputs<S> {
     /// Player `p`'s inputs of a plan meant for one player.
     fn single(plan: &InputPlan, p: usize) -> Result<PlayerInputs<S>, InputsError> {
         Ok(match plan {
-            InputPlan::Scripted => PlayerInputs::Scripted(0),
+            InputPlan::Scripted => PlayerInputs::Scripted { player: p, tick: 0 },
             InputPlan::Random(seed) => PlayerInputs::Random(Pcg32::new(*seed, p as u64)),
             InputPlan::Json(bytes) => {
                 let mut v = parse_inputs::<S>(bytes, 1)?;

@@ -125,6 +125,7 @@ mod catalog;
 mod error;
 mod inputs;
 pub mod limits;
+mod owner;
 mod runner;
 mod sim;
 
@@ -134,6 +135,7 @@ pub use inputs::{InputPlan, MAX_INPUTS_BYTES, parse_inputs};
 pub use limits::{
     DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_WORK, RunLimits, check_snapshots, check_work,
 };
+pub use owner::{PLAYER_FIELD_PREFIXES, field_player, field_players};
 pub use runner::{SimProfile, TickRunner};
 /// The JSON library of [`CatalogSim::json_input`], re-exported so a game
 /// implements the trait against the same version.

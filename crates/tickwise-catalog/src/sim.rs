@@ -95,6 +95,15 @@ pub trait CatalogSim: Sim<Input: ReplayInput> + Clone + 'static {
     /// when no inputs are given (`--inputs scripted`).
     fn scripted_input(tick: u64) -> Self::Input;
 
+    /// Player `player`'s scripted input for `tick` (`--inputs scripted` in a
+    /// run of several players): a sim whose players need different scripts
+    /// (the duel's two bots, one per paddle) overrides it. The default is
+    /// [`CatalogSim::scripted_input`] for every player.
+    fn scripted_player_input(player: usize, tick: u64) -> Self::Input {
+        let _ = player;
+        Self::scripted_input(tick)
+    }
+
     /// One input drawn from `rng` (`--inputs random:SEED`).
     fn random_input(rng: &mut Pcg32) -> Self::Input;
 

@@ -70,10 +70,12 @@ pub fn button_for_key(code: &str) -> Option<Button> {
 }
 
 /// Drawing positions in px between two horde snapshots at `alpha` (0:
-/// `prev`, 1: `curr`), into `out`: `[playerX, playerY, x0, y0, x1, y1, …]`
-/// for the enemies alive in `curr`. An enemy that was dead in `prev`, or
-/// moved more than [`JUMP_PX`] on an axis (it respawned), is drawn where it
-/// is now. Presentation only (the horde and netplay pages draw with it).
+/// `prev`, 1: `curr`), into `out`: `[n, hero0X, hero0Y, …, hero(n-1)X,
+/// hero(n-1)Y, x0, y0, x1, y1, …]`, the hero count `n`, every hero by
+/// player index, then the enemies alive in `curr`. An enemy that was dead
+/// in `prev`, or moved more than [`JUMP_PX`] on an axis (it respawned), is
+/// drawn where it is now. Presentation only (the horde and netplay pages
+/// draw with it).
 pub fn blend_into(prev: &HordeSnapshot, curr: &HordeSnapshot, alpha: f32, out: &mut Vec<f32>) {
     let px = |v: i32| v as f32 / SUBPX as f32;
     let jump = JUMP_PX * SUBPX;
@@ -85,9 +87,14 @@ pub fn blend_into(prev: &HordeSnapshot, curr: &HordeSnapshot, alpha: f32, out: &
         }
     };
     out.clear();
-    let (pp, cp) = (prev.player(), curr.player());
-    out.push(blend(pp.0, cp.0));
-    out.push(blend(pp.1, cp.1));
+    let heroes = curr.heroes();
+    out.push(heroes.len() as f32);
+    for (h, c) in heroes.iter().enumerate() {
+        // A snapshot never filled (or of another count) has no hero h: draw it where it is.
+        let p = prev.heroes().get(h).unwrap_or(c);
+        out.push(blend(p.x, c.x));
+        out.push(blend(p.y, c.y));
+    }
     let same_slots = prev.alive().len() == curr.alive().len();
     for (i, &alive) in curr.alive().iter().enumerate() {
         if !alive {
@@ -254,8 +261,8 @@ impl HordePage {
     }
 
     /// Drawing positions in px, blended between the previous and the current
-    /// tick with [`HordePage::alpha`]: `[playerX, playerY, x0, y0, x1, y1, …]`
-    /// for the enemies alive now. An enemy that was dead or moved more than
+    /// tick with [`HordePage::alpha`]: `[1, playerX, playerY, x0, y0, x1, y1, …]`
+    /// (one hero, then the enemies alive now; [`blend_into`]). An enemy that was dead or moved more than
     /// [`JUMP_PX`] (it respawned) is drawn where it is now.
     pub fn interpolated(&mut self) -> &[f32] {
         let a = self.alpha();
@@ -394,7 +401,8 @@ impl HordeHandle {
         let _ = self.page_mut().release_all(ms);
     }
 
-    /// Interpolated drawing positions in px: `[playerX, playerY, x0, y0, …]`.
+    /// Interpolated drawing positions in px: `[1, playerX, playerY, x0, y0, …]`
+    /// (the hero count, the hero, then the enemies).
     pub fn interpolated(&mut self) -> Vec<f32> {
         self.page_mut().interpolated().to_vec()
     }
@@ -498,14 +506,15 @@ mod tests {
         assert_eq!(p.alpha(), 0.0);
         // Drawn one tick behind: at alpha 0 the previous snapshot (after tick
         // 1, two ticks of 3 px right); the current one is 9 px right.
-        let x = |p: &mut HordePage| f64::from(p.interpolated()[0]) - x0;
+        let x = |p: &mut HordePage| f64::from(p.interpolated()[1]) - x0;
         assert!((x(&mut p) - 6.0).abs() < 1e-3, "{}", x(&mut p));
         frame(&mut p, 100.0 + 50.0 / 3.0); // half a tick: no step
         assert_eq!(p.fixed_loop().tick().get(), 3);
         assert!((p.alpha() - 0.5).abs() < 1e-6, "{}", p.alpha());
         assert!((x(&mut p) - 7.5).abs() < 1e-3, "{}", x(&mut p));
-        // One enemy pair per live enemy, plus the player.
-        assert_eq!(p.interpolated().len(), 2 + 2 * 200);
+        // The hero count (one hero), the hero, one pair per live enemy.
+        assert_eq!(p.interpolated()[0], 1.0);
+        assert_eq!(p.interpolated().len(), 1 + 2 + 2 * 200);
     }
 
     #[test]

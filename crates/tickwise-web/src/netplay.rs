@@ -236,6 +236,16 @@ impl InputSource<TickInput> for Bot {
     }
 }
 
+/// Every hero of a state, by player index, for the test API:
+/// `[{ "x", "y", "hp" }, …]` with positions in 1/256 px (the sim's own
+/// integers, so two views can be compared exactly).
+fn heroes_json(heroes: &[tickwise_sims::horde::Hero]) -> Value {
+    heroes
+        .iter()
+        .map(|h| json!({ "x": h.x, "y": h.y, "hp": h.hp }))
+        .collect()
+}
+
 /// Why the page could not start, or a control was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NetplayPageError {
@@ -590,8 +600,9 @@ impl NetplayPage {
         Ok(self.session(usize::from(p == 1)).replay()?.to_bytes())
     }
 
-    /// Interpolated drawing positions of player `p`'s view in px,
-    /// `[playerX, playerY, x0, y0, …]`.
+    /// Interpolated drawing positions of player `p`'s view in px, every
+    /// hero then the enemies: `[n, hero0X, hero0Y, hero1X, hero1Y, x0, y0, …]`
+    /// ([`blend_into`]).
     pub fn interpolated(&mut self, p: usize) -> &[f32] {
         let v = &self.views[usize::from(p == 1)];
         blend_into(
@@ -659,6 +670,7 @@ impl NetplayPage {
                 "refusedControls": player.refused_controls,
                 "alpha": f64::from(alpha.alpha().as_f32()),
                 "digest": s.sim().digest(),
+                "heroes": heroes_json(s.sim().heroes()),
             })
         };
         json!({
@@ -833,7 +845,8 @@ impl NetplayHandle {
             .map_err(js_err)
     }
 
-    /// Player `p`'s view (0 or 1), interpolated, in px: `[playerX, playerY, x0, y0, …]`.
+    /// Player `p`'s view (0 or 1), interpolated, in px: `[n, hero0X, hero0Y,
+    /// hero1X, hero1Y, x0, y0, …]` (the hero count, every hero, the enemies).
     pub fn interpolated(&mut self, p: u32) -> Vec<f32> {
         self.page.interpolated(p as usize).to_vec()
     }
@@ -931,6 +944,83 @@ mod tests {
             assert_eq!(ticks, stop);
             let sum = digest.rsplit('|').next().unwrap();
             assert_eq!(sum, ps[0]["confirmedChecksum"].as_str().unwrap());
+        }
+    }
+
+    /// Both views' heroes after a finished match, with or without the
+    /// keyboard holding ArrowRight for 1.5 s, and a fresh page's heroes.
+    fn heroes_after(keys: bool) -> (Value, Value, u64) {
+        let mut p = page(120, 0, 0);
+        let start = peers(&p)[0]["heroes"].clone();
+        p.step_frames(5.0, 16.0).unwrap();
+        if keys {
+            p.key("ArrowRight", true, 100.0).unwrap();
+        }
+        p.step_frames(100.0, 16.0).unwrap();
+        if keys {
+            p.key("ArrowRight", false, 1_700.0).unwrap();
+        }
+        p.step_frames(20.0, 16.0).unwrap();
+        let stop = p.end_match();
+        p.step_frames(200.0, 16.0).unwrap();
+        let ps = peers(&p);
+        for s in &ps {
+            assert_eq!(
+                (s["finished"].as_bool(), s["confirmedTick"].as_u64()),
+                (Some(true), Some(stop))
+            );
+        }
+        // Finished, each view's current state is the confirmed one: the
+        // two views agree on every hero.
+        assert_eq!(ps[0]["heroes"], ps[1]["heroes"]);
+        assert_eq!(ps[0]["confirmedChecksum"], ps[1]["confirmedChecksum"]);
+        (start, ps[0]["heroes"].clone(), stop)
+    }
+
+    #[test]
+    fn the_keys_move_only_hero_0_and_the_bot_only_hero_1() {
+        let (start, keyed, stop) = heroes_after(true);
+        let (start2, still, stop2) = heroes_after(false);
+        assert_eq!((start.clone(), stop), (start2, stop2));
+        assert_eq!(start.as_array().unwrap().len(), 2, "two heroes");
+        let at = |v: &Value, h: usize, k: &str| v[h][k].as_i64().unwrap();
+        // Without keys, hero 0 never moves; with ArrowRight held it moves
+        // right only, in whole steps of playerSpeed (768/256 px a tick).
+        assert_eq!(
+            (at(&still, 0, "x"), at(&still, 0, "y")),
+            (at(&start, 0, "x"), at(&start, 0, "y"))
+        );
+        let dx = at(&keyed, 0, "x") - at(&start, 0, "x");
+        assert!(dx > 0 && dx % 768 == 0, "hero 0 moved {dx}");
+        assert_eq!(at(&keyed, 0, "y"), at(&start, 0, "y"));
+        // Hero 1 moves by the bot alone: it moved, and the same way whether
+        // or not the keyboard was used.
+        assert_eq!(
+            (at(&keyed, 1, "x"), at(&keyed, 1, "y")),
+            (at(&still, 1, "x"), at(&still, 1, "y"))
+        );
+        assert_ne!(
+            (at(&still, 1, "x"), at(&still, 1, "y")),
+            (at(&start, 1, "x"), at(&start, 1, "y"))
+        );
+    }
+
+    #[test]
+    fn each_view_draws_every_hero() {
+        let mut p = page(100, 0, 0);
+        p.step_frames(10.0, 16.0).unwrap();
+        for v in 0..2 {
+            let d = p.interpolated(v).to_vec();
+            // The count, two heroes (four numbers), then one pair per
+            // enemy alive (at most the config's 300).
+            assert_eq!(d[0], 2.0, "two heroes in view {v}");
+            assert_eq!((d.len() - 5) % 2, 0);
+            assert!(d.len() > 5 && d.len() <= 5 + 2 * 300, "{}", d.len());
+            // Hero 1 is drawn within a tick's move (3 px) of where the view's
+            // state has it.
+            let h1 = &peers(&p)[v]["heroes"][1];
+            let x = h1["x"].as_i64().unwrap() as f32 / 256.0;
+            assert!((d[3] - x).abs() <= 3.0, "{} vs {x}", d[3]);
         }
     }
 

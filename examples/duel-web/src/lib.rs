@@ -6,24 +6,31 @@
 //! JavaScript class `Duel` with one [`wasm_page!`] call plus the duel's own
 //! methods (keys, drawing). The sim crate knows nothing of the web.
 //!
-//! * **Input:** `KeyboardEvent.code`s with their `timeStamp`s go into the
-//!   loop's [`InputBuffer`]; each lands on the tick whose window contains it,
-//!   so a smash tap shorter than a tick still charges the paddle.
+//! * **Input:** two players share the keyboard. The duel is a two-player
+//!   sim, so the loop holds one [`InputBuffer`] per player
+//!   ([`PlayerSources`]); a `KeyboardEvent.code` with its `timeStamp` goes
+//!   into its player's buffer only ([`Key::side`]) and lands on the tick
+//!   whose window contains it, so a smash tap shorter than a tick still
+//!   charges that player's paddle.
 //! * **Drawing:** a [`Presenter`] keeps the last two ticks the sim ran
 //!   (frames, and the catch-up after a hide or a pause too) and
 //!   [`DuelFrame::interpolate`] blends them in integers.
 //! * **Recording:** the session is recorded from tick 0 (and from each
-//!   reset): `replay()` is a replay file of sim `duel`, version 1, with the
-//!   default config, which the duel's own tool binary verifies.
+//!   reset): `replay()` is a replay file of sim `duel`, version 2 (one input
+//!   stream per player), with the default config, which the duel's own tool
+//!   binary verifies.
 //!
 //! Keys: left paddle `W` / `S`, smash `D`; right paddle `↑` / `↓`, smash `←`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 use serde_json::{Value, json};
-use tickwise::{Button, FixedLoop, FrameReport, InputBuffer, Presenter, ReplayError, TimeError};
+use tickwise::{
+    Button, FixedLoop, FrameReport, InputBuffer, InputSource as _, PlayerSources, Presenter,
+    ReplayError, TimeError,
+};
 use tickwise_example_duel::session::DEMO_POLICY;
-use tickwise_example_duel::{ConfigError, DEFAULT_CONFIG, Duel, DuelConfig, DuelFrame, Key};
+use tickwise_example_duel::{ConfigError, DEFAULT_CONFIG, Duel, DuelConfig, DuelFrame, Key, Side};
 use tickwise_web::lifecycle::{ResumeOutcome, VisibilityOutcome};
 // wasm-bindgen's generated code names the crate `wasm_bindgen`: this makes
 // the adapter's copy that crate here (no dependency of our own to keep in step).
@@ -50,10 +57,22 @@ pub fn key_for_code(code: &str) -> Option<Key> {
     }
 }
 
-/// The button a `KeyboardEvent.code` presses ([`key_for_code`]'s key's).
-fn button_for_code(code: &str) -> Option<Button> {
-    key_for_code(code).map(Key::button)
+/// The button a `KeyboardEvent.code` presses in the left player's input.
+fn left_button(code: &str) -> Option<Button> {
+    key_for_code(code)
+        .filter(|k| k.side() == Side::Left)
+        .map(Key::button)
 }
+
+/// The button a `KeyboardEvent.code` presses in the right player's input.
+fn right_button(code: &str) -> Option<Button> {
+    key_for_code(code)
+        .filter(|k| k.side() == Side::Right)
+        .map(Key::button)
+}
+
+/// Both players' input buffers, player 0 (left) first.
+pub type Players = PlayerSources<InputBuffer>;
 
 /// Why the page could not start.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,7 +98,7 @@ impl core::fmt::Display for DuelPageError {
 impl core::error::Error for DuelPageError {}
 
 /// The duel's loop inside the adapter.
-pub type DuelLoop = WebLoop<Duel, InputBuffer>;
+pub type DuelLoop = WebLoop<Duel, Players>;
 
 /// The page model. See the [crate docs](crate).
 #[derive(Debug)]
@@ -87,7 +106,8 @@ pub struct DuelPage {
     cfg: DuelConfig,
     web: DuelLoop,
     presenter: Presenter<DuelFrame>,
-    keys: Keys,
+    /// Each player's bindings, slot order.
+    keys: [Keys; 2],
 }
 
 impl DuelPage {
@@ -100,7 +120,7 @@ impl DuelPage {
         let cfg = DuelConfig::parse(DEFAULT_CONFIG).map_err(DuelPageError::Config)?;
         let lp = FixedLoop::new(
             Duel::new(&cfg),
-            InputBuffer::new(),
+            PlayerSources::new(vec![InputBuffer::new(), InputBuffer::new()]),
             cfg.clock_config(),
             DEMO_POLICY,
         );
@@ -114,7 +134,7 @@ impl DuelPage {
             cfg,
             web,
             presenter,
-            keys: Keys::new(button_for_code),
+            keys: [Keys::new(left_button), Keys::new(right_button)],
         })
     }
 
@@ -131,11 +151,14 @@ impl DuelPage {
     ///
     /// A [`TimeError`] for a bad timestamp (ignored and counted).
     pub fn key(&mut self, code: &str, down: bool, ms: f64) -> Result<bool, TimeError> {
-        if !self.keys.binds(code) {
+        let Some(p) = key_for_code(code).map(|k| k.side().index()) else {
             return Ok(false);
-        }
+        };
         let at = self.web.host_time_at(ms)?;
-        Ok(self.keys.key(self.web.inputs_mut(), code, down, at))
+        let Some(buffer) = self.web.inputs_mut().get_mut(p) else {
+            return Ok(false);
+        };
+        Ok(self.keys[p].key(buffer, code, down, at))
     }
 
     /// Releases every held key (the window lost focus: the key-ups will
@@ -166,7 +189,7 @@ impl DuelPage {
 
 impl WebPage for DuelPage {
     type Sim = Duel;
-    type Inputs = InputBuffer;
+    type Inputs = Players;
     type Error = DuelPageError;
 
     fn create() -> Result<DuelPage, DuelPageError> {
@@ -201,8 +224,9 @@ impl WebPage for DuelPage {
     }
 
     /// The adapter's state plus the duel's: `ball`, `velocity`, `paddles`,
-    /// `score`, `charged`, `winner` (`"left"`, `"right"` or `null`), the
-    /// input buffer's `lateEvents`, `pendingEvents`, `refusedEvents`.
+    /// `score`, `charged`, `winner` (`"left"`, `"right"` or `null`), and
+    /// the input buffers' `lateEvents`, `pendingEvents`, `refusedEvents`
+    /// (both players' summed).
     fn state_json(&self) -> Value {
         let mut m = self.web.state_json();
         let d = self.web.sim();
@@ -218,9 +242,9 @@ impl WebPage for DuelPage {
             "score": d.score(),
             "charged": d.charged(),
             "winner": winner,
-            "lateEvents": inputs.late_events(),
-            "pendingEvents": inputs.pending(),
-            "refusedEvents": self.keys.refused(),
+            "lateEvents": (0..2).filter_map(|p| inputs.get(p)).map(InputBuffer::late_events).sum::<u64>(),
+            "pendingEvents": (0..2).filter_map(|p| inputs.get(p)).map(InputBuffer::pending).sum::<usize>(),
+            "refusedEvents": self.keys.iter().map(Keys::refused).sum::<u64>(),
         });
         if let Value::Object(extra) = extra {
             m.extend(extra);

@@ -26,15 +26,49 @@ fn replay(p: &DuelPage) -> Replay<TickInput> {
     Replay::from_bytes(&bytes, &ReplayLimits::DEFAULT).expect("a readable replay")
 }
 
-/// The drawable state after the first `ticks` recorded inputs, re-simulated
-/// on a fresh duel.
+/// The drawable state after the first `ticks` recorded inputs (both
+/// players'), re-simulated on a fresh duel.
 fn state_at(p: &DuelPage, ticks: u64) -> DuelFrame {
     let cfg = DuelConfig::parse(DEFAULT_CONFIG).unwrap();
     let mut d = Duel::new(&cfg);
-    for input in replay(p).inputs(0).take(usize::try_from(ticks).unwrap()) {
-        d.step(core::slice::from_ref(input));
+    let r = replay(p);
+    for (l, r) in r
+        .inputs(0)
+        .zip(r.inputs(1))
+        .take(usize::try_from(ticks).unwrap())
+    {
+        d.step(&[*l, *r]);
     }
     d.capture()
+}
+
+#[test]
+fn each_players_keys_reach_only_its_own_input() {
+    let mut p = page();
+    frame(&mut p, 0.0);
+    // W (left up) from 8 ms and ArrowDown (right down) from 8 ms, both
+    // released at 88 ms (tick 5's window): 5 ticks of 6 each way.
+    p.key("KeyW", true, 8.0).unwrap();
+    p.key("ArrowDown", true, 8.0).unwrap();
+    frames(&mut p, 16, 80);
+    p.key("KeyW", false, 88.0).unwrap();
+    p.key("ArrowDown", false, 88.0).unwrap();
+    frames(&mut p, 96, 160);
+    assert_eq!(p.web().sim().paddles(), [150, 210]);
+    let r = replay(&p);
+    assert_eq!(r.players(), 2);
+    let up = tickwise_example_duel::UP;
+    let down = tickwise_example_duel::DOWN;
+    // Player 0 held only up, player 1 only down, in ticks 0..=4.
+    let held = |pl: usize, b| -> Vec<usize> {
+        r.inputs(pl)
+            .enumerate()
+            .filter(|(_, i)| i.is_held(b))
+            .map(|(t, _)| t)
+            .collect()
+    };
+    assert_eq!((held(0, up), held(0, down)), ((0..5).collect(), vec![]));
+    assert_eq!((held(1, up), held(1, down)), (vec![], (0..5).collect()));
 }
 
 #[test]
@@ -116,7 +150,7 @@ fn the_live_session_verifies() {
     let r = replay(&p);
     assert_eq!(
         (r.header().sim_id.as_str(), r.header().sim_version),
-        ("duel", 1)
+        ("duel", 2)
     );
     assert_eq!(r.ticks(), p.web().tick());
     let cfg = DuelConfig::parse(DEFAULT_CONFIG).unwrap();

@@ -11,10 +11,11 @@ use serde_json::Value;
 use tickwise::{AXES, Buttons, ClockConfig, Pcg32, TickInput};
 use tickwise_catalog::CatalogSim;
 
-use crate::{ConfigError, DEFAULT_CONFIG, Duel, DuelConfig, ID, VERSION};
+use crate::{ConfigError, DEFAULT_CONFIG, Duel, DuelConfig, ID, Side, VERSION};
 
-/// The button bits the duel reads: buttons 0 to 5 (see [`crate::Key`]).
-pub const BUTTON_BITS: u64 = 0x3f;
+/// The button bits of one player's input: buttons 0 to 2 ([`crate::UP`],
+/// [`crate::DOWN`], [`crate::SMASH`]).
+pub const BUTTON_BITS: u64 = 0x7;
 
 impl CatalogSim for Duel {
     const ID: &'static str = ID;
@@ -44,12 +45,19 @@ impl CatalogSim for Duel {
         1
     }
 
-    /// The two bots ([`crate::scripted_input`]).
+    /// The left bot ([`crate::scripted_input`]); in a run of both players,
+    /// each gets its own bot ([`CatalogSim::scripted_player_input`]).
     fn scripted_input(tick: u64) -> TickInput {
-        crate::scripted_input(tick)
+        crate::scripted_input(Side::Left, tick)
     }
 
-    /// Random buttons and sticks ([`crate::random_input`]).
+    /// Player 0 the left bot, player 1 the right bot.
+    fn scripted_player_input(player: usize, tick: u64) -> TickInput {
+        let side = if player == 1 { Side::Right } else { Side::Left };
+        crate::scripted_input(side, tick)
+    }
+
+    /// Random buttons and a random stick, one player's ([`crate::random_input`]).
     fn random_input(rng: &mut Pcg32) -> TickInput {
         crate::random_input(rng)
     }
@@ -60,10 +68,12 @@ impl CatalogSim for Duel {
     }
 }
 
-/// One element of an inputs file: an object with the optional keys `held`,
-/// `pressed` and `released` (bit sets of the six buttons, integers in
-/// `0..=63`) and `axes` (up to four integers in `-32768..=32767`; the duel
-/// reads the first two). A missing key means no buttons, or sticks at rest.
+/// One element of an inputs file (one player's input of one tick; the file
+/// holds one array per player, player 0's first): an object with the
+/// optional keys `held`, `pressed` and `released` (bit sets of the player's
+/// three buttons, integers in `0..=7`: 1 up, 2 down, 4 smash) and `axes`
+/// (up to four integers in `-32768..=32767`; the duel reads the first). A
+/// missing key means no buttons, or the stick at rest.
 ///
 /// Strict like the config: another key, or a bit of a button the duel does
 /// not have, is refused rather than ignored, so a typo cannot silently mean
@@ -71,12 +81,13 @@ impl CatalogSim for Duel {
 ///
 /// ```
 /// use tickwise_catalog::serde_json::json;
-/// use tickwise_example_duel::{Key, json_input};
+/// use tickwise_example_duel::{SMASH, UP, json_input};
 ///
-/// let input = json_input(&json!({"held": 1, "pressed": 5, "axes": [0, -300]}))?;
-/// assert!(input.is_held(Key::LeftUp.button()));
-/// assert!(input.was_pressed(Key::LeftSmash.button()));
-/// assert_eq!(input.axes, [0, -300, 0, 0]);
+/// let input = json_input(&json!({"held": 1, "pressed": 5, "axes": [-300]}))?;
+/// assert!(input.is_held(UP));
+/// assert!(input.was_pressed(SMASH));
+/// assert_eq!(input.axes, [-300, 0, 0, 0]);
+/// assert!(json_input(&json!({"held": 8})).is_err()); // no button 3
 /// let typo = json_input(&json!({"hold": 1})).unwrap_err();
 /// assert!(typo.ends_with("(not \"hold\")"), "{typo}");
 /// # Ok::<(), String>(())
@@ -88,7 +99,7 @@ impl CatalogSim for Duel {
 /// catalog reports it as `inputs[N] must be ..., found ...`.
 pub fn json_input(value: &Value) -> Result<TickInput, String> {
     const SHAPE: &str = "an object with optional keys held, pressed, released \
-        (integers 0..=63: bits of buttons 0 to 5) and axes (up to 4 integers in -32768..=32767)";
+        (integers 0..=7: bits of buttons 0 to 2) and axes (up to 4 integers in -32768..=32767)";
     let obj = value.as_object().ok_or_else(|| SHAPE.to_string())?;
     let mut input = TickInput::default();
     for (key, v) in obj {
@@ -98,7 +109,7 @@ pub fn json_input(value: &Value) -> Result<TickInput, String> {
                 .map(Buttons::from_bits)
                 .ok_or_else(|| {
                     format!(
-                        "an object whose {key:?} is an integer in 0..=63 (bits of buttons 0 to 5)"
+                        "an object whose {key:?} is an integer in 0..=7 (bits of buttons 0 to 2)"
                     )
                 })
         };

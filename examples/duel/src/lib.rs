@@ -1,15 +1,23 @@
 //! # Duel: a two-player paddle game on tickwise
 //!
 //! An example game that uses only tickwise's public API, written to be read
-//! as a tutorial. Two paddles defend the left and right walls of an integer
-//! field; the ball bounces off the top and bottom walls; a player who taps
-//! *smash* charges their paddle, and the next ball it returns leaves faster.
+//! as a tutorial. Two players, one paddle each: player 0 defends the left
+//! wall of an integer field, player 1 the right one; the ball bounces off
+//! the top and bottom walls; a player who taps *smash* charges their paddle,
+//! and the next ball it returns leaves faster.
+//!
+//! The duel is a two-player sim ([`Sim::players`] is 2): every tick it gets
+//! one [`TickInput`] per player, in slot order, and each paddle reads only
+//! its own player's input (buttons [`UP`], [`DOWN`], [`SMASH`] and axis 0).
+//! So a replay stores one input stream per player, and a desync report can
+//! say which player pressed what.
 //!
 //! The rules, one tick at a time (see [`Duel`] for the exact order):
 //!
-//! 1. Each paddle moves `paddleSpeed` units toward the held direction button,
-//!    or follows its analog axis when no direction button is held; a *pressed*
-//!    edge of the smash button charges it (so a tap shorter than a tick counts).
+//! 1. Each paddle moves `paddleSpeed` units toward its player's held
+//!    direction button, or follows its player's analog axis 0 when no
+//!    direction button is held; a *pressed* edge of the smash button charges
+//!    it (so a tap shorter than a tick counts).
 //! 2. While a serve is pending the ball waits at the centre; on the last tick
 //!    of the wait it gets its velocity from the seeded [`Pcg32`]: left or
 //!    right at `ballSpeed`, vertical speed in `-maxServeVy..=maxServeVy`.
@@ -32,12 +40,13 @@
 //!
 //! ```
 //! use tickwise::Sim;
-//! use tickwise_example_duel::{DEFAULT_CONFIG, Duel, DuelConfig, scripted_input};
+//! use tickwise_example_duel::{DEFAULT_CONFIG, Duel, DuelConfig, scripted_inputs};
 //!
 //! let cfg = DuelConfig::parse(DEFAULT_CONFIG)?;
 //! let mut duel = Duel::new(&cfg);
+//! assert_eq!(duel.players(), 2);
 //! for tick in 0..31 {
-//!     duel.step(&[scripted_input(tick)]);
+//!     duel.step(&scripted_inputs(tick)); // [left bot's input, right bot's]
 //! }
 //! // Served on the 30th tick, right and level at 5 units a tick; one tick later:
 //! assert_eq!((duel.ball(), duel.velocity()), ([325, 180], [5, 0]));
@@ -61,8 +70,9 @@ use tickwise::{Alpha, Button, Buttons, Capture, Pcg32, Sim, StateVisitor, TickIn
 /// The name replays and the CLI know this sim by.
 pub const ID: &str = "duel";
 /// The rules' version. Bump it whenever a change alters results, so that old
-/// replays are refused by version instead of reported as desyncs.
-pub const VERSION: u32 = 1;
+/// replays are refused by version instead of reported as desyncs. Version 2:
+/// one input per player (version 1 read one input that steered both paddles).
+pub const VERSION: u32 = 2;
 /// The PCG stream serves are drawn from. 54 is the stream of the PCG
 /// reference demo, so with seed 42 the serves follow its published outputs
 /// (the tests use them as independent expected values).
@@ -77,12 +87,13 @@ pub const AXIS_FULL: i32 = 32_767;
 /// which a paddle moved reports the first divergent checkpoint and `paddles`.
 pub const PADDLE_SPEED_CHANGE: i32 = if cfg!(feature = "rule-change") { 1 } else { 0 };
 
-/// A player: `Left` defends the left wall, `Right` the right one.
+/// A player: `Left` (player 0) defends the left wall, `Right` (player 1)
+/// the right one. Each reads only its own input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
-    /// Player one, on the left; reads axis 0.
+    /// Player 0, on the left.
     Left,
-    /// Player two, on the right; reads axis 1.
+    /// Player 1, on the right.
     Right,
 }
 
@@ -90,27 +101,28 @@ impl Side {
     /// Both sides, left first (the order of every two-element array here).
     pub const BOTH: [Side; 2] = [Side::Left, Side::Right];
 
-    /// 0 for left, 1 for right.
+    /// The player slot: 0 for left, 1 for right.
     #[must_use]
     pub const fn index(self) -> usize {
         self as usize
     }
 }
 
-/// The buttons the duel reads; the host maps keys or pad buttons onto them.
+/// The keys of a shared keyboard: three per player. Each is one of its
+/// player's buttons ([`Key::button`]) in that player's input ([`Key::side`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Key {
-    /// Left paddle up (button 0).
+    /// Player 0's [`UP`].
     LeftUp,
-    /// Left paddle down (button 1).
+    /// Player 0's [`DOWN`].
     LeftDown,
-    /// Left smash (button 2).
+    /// Player 0's [`SMASH`].
     LeftSmash,
-    /// Right paddle up (button 3).
+    /// Player 1's [`UP`].
     RightUp,
-    /// Right paddle down (button 4).
+    /// Player 1's [`DOWN`].
     RightDown,
-    /// Right smash (button 5).
+    /// Player 1's [`SMASH`].
     RightSmash,
 }
 
@@ -121,20 +133,28 @@ const fn button(index: u8) -> Button {
     }
 }
 
-const BUTTONS: [Button; 6] = [
-    button(0),
-    button(1),
-    button(2),
-    button(3),
-    button(4),
-    button(5),
-];
+/// A player's paddle up: button 0 of that player's input.
+pub const UP: Button = button(0);
+/// A player's paddle down: button 1.
+pub const DOWN: Button = button(1);
+/// A player's smash: button 2.
+pub const SMASH: Button = button(2);
 
 impl Key {
-    /// The kernel button this key is.
+    /// The button this key is, in its player's input.
     #[must_use]
     pub const fn button(self) -> Button {
-        BUTTONS[self as usize]
+        [UP, DOWN, SMASH][self as usize % 3]
+    }
+
+    /// The player whose input this key is part of.
+    #[must_use]
+    pub const fn side(self) -> Side {
+        if (self as usize) < 3 {
+            Side::Left
+        } else {
+            Side::Right
+        }
     }
 
     /// A side's up, down and smash keys.
@@ -216,19 +236,19 @@ impl Duel {
             .find(|s| self.score[s.index()] >= self.cfg.win_score)
     }
 
+    /// `side`'s paddle by its own player's `input`.
     fn move_paddle(&mut self, side: Side, input: &TickInput) {
-        let [up, down, smash] = Key::of(side).map(Key::button);
         let i = side.index();
-        let dir = i32::from(input.is_held(down)) - i32::from(input.is_held(up));
+        let dir = i32::from(input.is_held(DOWN)) - i32::from(input.is_held(UP));
         let speed = self.cfg.paddle_speed + PADDLE_SPEED_CHANGE;
         let v = if dir == 0 {
-            i32::from(input.axes[i]).clamp(-AXIS_FULL, AXIS_FULL) * speed / AXIS_FULL
+            i32::from(input.axes[0]).clamp(-AXIS_FULL, AXIS_FULL) * speed / AXIS_FULL
         } else {
             dir * speed
         };
         let half = self.cfg.paddle_half;
         self.paddles[i] = (self.paddles[i] + v).clamp(half, self.cfg.height - half);
-        if input.was_pressed(smash) {
+        if input.was_pressed(SMASH) {
             self.charged[i] = true;
         }
     }
@@ -288,13 +308,20 @@ impl Duel {
 impl Sim for Duel {
     type Input = TickInput;
 
-    /// One tick: paddles, then the serve wait or the ball; nothing but the
-    /// paddles moves once someone has won.
+    /// Two: player 0 on the left, player 1 on the right.
+    fn players(&self) -> usize {
+        2
+    }
+
+    /// One tick: each paddle by its own player's input (`inputs[0]` left,
+    /// `inputs[1]` right; a missing one is the absent input), then the
+    /// serve wait or the ball; nothing but the paddles moves once someone
+    /// has won.
     fn step(&mut self, inputs: &[TickInput]) {
-        let input = &inputs.first().cloned().unwrap_or_default();
+        let absent = TickInput::default();
         self.tick += 1;
         for side in Side::BOTH {
-            self.move_paddle(side, input);
+            self.move_paddle(side, inputs.get(side.index()).unwrap_or(&absent));
         }
         if self.winner().is_some() {
             return;
@@ -399,47 +426,60 @@ const fn cycle(tick: u64, period: u64, start: u64, len: u64) -> (bool, bool, boo
     (t >= start && t < up_at, t == start, released)
 }
 
-/// The bots' input for `tick`, a function of the tick alone (so any tool can
-/// regenerate it): the left bot swings up and down on a 90-tick cycle and
-/// taps smash inside one tick every 120 ticks (pressed and released in the
-/// same input, as a sub-tick tap arrives); the right bot steers with its
-/// analog stick, a 64-tick sawtooth, and holds smash for 5 of every 150 ticks.
+/// The bot of `side` at `tick`, a function of the tick alone (so any tool
+/// can regenerate it): the left bot (player 0) swings up and down on a
+/// 90-tick cycle and taps smash inside one tick every 120 ticks (pressed and
+/// released in the same input, as a sub-tick tap arrives); the right bot
+/// (player 1) steers with its analog stick, a 64-tick sawtooth, and holds
+/// smash for 5 of every 150 ticks.
 #[must_use]
-pub fn scripted_input(tick: u64) -> TickInput {
+pub fn scripted_input(side: Side, tick: u64) -> TickInput {
     let mut held = Buttons::NONE;
     let mut pressed = Buttons::NONE;
     let mut released = Buttons::NONE;
-    let mut key = |k: Key, (h, p, r): (bool, bool, bool)| {
-        let b = k.button();
+    let mut key = |b: Button, (h, p, r): (bool, bool, bool)| {
         held = if h { held.with(b) } else { held };
         pressed = if p { pressed.with(b) } else { pressed };
         released = if r { released.with(b) } else { released };
     };
-    key(Key::LeftUp, cycle(tick, 90, 0, 45));
-    key(Key::LeftDown, cycle(tick, 90, 45, 45));
-    key(Key::LeftSmash, (false, tick % 120 == 60, tick % 120 == 60));
-    key(Key::RightSmash, cycle(tick, 150, 75, 5));
-    let saw = i64::try_from(tick % 64).map_or(0, |t| t * 1024 - 32 * 1024);
-    let saw = i16::try_from(saw).unwrap_or(0);
+    let mut axes = [0; tickwise::AXES];
+    match side {
+        Side::Left => {
+            key(UP, cycle(tick, 90, 0, 45));
+            key(DOWN, cycle(tick, 90, 45, 45));
+            key(SMASH, (false, tick % 120 == 60, tick % 120 == 60));
+        }
+        Side::Right => {
+            key(SMASH, cycle(tick, 150, 75, 5));
+            let saw = i64::try_from(tick % 64).map_or(0, |t| t * 1024 - 32 * 1024);
+            axes[0] = i16::try_from(saw).unwrap_or(0);
+        }
+    }
     TickInput {
         held,
         pressed,
         released,
-        axes: [0, saw, 0, 0],
+        axes,
     }
 }
 
-/// A random input for fuzzing and sync tests: any of the six buttons held,
-/// pressed or released (not necessarily consistent, which the sim must
-/// survive), and random values on both sticks.
+/// Both bots' inputs for `tick`, in slot order (what [`Sim::step`] takes).
+#[must_use]
+pub fn scripted_inputs(tick: u64) -> [TickInput; 2] {
+    Side::BOTH.map(|side| scripted_input(side, tick))
+}
+
+/// One player's random input for fuzzing and sync tests: any of its three
+/// buttons held, pressed or released (not necessarily consistent, which the
+/// sim must survive), and a random value on its stick.
 #[must_use]
 pub fn random_input(rng: &mut Pcg32) -> TickInput {
     let bits = u64::from(rng.next_u32());
-    let mut axis = || i16::try_from(rng.range_i32(-AXIS_FULL, AXIS_FULL)).unwrap_or(0);
+    let axis = i16::try_from(rng.range_i32(-AXIS_FULL, AXIS_FULL)).unwrap_or(0);
     TickInput {
-        held: Buttons::from_bits(bits & 0x3f),
-        pressed: Buttons::from_bits((bits >> 6) & 0x3f),
-        released: Buttons::from_bits((bits >> 12) & 0x3f),
-        axes: [axis(), axis(), 0, 0],
+        held: Buttons::from_bits(bits & BUTTON_BITS),
+        pressed: Buttons::from_bits((bits >> 3) & BUTTON_BITS),
+        released: Buttons::from_bits((bits >> 6) & BUTTON_BITS),
+        axes: [axis, 0, 0, 0],
     }
 }

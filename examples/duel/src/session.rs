@@ -1,15 +1,19 @@
 //! A live session: how a game's main loop drives the duel, and records it.
 //!
-//! The host keeps a [`FixedLoop`] (the sim, its clock, its lifecycle and the
-//! [`InputBuffer`]) and a [`Presenter`] (the last two ticks and alpha). On
-//! each display frame it pushes the key events that arrived, with the
+//! The host keeps a [`FixedLoop`] (the sim, its clock, its lifecycle and one
+//! [`InputBuffer`] per player, in [`PlayerSources`]) and a [`Presenter`] (the
+//! last two ticks and alpha). Two players share one keyboard: each key is
+//! one player's button ([`Key::side`], [`Key::button`]), so its events go to
+//! that player's buffer only. On each display frame the host pushes the key
+//! events that arrived, with the
 //! timestamps the platform gave them, then runs the frame and draws the
 //! interpolated [`DuelFrame`]. Frames can be any length: the loop turns them
 //! into whole ticks and hands every tick the keys of its own time window, so
 //! a tap shorter than a tick still reaches the sim as a press and a release.
 //!
 //! The loop records from tick 0 ([`FixedLoop::start_recording`]): every
-//! tick's input as the sim consumed it, catch-up ticks included, and every
+//! tick's inputs as the sim consumed them (one stream per player), catch-up
+//! ticks included, and every
 //! stretch of time it threw away. [`LiveSession::replay`] is that record; the
 //! `duel verify` tool re-simulates it to the live session's final state.
 //!
@@ -24,7 +28,7 @@ use core::fmt;
 
 use tickwise::{
     CatchUpPolicy, EventKind, FixedLoop, InputBuffer, InputError, InputEvent, LifecycleError,
-    Nanos, Presenter, Replay, ReplayError, ResumeReport, TickInput, Timestamp,
+    Nanos, PlayerSources, Presenter, Replay, ReplayError, ResumeReport, TickInput, Timestamp,
 };
 use tickwise_catalog::{CatalogError, replay_header};
 
@@ -122,10 +126,13 @@ impl core::error::Error for SessionError {
     }
 }
 
+/// The two players' input buffers, player 0's first.
+pub type Keyboard = PlayerSources<InputBuffer>;
+
 /// A duel played live, recording itself.
 #[derive(Debug)]
 pub struct LiveSession {
-    lp: FixedLoop<Duel, InputBuffer>,
+    lp: FixedLoop<Duel, Keyboard>,
     presenter: Presenter<DuelFrame>,
     drawn: DuelFrame,
     resumes: Vec<ResumeReport>,
@@ -157,7 +164,7 @@ impl LiveSession {
             replay_header::<Duel>(config, checkpoint_every).map_err(SessionError::Setup)?;
         let mut lp = FixedLoop::new(
             Duel::new(&cfg),
-            InputBuffer::new(),
+            PlayerSources::new(vec![InputBuffer::new(), InputBuffer::new()]),
             cfg.clock_config(),
             policy,
         );
@@ -193,7 +200,9 @@ impl LiveSession {
                     EventKind::Up(b)
                 };
                 let event = InputEvent { at, kind };
-                lp.inputs_mut().push(event).map_err(SessionError::Input)?;
+                if let Some(buffer) = lp.inputs_mut().get_mut(key.side().index()) {
+                    buffer.push(event).map_err(SessionError::Input)?;
+                }
             }
             Action::Frame(dt) => {
                 let report = presenter.frame(lp, dt);
@@ -223,8 +232,8 @@ impl LiveSession {
         actions.into_iter().try_for_each(|a| self.apply(a))
     }
 
-    /// The session so far as a replay: the config, every tick's input as the
-    /// sim consumed it, the time the loop threw away, checkpoints and the
+    /// The session so far as a replay: the config, every tick's inputs as
+    /// the sim consumed them (one stream per player), the time the loop threw away, checkpoints and the
     /// current state. Write it with [`Replay::to_bytes`].
     ///
     /// # Errors
@@ -264,9 +273,10 @@ impl LiveSession {
         self.capped_frames
     }
 
-    /// The loop, read-only (tick, host time, clock, lifecycle, input buffer).
+    /// The loop, read-only (tick, host time, clock, lifecycle, the players'
+    /// input buffers).
     #[must_use]
-    pub const fn fixed_loop(&self) -> &FixedLoop<Duel, InputBuffer> {
+    pub const fn fixed_loop(&self) -> &FixedLoop<Duel, Keyboard> {
         &self.lp
     }
 }

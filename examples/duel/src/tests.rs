@@ -14,12 +14,14 @@ fn duel_in_play() -> Duel {
     d
 }
 
-fn holding(keys: &[Key]) -> TickInput {
-    let held = keys.iter().fold(Buttons::NONE, |b, k| b.with(k.button()));
-    TickInput {
-        held,
-        ..TickInput::default()
+/// Both players' inputs with `keys` held, each key in its own player's input.
+fn holding(keys: &[Key]) -> [TickInput; 2] {
+    let mut out = [TickInput::default(); 2];
+    for k in keys {
+        let input = &mut out[k.side().index()];
+        input.held = input.held.with(k.button());
     }
+    out
 }
 
 #[test]
@@ -38,15 +40,15 @@ fn ball_reflects_off_top_and_bottom_walls() {
     // (100, 4) + (3, -6) = (103, -2): 2 above the top, reflected to y = 2, vy = +6.
     d.ball = [100, 4];
     d.vel = [3, -6];
-    d.step(&[TickInput::default()]);
+    d.step(&[TickInput::default(); 2]);
     assert_eq!((d.ball(), d.velocity()), ([103, 2], [3, 6]));
     // Next tick: (106, 8), nothing to reflect.
-    d.step(&[TickInput::default()]);
+    d.step(&[TickInput::default(); 2]);
     assert_eq!(d.ball(), [106, 8]);
     // (100, 358) + (3, 6) = (103, 364): 4 below the bottom (360), y = 356, vy = -6.
     d.ball = [100, 358];
     d.vel = [3, 6];
-    d.step(&[TickInput::default()]);
+    d.step(&[TickInput::default(); 2]);
     assert_eq!((d.ball(), d.velocity()), ([103, 356], [3, -6]));
 }
 
@@ -58,18 +60,18 @@ fn paddle_returns_with_spin_truncated_toward_zero() {
     // vx = +4, vy = 1 + 21/4 = 1 + 5 = 6.
     d.ball = [18, 200];
     d.vel = [-4, 1];
-    d.step(&[TickInput::default()]);
+    d.step(&[TickInput::default(); 2]);
     assert_eq!((d.ball(), d.velocity()), ([18, 201], [4, 6]));
     // Offset -23 above the paddle: -23/4 = -5 (toward zero, not -6).
     d.ball = [18, 157];
     d.vel = [-4, 0];
-    d.step(&[TickInput::default()]);
+    d.step(&[TickInput::default(); 2]);
     assert_eq!(d.velocity(), [4, -5]);
     // Right paddle (face 640 - 16 = 624): (622, 190) + (4, 10) = (626, 200),
     // offset 20: vy = 10 + 5 = 15, capped at 12; vx = -4; x = 1248 - 626 = 622.
     d.ball = [622, 190];
     d.vel = [4, 10];
-    d.step(&[TickInput::default()]);
+    d.step(&[TickInput::default(); 2]);
     assert_eq!((d.ball(), d.velocity()), ([622, 200], [-4, 12]));
 }
 
@@ -81,7 +83,7 @@ fn a_charged_paddle_smashes_once_up_to_the_top_speed() {
         released: Buttons::NONE.with(Key::LeftSmash.button()),
         ..TickInput::default()
     };
-    d.step(core::slice::from_ref(&tap));
+    d.step(&[tap, TickInput::default()]);
     assert_eq!(
         d.charged(),
         [true, false],
@@ -91,7 +93,7 @@ fn a_charged_paddle_smashes_once_up_to_the_top_speed() {
     // x = 32 - 15 = 17; the charge is spent.
     d.ball = [26, 180];
     d.vel = [-11, 0];
-    d.step(&[TickInput::default()]);
+    d.step(&[TickInput::default(); 2]);
     assert_eq!(
         (d.ball(), d.velocity(), d.charged()),
         ([17, 180], [12, 0], [false, false])
@@ -104,11 +106,11 @@ fn a_ball_outside_the_paddle_passes_and_scores() {
     // Crosses x = 16 at y = 140: offset -40 from the paddle at 180, more than 32.
     d.ball = [18, 140];
     d.vel = [-5, 0];
-    d.step(&[TickInput::default()]);
+    d.step(&[TickInput::default(); 2]);
     assert_eq!(d.ball(), [13, 140]);
-    d.step(&[TickInput::default()]); // x = 8
-    d.step(&[TickInput::default()]); // x = 3
-    d.step(&[TickInput::default()]); // x = -2: the right player scores
+    d.step(&[TickInput::default(); 2]); // x = 8
+    d.step(&[TickInput::default(); 2]); // x = 3
+    d.step(&[TickInput::default(); 2]); // x = -2: the right player scores
     assert_eq!(
         (d.score(), d.ball(), d.velocity(), d.serve_in),
         ([0, 1], [320, 180], [0, 0], 30)
@@ -118,28 +120,24 @@ fn a_ball_outside_the_paddle_passes_and_scores() {
 #[test]
 fn paddles_follow_buttons_then_axes_and_stay_on_the_field() {
     let mut d = duel_in_play();
-    d.step(core::slice::from_ref(&holding(&[
-        Key::LeftUp,
-        Key::RightDown,
-    ])));
+    d.step(&holding(&[Key::LeftUp, Key::RightDown]));
     assert_eq!(d.paddles(), [174, 186]);
     // Both directions held cancel out and hand over to the stick:
     // 16384 * 6 / 32767 = 3 (98304 / 32767 = 3.00003); -32768 is clamped to
     // -32767, a full -6.
+    // Each stick is its own player's axis 0.
     let mut input = holding(&[Key::LeftUp, Key::LeftDown]);
-    input.axes = [16_384, -32_768, 0, 0];
-    d.step(core::slice::from_ref(&input));
+    input[0].axes = [16_384, 0, 0, 0];
+    input[1].axes = [-32_768, 0, 0, 0];
+    d.step(&input);
     assert_eq!(d.paddles(), [177, 180]);
     // A held button beats the stick.
-    input.held = Buttons::NONE.with(Key::LeftDown.button());
-    d.step(core::slice::from_ref(&input));
+    input[0].held = Buttons::NONE.with(Key::LeftDown.button());
+    d.step(&input);
     assert_eq!(d.paddles(), [183, 174]);
     // Centres stay within [32, 328].
     d.paddles = [35, 325];
-    d.step(core::slice::from_ref(&holding(&[
-        Key::LeftUp,
-        Key::RightDown,
-    ])));
+    d.step(&holding(&[Key::LeftUp, Key::RightDown]));
     assert_eq!(d.paddles(), [32, 328]);
 }
 

@@ -7,13 +7,13 @@
 
 use tickwise::{
     CatchUpPolicy, HostEvent, HostEventKind, Nanos, Replay, ReplayLimits, Sim, TickInput,
-    compare_lockstep, one_player, verify,
+    compare_lockstep, verify,
 };
 use tickwise_example_duel::session::{
     Action, DEMO_KEYS, DEMO_POLICY, IRREGULAR_MS, LIVE_CHECKPOINT_EVERY, LiveSession, SessionError,
     deliver, demo_actions, live_demo_actions,
 };
-use tickwise_example_duel::{DEFAULT_CONFIG, Duel, DuelConfig, ID, Key, VERSION};
+use tickwise_example_duel::{DEFAULT_CONFIG, DOWN, Duel, DuelConfig, ID, Key, SMASH, UP, VERSION};
 
 fn config() -> DuelConfig {
     DuelConfig::parse(DEFAULT_CONFIG).unwrap()
@@ -29,34 +29,38 @@ fn demo() -> LiveSession {
     s
 }
 
-/// Every tick's input as the sim consumed it, from the session's recording.
-fn inputs(s: &LiveSession) -> Vec<TickInput> {
-    s.replay().unwrap().inputs(0).copied().collect()
+/// Every tick's inputs as the sim consumed them, `[player 0, player 1]`,
+/// from the session's recording (one stream per player).
+fn inputs(s: &LiveSession) -> Vec<[TickInput; 2]> {
+    let replay = s.replay().unwrap();
+    assert_eq!(replay.players(), 2);
+    replay
+        .inputs(0)
+        .zip(replay.inputs(1))
+        .map(|(l, r)| [*l, *r])
+        .collect()
 }
 
 /// The inputs [`DEMO_KEYS`] must give, tick by tick, worked out from the
-/// 16 ms windows: up down at 5 ms (tick 0) and up at 90 ms (tick 5); the
-/// smash tap at 37-41 ms inside tick 2; right down at 120 ms (tick 7) and up
-/// at 300 ms (tick 18).
-fn expected_inputs(ticks: usize) -> Vec<TickInput> {
-    let mut v = vec![TickInput::default(); ticks];
-    let (up, smash, down) = (
-        Key::LeftUp.button(),
-        Key::LeftSmash.button(),
-        Key::RightDown.button(),
-    );
-    v[0].pressed = v[0].pressed.with(up);
+/// 16 ms windows: the left player's (player 0's) up down at 5 ms (tick 0)
+/// and up at 90 ms (tick 5), and its smash tap at 37-41 ms inside tick 2;
+/// the right player's (player 1's) down at 120 ms (tick 7) and up at 300 ms
+/// (tick 18). Each player's keys are in its own input only.
+fn expected_inputs(ticks: usize) -> Vec<[TickInput; 2]> {
+    let mut v = vec![[TickInput::default(); 2]; ticks];
+    let (up, smash, down) = (UP, SMASH, DOWN);
+    v[0][0].pressed = v[0][0].pressed.with(up);
     for t in &mut v[0..5] {
-        t.held = t.held.with(up);
+        t[0].held = t[0].held.with(up);
     }
-    v[2].pressed = v[2].pressed.with(smash);
-    v[2].released = v[2].released.with(smash);
-    v[5].released = v[5].released.with(up);
-    v[7].pressed = v[7].pressed.with(down);
+    v[2][0].pressed = v[2][0].pressed.with(smash);
+    v[2][0].released = v[2][0].released.with(smash);
+    v[5][0].released = v[5][0].released.with(up);
+    v[7][1].pressed = v[7][1].pressed.with(down);
     for t in &mut v[7..18] {
-        t.held = t.held.with(down);
+        t[1].held = t[1].held.with(down);
     }
-    v[18].released = v[18].released.with(down);
+    v[18][1].released = v[18][1].released.with(down);
     v
 }
 
@@ -129,7 +133,7 @@ fn same_keys_under_any_frame_schedule_give_the_same_ticks() {
     ];
     let mut offline = Duel::new(&config());
     for input in expected_inputs(50) {
-        offline.step(core::slice::from_ref(&input));
+        offline.step(&input);
     }
     for frames in &schedules {
         assert_eq!(frames.iter().sum::<u64>(), 800);
@@ -224,10 +228,12 @@ fn the_live_demo_with_a_hide_and_a_capped_frame_worked_out_by_hand() {
             kind: HostEventKind::TimeDropped(Nanos::from_millis(72)),
         }]
     );
-    // Right-up: pressed in tick 83, held through tick 92, released in tick
-    // 93 by the hide, never held in the catch-up or after.
+    // Right-up (player 1's up): pressed in tick 83, held through tick 92,
+    // released in tick 93 by the hide, never held in the catch-up or after;
+    // player 0 never holds up after tick 4.
     let up = Key::RightUp.button();
-    let ticks: Vec<TickInput> = replay.inputs(0).copied().collect();
+    let ticks: Vec<TickInput> = replay.inputs(1).copied().collect();
+    assert!(replay.inputs(0).skip(5).all(|i| !i.is_held(up)));
     assert!(ticks[83].was_pressed(up));
     let held: Vec<usize> = (0..ticks.len()).filter(|&t| ticks[t].is_held(up)).collect();
     assert_eq!(held, (83..93).collect::<Vec<_>>());
@@ -256,7 +262,11 @@ fn a_pause_keeps_held_keys_a_hide_releases_them() {
         s.apply(Action::Resume).unwrap();
         assert_eq!(s.sim().tick(), 6 + 30, "{leave:?}");
         let ticks = inputs(&s);
-        held_after.push(ticks.iter().filter(|t| t.is_held(up)).count());
+        held_after.push(ticks.iter().filter(|t| t[0].is_held(up)).count());
+        assert!(
+            ticks.iter().all(|t| !t[1].is_held(up)),
+            "player 1 held nothing"
+        );
         // Paddle: 6 per tick held, from 180, never above 32.
         let moved = 6 * i32::try_from(held_after[held_after.len() - 1]).unwrap();
         assert_eq!(s.sim().paddles()[0], (180 - moved).max(32), "{leave:?}");
@@ -279,13 +289,11 @@ fn a_rule_change_shows_up_in_the_paddles_at_tick_1() {
     let faster = DuelConfig::parse(text.as_bytes()).unwrap();
     let (mut a, mut b) = (Duel::new(&config()), Duel::new(&faster));
     let inputs = inputs(&s);
-    let c = compare_lockstep(
-        &mut a,
-        &mut b,
-        one_player(inputs.clone()),
-        one_player(inputs),
-        80,
-    );
+    let both = |inputs: Vec<[TickInput; 2]>| {
+        let mut it = inputs.into_iter();
+        move |_, out: &mut [TickInput]| out.clone_from_slice(&it.next().unwrap_or_default())
+    };
+    let c = compare_lockstep(&mut a, &mut b, both(inputs.clone()), both(inputs), 80);
     let d = c.divergence.expect("the paddles diverge");
     assert_eq!(
         (d.tick, d.fields, c.first_input_difference),

@@ -5,7 +5,8 @@ use std::rc::Rc;
 
 use tickwise::{Pcg32, Sim, StateVisitor, TickInput, sync_test};
 use tickwise_example_duel::{
-    DEFAULT_CONFIG, Duel, DuelConfig, Key, Side, random_input, scripted_input,
+    DEFAULT_CONFIG, DOWN, Duel, DuelConfig, Key, SMASH, Side, UP, random_input, scripted_input,
+    scripted_inputs,
 };
 
 /// A 100 × 60 court: paddle faces at x = 10 and 90, half height 10, paddle
@@ -17,30 +18,65 @@ const COURT: &[u8] = br#"{"seed": 42, "stepMs": 16, "maxStepsPerFrame": 8, "widt
   "height": 60, "paddleInset": 10, "paddleHalf": 10, "paddleSpeed": 4, "ballSpeed": 5,
   "maxBallSpeed": 8, "maxServeVy": 0, "smashBoost": 2, "serveDelay": 2, "winScore": 2}"#;
 
-/// The left player holds up for ticks 0..=2 (paddle 30 -> 18, too high to
-/// reach a ball at y = 30: offset 12 > 10); the right player taps smash
-/// inside tick 4 (press and release in one input).
-fn rally_input(tick: u64) -> TickInput {
-    let mut input = TickInput::default();
+/// The left player (player 0) holds up for ticks 0..=2 (paddle 30 -> 18,
+/// too high to reach a ball at y = 30: offset 12 > 10); the right player
+/// (player 1) taps smash inside tick 4 (press and release in one input).
+fn rally_input(tick: u64) -> [TickInput; 2] {
+    let [mut left, mut right] = [TickInput::default(); 2];
     if tick <= 2 {
-        input.held = input.held.with(Key::LeftUp.button());
+        left.held = left.held.with(UP);
     }
     if tick == 3 {
-        input.released = input.released.with(Key::LeftUp.button());
+        left.released = left.released.with(UP);
     }
     if tick == 4 {
-        let b = Key::RightSmash.button();
-        input.pressed = input.pressed.with(b);
-        input.released = input.released.with(b);
+        right.pressed = right.pressed.with(SMASH);
+        right.released = right.released.with(SMASH);
     }
-    input
+    [left, right]
 }
 
 fn run_to(d: &mut Duel, tick: u64) {
     while d.tick() < tick {
         let t = d.tick();
-        d.step(core::slice::from_ref(&rally_input(t)));
+        d.step(&rally_input(t));
     }
+}
+
+#[test]
+fn each_paddle_moves_only_by_its_own_player() {
+    // Default court: paddles start at 360 / 2 = 180 and move 6 a tick.
+    let cfg = DuelConfig::parse(DEFAULT_CONFIG).unwrap();
+    let held = |b| {
+        let mut i = TickInput::default();
+        i.held = i.held.with(b);
+        i
+    };
+    let mut d = Duel::new(&cfg);
+    assert_eq!(d.players(), 2);
+    // Player 0 holds down, player 1 nothing: only the left paddle moves.
+    d.step(&[held(DOWN), TickInput::default()]);
+    assert_eq!(d.paddles(), [186, 180]);
+    // Player 1 holds up, player 0 nothing: only the right paddle moves.
+    d.step(&[TickInput::default(), held(UP)]);
+    assert_eq!(d.paddles(), [186, 174]);
+    // Player 1's stick at full deflection down, player 0's full up: 6 each.
+    let stick = |a: i16| TickInput {
+        axes: [a, 0, 0, 0],
+        ..TickInput::default()
+    };
+    d.step(&[stick(-32_767), stick(32_767)]);
+    assert_eq!(d.paddles(), [180, 180]);
+    // Player 0's smash charges the left paddle only; a missing player 1 is absent.
+    let mut smash = TickInput::default();
+    smash.pressed = smash.pressed.with(SMASH);
+    d.step(&[smash]);
+    assert_eq!((d.paddles(), d.charged()), ([180, 180], [true, false]));
+    // The keys of the shared keyboard: three per player, the same buttons.
+    assert_eq!(
+        Key::of(Side::Right).map(|k| (k.side(), k.button())),
+        [(Side::Right, UP), (Side::Right, DOWN), (Side::Right, SMASH)]
+    );
 }
 
 #[test]
@@ -93,35 +129,37 @@ fn the_first_default_serve_goes_right_and_level() {
     // 2068313097 * 7 = 14478191679 = 3 * 2^32 + 1593289791 -> 3, vy = 0.
     let mut d = Duel::new(&DuelConfig::parse(DEFAULT_CONFIG).unwrap());
     for _ in 0..30 {
-        d.step(core::slice::from_ref(&TickInput::default()));
+        d.step(&[TickInput::default(); 2]);
     }
     assert_eq!((d.ball(), d.velocity()), ([320, 180], [5, 0]));
-    d.step(core::slice::from_ref(&TickInput::default()));
+    d.step(&[TickInput::default(); 2]);
     assert_eq!(d.ball(), [325, 180]);
 }
 
 #[test]
 fn the_scripted_bots_follow_their_cycles() {
-    let (up, down, smash) = (
-        Key::LeftUp.button(),
-        Key::LeftDown.button(),
-        Key::LeftSmash.button(),
-    );
-    let t0 = scripted_input(0);
+    let (up, down, smash) = (UP, DOWN, SMASH);
+    let left = |t| scripted_input(Side::Left, t);
+    let right = |t| scripted_input(Side::Right, t);
+    let t0 = left(0);
     assert!(t0.is_held(up) && t0.was_pressed(up) && !t0.was_released(down));
-    let t45 = scripted_input(45);
+    let t45 = left(45);
     assert!(t45.was_released(up) && t45.was_pressed(down) && t45.is_held(down) && !t45.is_held(up));
-    let t90 = scripted_input(90);
+    let t90 = left(90);
     assert!(t90.was_released(down) && t90.was_pressed(up));
     // A tap inside tick 60: pressed and released, not held.
-    let t60 = scripted_input(60);
+    let t60 = left(60);
     assert!(t60.was_pressed(smash) && t60.was_released(smash) && !t60.is_held(smash));
-    // The right stick: (tick % 64) * 1024 - 32768.
-    assert_eq!(scripted_input(0).axes[1], -32_768);
-    assert_eq!(scripted_input(63).axes[1], 31_744);
-    let rs = Key::RightSmash.button();
-    assert!(scripted_input(75).was_pressed(rs) && scripted_input(79).is_held(rs));
-    assert!(scripted_input(80).was_released(rs) && !scripted_input(80).is_held(rs));
+    // The left bot never touches its stick, the right bot never its buttons
+    // other than smash.
+    assert!((0..300).all(|t| left(t).axes == [0; 4]));
+    assert!((0..300).all(|t| !right(t).is_held(up) && !right(t).is_held(down)));
+    // The right stick (its player's axis 0): (tick % 64) * 1024 - 32768.
+    assert_eq!(right(0).axes[0], -32_768);
+    assert_eq!(right(63).axes[0], 31_744);
+    assert!(right(75).was_pressed(smash) && right(79).is_held(smash));
+    assert!(right(80).was_released(smash) && !right(80).is_held(smash));
+    assert_eq!(scripted_inputs(75), [left(75), right(75)]);
 }
 
 #[test]
@@ -131,7 +169,7 @@ fn sync_test_with_rollback_8_finds_no_desync() {
     // (2000 - 8 + 1) * 8 = 15944 steps.
     let report = sync_test(
         Duel::new(&cfg),
-        |t, out: &mut [TickInput]| out.fill(scripted_input(t)),
+        |t, out: &mut [TickInput]| out.clone_from_slice(&scripted_inputs(t)),
         2000,
         8,
     );
@@ -140,7 +178,7 @@ fn sync_test_with_rollback_8_finds_no_desync() {
     let mut rng = Pcg32::new(7, 1);
     let report = sync_test(
         Duel::new(&cfg),
-        |_, out: &mut [TickInput]| out.fill(random_input(&mut rng)),
+        |_, out: &mut [TickInput]| out.fill_with(|| random_input(&mut rng)),
         2000,
         8,
     );
@@ -157,14 +195,16 @@ struct Leaky {
 
 impl Sim for Leaky {
     type Input = TickInput;
+    fn players(&self) -> usize {
+        2
+    }
     fn step(&mut self, inputs: &[TickInput]) {
-        let input = &inputs.first().cloned().unwrap_or_default();
         self.steps.set(self.steps.get() + 1);
-        let mut input = *input;
+        let mut inputs = [inputs[0], inputs[1]];
         if self.steps.get() == 25 {
-            input.held = input.held.with(Key::LeftUp.button());
+            inputs[0].held = inputs[0].held.with(UP);
         }
-        self.duel.step(core::slice::from_ref(&input));
+        self.duel.step(&inputs);
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {
         self.duel.visit_state(v);

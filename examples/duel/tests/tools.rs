@@ -56,9 +56,11 @@ struct FasterPaddles(Duel);
 
 impl Sim for FasterPaddles {
     type Input = TickInput;
+    fn players(&self) -> usize {
+        self.0.players()
+    }
     fn step(&mut self, inputs: &[TickInput]) {
-        let input = &inputs.first().cloned().unwrap_or_default();
-        self.0.step(core::slice::from_ref(input));
+        self.0.step(inputs);
     }
     fn visit_state(&self, v: &mut dyn StateVisitor) {
         self.0.visit_state(v);
@@ -98,6 +100,9 @@ impl CatalogSim for FasterPaddles {
     fn scripted_input(tick: u64) -> TickInput {
         Duel::scripted_input(tick)
     }
+    fn scripted_player_input(player: usize, tick: u64) -> TickInput {
+        Duel::scripted_player_input(player, tick)
+    }
     fn random_input(rng: &mut Pcg32) -> TickInput {
         Duel::random_input(rng)
     }
@@ -124,8 +129,10 @@ fn a_live_session_verifies_compares_and_sync_tests_through_the_duel_tool() {
         ExitCode::SUCCESS
     );
     // The bots play differently from the live players: exit 1, and the
-    // report names tick 1 and the paddles (the bots' right stick moves
+    // report names tick 1 and the paddles (the right bot's stick moves
     // the right paddle on the first step; the live right player waits).
+    // Tick 0's inputs differ in player 1's only: the left bot, like the
+    // live left player, presses and holds up in tick 0.
     assert_eq!(
         duel(&c, &["compare", s(&live), "--live", "--inputs", "scripted"]),
         ExitCode::from(1)
@@ -144,7 +151,7 @@ fn a_live_session_verifies_compares_and_sync_tests_through_the_duel_tool() {
         r.comparison
             .first_input_difference
             .map(|d| (d.tick, d.player)),
-        Some((0, 0))
+        Some((0, 1))
     );
 
     let sync = ["sync-test", "--ticks", "2000", "--rollback", "8"];
@@ -155,12 +162,17 @@ fn a_live_session_verifies_compares_and_sync_tests_through_the_duel_tool() {
         duel(&c, &[&rec[..], &[s(&random)]].concat()),
         ExitCode::SUCCESS
     );
-    assert_eq!(
+    let recorded =
         Replay::<TickInput>::from_bytes(&std::fs::read(&random).unwrap(), &ReplayLimits::DEFAULT)
-            .unwrap()
-            .ticks(),
-        1000
-    );
+            .unwrap();
+    assert_eq!((recorded.ticks(), recorded.players()), (1000, 2));
+    // Each player draws its own stream: player p from Pcg32(7, p).
+    for p in 0..2u64 {
+        let mut rng = Pcg32::new(7, p);
+        let expected: Vec<TickInput> = (0..1000).map(|_| Duel::random_input(&mut rng)).collect();
+        let got: Vec<TickInput> = recorded.inputs(p as usize).copied().collect();
+        assert_eq!(got, expected, "player {p}");
+    }
     assert_eq!(duel(&c, &["verify", s(&random)]), ExitCode::SUCCESS);
     let budget = ["budget", "--ticks", "50", "--hz", "30,60", "--json"];
     assert_eq!(duel(&c, &budget), ExitCode::SUCCESS);
@@ -204,8 +216,11 @@ fn the_duel_tool_refuses_bad_input_with_exit_2() {
     let typo = d.join("typo.json");
     std::fs::write(&typo, br#"[{"held": 1}, {"hold": 2}]"#).unwrap();
     let extra_button = d.join("button.json");
-    std::fs::write(&extra_button, br#"[{"held": 64}]"#).unwrap();
-    for inputs in [s(&typo), s(&extra_button), "random:x"] {
+    std::fs::write(&extra_button, br#"[[{"held": 8}], []]"#).unwrap();
+    // A flat array is one player's inputs: the duel takes two.
+    let flat = d.join("flat.json");
+    std::fs::write(&flat, br#"[{"held": 1}]"#).unwrap();
+    for inputs in [s(&typo), s(&extra_button), s(&flat), "random:x"] {
         let args = [
             "record",
             "--ticks",
@@ -235,10 +250,9 @@ fn the_duel_tool_refuses_bad_input_with_exit_2() {
 #[test]
 fn json_inputs_are_strict() {
     use serde_json::json;
-    let full = json_input(
-        &json!({"held": 63, "pressed": 8, "released": 32, "axes": [-32768, 32767, 1, 2]}),
-    )
-    .unwrap();
+    let full =
+        json_input(&json!({"held": 7, "pressed": 4, "released": 2, "axes": [-32768, 32767, 1, 2]}))
+            .unwrap();
     assert_eq!(
         (
             full.held.bits(),
@@ -246,19 +260,16 @@ fn json_inputs_are_strict() {
             full.released.bits(),
             full.axes
         ),
-        (63, 8, 32, [-32768, 32767, 1, 2])
+        (7, 4, 2, [-32768, 32767, 1, 2])
     );
     assert_eq!(json_input(&json!({})).unwrap(), TickInput::default());
     for (bad, names) in [
         (json!(5), "an object with optional keys"),
-        (json!({"held": 64}), "\"held\" is an integer in 0..=63"),
-        (
-            json!({"pressed": -1}),
-            "\"pressed\" is an integer in 0..=63",
-        ),
+        (json!({"held": 8}), "\"held\" is an integer in 0..=7"),
+        (json!({"pressed": -1}), "\"pressed\" is an integer in 0..=7"),
         (
             json!({"released": 1.5}),
-            "\"released\" is an integer in 0..=63",
+            "\"released\" is an integer in 0..=7",
         ),
         (
             json!({"axes": [0, 0, 0, 0, 0]}),
@@ -271,4 +282,91 @@ fn json_inputs_are_strict() {
         let e = json_input(&bad).unwrap_err();
         assert!(e.contains(names), "{bad}: {e}");
     }
+}
+
+/// A replay `duel record --ticks 300` wrote with version 1 (one input
+/// steering both paddles), kept to prove old files are refused by version.
+const VERSION_1_REPLAY: &[u8] = include_bytes!("fixtures/duel-v1.twr");
+
+#[test]
+fn a_version_1_replay_is_refused_by_version() {
+    let c = duel_catalog();
+    assert_eq!(tickwise_example_duel::VERSION, 2);
+    let e = c
+        .verify(VERSION_1_REPLAY, &ReplayLimits::DEFAULT)
+        .unwrap_err();
+    assert_eq!(
+        e,
+        CatalogError::VersionMismatch {
+            id: "duel".into(),
+            found: 1,
+            supported: 2
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "replay was recorded by duel version 1; this build runs version 2"
+    );
+    let d = scratch("duel_v1");
+    let f = d.join("v1.twr");
+    std::fs::write(&f, VERSION_1_REPLAY).unwrap();
+    assert_eq!(duel(&c, &["verify", s(&f)]), ExitCode::from(2));
+}
+
+#[test]
+fn record_players_takes_two_and_refuses_other_counts() {
+    let c = duel_catalog();
+    let d = scratch("duel_players");
+    let out = d.join("p.twr");
+    let rec = |n: &str| {
+        duel(
+            &c,
+            &["record", "--players", n, "--ticks", "10", "--out", s(&out)],
+        )
+    };
+    assert_eq!(rec("2"), ExitCode::SUCCESS);
+    // The duel has no player-count key: only its own count is taken.
+    let _ = std::fs::remove_file(&out);
+    assert_eq!(rec("1"), ExitCode::from(2));
+    assert_eq!(rec("3"), ExitCode::from(2));
+    assert!(!out.exists());
+    assert_eq!(
+        c.config_for_players("duel", None, 3)
+            .unwrap_err()
+            .to_string(),
+        "duel takes 2 players under this config, not 3"
+    );
+}
+
+#[test]
+fn a_forged_right_player_input_is_named_player_1() {
+    let c = duel_catalog();
+    let d = scratch("duel_forged");
+    let live = d.join("live.twr");
+    write_live_replay(&live);
+    let bytes = std::fs::read(&live).unwrap();
+    let replay = Replay::<TickInput>::from_bytes(&bytes, &ReplayLimits::DEFAULT).unwrap();
+    // Player 1 claims it held down in tick 100 (it held nothing): the right
+    // paddle moves 6 more, so state 101 differs in `paddles`.
+    let mut right: Vec<TickInput> = replay.inputs(1).copied().collect();
+    assert_eq!(right[100], TickInput::default());
+    right[100].held = right[100].held.with(tickwise_example_duel::DOWN);
+    let mut parts = replay.into_parts();
+    parts.set_inputs(1, right);
+    let forged = Replay::from_parts(parts).unwrap().to_bytes();
+    let r = c.compare(&bytes, &forged, &ReplayLimits::DEFAULT).unwrap();
+    assert_eq!(
+        r.comparison
+            .first_input_difference
+            .map(|x| (x.tick, x.player)),
+        Some((100, 1))
+    );
+    let div = r.comparison.divergence.expect("the paddles differ");
+    assert_eq!((div.tick, div.fields), (101, vec!["paddles"]));
+    // `verify` catches it at the checkpoint after tick 100: 120 (every 30).
+    let ReplayVerdict::Diverged(v) = c.verify(&forged, &ReplayLimits::DEFAULT).unwrap().verdict
+    else {
+        panic!("a forged input verified");
+    };
+    assert_eq!((v.last_good_tick, v.tick), (90, 120));
 }

@@ -7,10 +7,10 @@
 
 use std::path::PathBuf;
 
-use tickwise_catalog::Catalog;
+use tickwise_catalog::{Catalog, field_players};
 
 use super::record::{parse_plan, read_config};
-use super::verify::{LimitArgs, read_replay};
+use super::verify::{LimitArgs, owners_text, read_replay};
 use crate::{Failure, hints};
 
 /// Arguments.
@@ -72,8 +72,18 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             )
         }
     };
+    // Whose own fields differ, by the field-name rule (the comparison
+    // already names the player whose inputs first differ).
+    let players =
+        tickwise::read_header_unchecked(&a, &limits).map_or(1, |h| usize::from(h.players));
+    let owners = r
+        .comparison
+        .divergence
+        .as_ref()
+        .map(|d| owners_text(&field_players(&d.fields, players)))
+        .unwrap_or_default();
     println!(
-        "A: {} ({} ticks)\nB: {b_name} ({} ticks)\n{}: {}",
+        "A: {} ({} ticks)\nB: {b_name} ({} ticks)\n{}: {}{owners}",
         args.a.display(),
         r.ticks_a,
         r.ticks_b,

@@ -21,6 +21,12 @@ pub struct Args {
     /// The sim and its inputs.
     #[command(flatten)]
     pub run: RunArgs,
+    /// Record a sim of N players (1 to 4): the config (`--config` or the
+    /// sim's default) is set to N players where the sim allows it (the
+    /// horde's `players` key); a sim that cannot take N players is refused.
+    /// Default: as many players as the config gives.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=4))]
+    pub players: Option<u8>,
     /// Ticks to run and record.
     #[arg(long, value_name = "N")]
     pub ticks: u64,
@@ -50,10 +56,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Inputs: `scripted` (the sim's scripted input: for the island 20 ticks
-    /// right then 20 left, for the horde a square walk), `random:SEED`
-    /// (PCG32), or a JSON array file with one input per tick (island:
-    /// integers; horde: objects with `held`, `pressed`, `released`, `axes`).
-    /// Ticks past the array's end get the default input.
+    /// right then 20 left, for the horde a square walk; every player gets
+    /// it), `random:SEED` (PCG32; player p draws from its own stream p), or
+    /// a JSON file holding one array per player, one input per tick
+    /// (island: integers; horde: objects with `held`, `pressed`,
+    /// `released`, `axes`); a one-player sim also takes a flat array.
+    /// Ticks past an array's end get the absent input.
     #[arg(
         long,
         value_name = "scripted|random:SEED|FILE",
@@ -162,6 +170,14 @@ pub fn read_input(path: &Path, kind: InputKind) -> anyhow::Result<Vec<u8>> {
 /// Exit code 2 for bad flags, configs or inputs, or an unwritable output.
 pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let (info, config, plan) = args.run.resolve(catalog)?;
+    let config = match args.players {
+        Some(n) => Some(
+            catalog
+                .config_for_players(info.id, config.as_deref(), usize::from(n))
+                .map_err(hints::catalog)?,
+        ),
+        None => config,
+    };
     let rec = catalog
         .record_within(
             info.id,
@@ -183,10 +199,12 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     #[allow(clippy::cast_precision_loss, reason = "a ratio for display")]
     let inputs_per_tick = rec.input_bytes as f64 / rec.ticks.max(1) as f64;
     println!(
-        "wrote {}: {} {} ticks, {} input runs, {} bytes ({per_tick:.3} bytes/tick, of which inputs {inputs_per_tick:.3}), digest {}",
+        "wrote {}: {} {} ticks, {} player{}, {} input runs, {} bytes ({per_tick:.3} bytes/tick, of which inputs {inputs_per_tick:.3}), digest {}",
         args.out.display(),
         info.id,
         rec.ticks,
+        rec.players,
+        if rec.players == 1 { "" } else { "s" },
         rec.runs,
         rec.bytes.len(),
         rec.digest

@@ -11,8 +11,8 @@ use std::time::Instant;
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use rayon::prelude::*;
-use tickwise::{ReplayLimits, ReplayVerdict};
-use tickwise_catalog::Catalog;
+use tickwise::{Divergence, ReplayLimits, ReplayVerdict};
+use tickwise_catalog::{Catalog, field_players};
 
 use crate::bounded::InputKind;
 use crate::{Failure, hints};
@@ -88,9 +88,78 @@ pub fn read_replay(path: &Path, limits: &ReplayLimits) -> anyhow::Result<Vec<u8>
 /// One file's outcome.
 #[derive(Debug)]
 enum Outcome {
-    Ok { ticks: u64, digest: String },
-    Diverged { ticks: u64, why: String },
-    Unreadable { why: String },
+    Ok {
+        ticks: u64,
+        digest: String,
+    },
+    Diverged {
+        ticks: u64,
+        why: String,
+        /// Where the state differs, when a checkpoint or the final state
+        /// did (not for a field list that differs as a whole).
+        at: Option<StateDifference>,
+    },
+    Unreadable {
+        why: String,
+    },
+}
+
+/// Where re-simulation first disagreed with the stored state.
+#[derive(Debug)]
+struct StateDifference {
+    /// The stored checkpoint (1-based) that failed, or `None` for the final state.
+    checkpoint: Option<usize>,
+    /// The tick of the failed check.
+    tick: u64,
+    /// The last tick whose stored state matched.
+    last_good_tick: u64,
+    /// The fields that differ.
+    fields: Vec<String>,
+    /// The players whose own fields differ ([`field_players`]).
+    players: Vec<usize>,
+}
+
+impl StateDifference {
+    fn of(d: &Divergence, players: usize) -> StateDifference {
+        StateDifference {
+            checkpoint: d.checkpoint.map(|j| j + 1),
+            tick: d.tick,
+            last_good_tick: d.last_good_tick,
+            fields: d.fields.clone(),
+            players: field_players(&d.fields, players),
+        }
+    }
+
+    /// The player named by field names: the one player whose own fields
+    /// differ, if exactly one does.
+    fn player(&self) -> Option<usize> {
+        match self.players.as_slice() {
+            [p] => Some(*p),
+            _ => None,
+        }
+    }
+
+    /// The text appended to the divergence: whose own fields differ.
+    fn owners(&self) -> String {
+        owners_text(&self.players)
+    }
+}
+
+/// `"; player P's own fields differ"` (or the list of players) for the
+/// players whose own fields differ, empty for none: what `verify` and
+/// `compare` append to a state divergence.
+pub(crate) fn owners_text(players: &[usize]) -> String {
+    match players {
+        [] => String::new(),
+        [p] => format!("; player {p}'s own fields differ"),
+        many => format!(
+            "; own fields of players {} differ",
+            many.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 impl Outcome {
@@ -103,8 +172,13 @@ impl Outcome {
     }
 }
 
-/// A sim id and version, as a replay's header names them.
-type SimName = (String, u32);
+/// A sim id, version and player count, as a replay's header names them.
+#[derive(Debug)]
+struct SimName {
+    id: String,
+    version: u32,
+    players: usize,
+}
 
 fn verify_item(
     item: &Item,
@@ -133,13 +207,23 @@ fn verify_file(
     // it, once): hashing a large file twice costs as much as a fast sim's steps.
     let sim = tickwise::read_header_unchecked(&bytes, limits)
         .ok()
-        .map(|h| (h.sim_id, h.sim_version));
-    (verify_bytes(bytes, limits, catalog), sim)
+        .map(|h| SimName {
+            id: h.sim_id,
+            version: h.sim_version,
+            players: usize::from(h.players),
+        });
+    let players = sim.as_ref().map_or(1, |s| s.players);
+    (verify_bytes(bytes, limits, catalog, players), sim)
 }
 
 /// Verifies a file read into memory, handing the buffer over so that the
 /// input runs are not copied again (peak memory about the file's size).
-fn verify_bytes(bytes: Vec<u8>, limits: &ReplayLimits, catalog: &Catalog) -> Outcome {
+fn verify_bytes(
+    bytes: Vec<u8>,
+    limits: &ReplayLimits,
+    catalog: &Catalog,
+    players: usize,
+) -> Outcome {
     match catalog.verify_vec(bytes, limits) {
         Err(e) => Outcome::Unreadable {
             why: hints::catalog_message(&e),
@@ -149,12 +233,17 @@ fn verify_bytes(bytes: Vec<u8>, limits: &ReplayLimits, catalog: &Catalog) -> Out
                 ticks: report.ticks_run,
                 digest,
             },
-            ReplayVerdict::Diverged(d) => Outcome::Diverged {
-                ticks: report.ticks_run,
-                why: d.to_string(),
-            },
+            ReplayVerdict::Diverged(d) => {
+                let at = StateDifference::of(&d, players);
+                Outcome::Diverged {
+                    ticks: report.ticks_run,
+                    why: format!("{d}{}", at.owners()),
+                    at: Some(at),
+                }
+            }
             ReplayVerdict::FieldNamesDiffer { recorded, sim } => Outcome::Diverged {
                 ticks: 0,
+                at: None,
                 why: format!(
                     "the replay records fields [{}] but this build's sim has [{}]",
                     recorded.join(", "),
@@ -340,7 +429,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
                     println!("OK        {path} ({t} ticks, digest {digest})");
                 }
             }
-            Outcome::Diverged { ticks: t, why } => {
+            Outcome::Diverged { ticks: t, why, .. } => {
                 ticks += t;
                 diverged += 1;
                 if !args.json {
@@ -355,20 +444,34 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             }
         }
         if args.json {
-            let (t, digest, error) = match o {
-                Outcome::Ok { ticks, digest } => (Some(*ticks), Some(digest.as_str()), None),
-                Outcome::Diverged { ticks, why } => (Some(*ticks), None, Some(why.as_str())),
-                Outcome::Unreadable { why } => (None, None, Some(why.as_str())),
+            let (t, digest, error, at) = match o {
+                Outcome::Ok { ticks, digest } => (Some(*ticks), Some(digest.as_str()), None, None),
+                Outcome::Diverged { ticks, why, at } => {
+                    (Some(*ticks), None, Some(why.as_str()), at.as_ref())
+                }
+                Outcome::Unreadable { why } => (None, None, Some(why.as_str()), None),
             };
+            let divergence = at.map(|d| {
+                serde_json::json!({
+                    "checkpoint": d.checkpoint,
+                    "tick": d.tick,
+                    "lastGoodTick": d.last_good_tick,
+                    "fields": d.fields,
+                    "player": d.player(),
+                    "fieldPlayers": d.players,
+                })
+            });
             let line = serde_json::json!({
                 "type": "replay",
                 "path": item.path.to_string_lossy(),
                 "status": o.status(),
-                "sim": sim.as_ref().map(|s| s.0.as_str()),
-                "simVersion": sim.as_ref().map(|s| s.1),
+                "sim": sim.as_ref().map(|s| s.id.as_str()),
+                "simVersion": sim.as_ref().map(|s| s.version),
+                "players": sim.as_ref().map(|s| s.players),
                 "ticks": t,
                 "digest": digest,
                 "error": error,
+                "divergence": divergence,
             });
             println!("{line}");
         }
