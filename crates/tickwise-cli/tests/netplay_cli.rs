@@ -57,6 +57,12 @@ fn netplay_chaos_replay_verifies_with_the_peers_checksum() {
         assert_eq!(p["confirmedChecksum"], sum.as_str());
         assert_eq!(p["desyncs"], 0);
         assert!(p["rollbacks"].as_u64().unwrap() > 0);
+        // Every datagram carries at least its envelope and its 16-byte MAC.
+        let (sent, bytes) = (
+            p["packetsSent"].as_u64().unwrap(),
+            p["bytesSent"].as_u64().unwrap(),
+        );
+        assert!(sent > 0 && bytes >= sent * (13 + 16), "{p}");
     }
     let replay = dir.join("session.twr");
     let ok = tickwise(&["verify", replay.to_str().unwrap()]);

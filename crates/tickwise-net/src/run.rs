@@ -163,6 +163,9 @@ pub struct PeerReport {
     pub confirmed_checksum: u64,
     /// Counters.
     pub stats: SessionStats,
+    /// Bytes of this peer's datagrams, MACs included, without UDP/IP
+    /// headers (0 over UDP: not counted).
+    pub bytes_sent: u64,
     /// Datagrams the network lost from this peer (0 over UDP: unknown).
     pub lost: u64,
     /// Extra copies the network delivered of this peer's datagrams (0 over
@@ -364,6 +367,7 @@ where
                 confirmed_tick: s.confirmed_tick(),
                 confirmed_checksum: s.confirmed_checksum().unwrap_or(0),
                 stats: *s.stats(),
+                bytes_sent: network.stats(slot).bytes,
                 lost: network.stats(slot).lost,
                 duplicated: network.stats(slot).duplicated,
                 reordered: network.stats(slot).reordered,
@@ -648,6 +652,7 @@ where
         confirmed_tick: s.confirmed_tick(),
         confirmed_checksum: s.confirmed_checksum().unwrap_or(0),
         stats: *s.stats(),
+        bytes_sent: 0,
         lost: 0,
         duplicated: 0,
         reordered: 0,

@@ -93,6 +93,9 @@ impl NetworkConfig {
 pub struct LinkStats {
     /// Datagrams handed to the network.
     pub sent: u64,
+    /// Bytes of those datagrams (payload only: the UDP/IP headers a real
+    /// network adds, 28 bytes a datagram over IPv4, are not counted).
+    pub bytes: u64,
     /// Datagrams the network lost.
     pub lost: u64,
     /// Extra copies delivered.
@@ -265,6 +268,7 @@ impl SimNetwork {
             return;
         }
         self.stats[f].sent += 1;
+        self.stats[f].bytes = self.stats[f].bytes.saturating_add(bytes.len() as u64);
         if bytes.len() > MAX_PACKET {
             self.stats[f].oversized += 1;
             return;

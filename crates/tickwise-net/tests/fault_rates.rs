@@ -136,6 +136,8 @@ fn a_perfect_network_delivers_everything_once_in_order() {
     let (o, net) = measure(NetworkConfig::PERFECT, 10_000);
     assert_eq!((o.distinct, o.duplicates, o.overtaken), (10_000, 0, 0));
     assert_eq!(net.stats(0).lost + net.stats(0).reordered, 0);
+    // 10 000 datagrams of 8 bytes each, counted once each as sent.
+    assert_eq!((net.stats(0).sent, net.stats(0).bytes), (10_000, 80_000));
 }
 
 #[test]

@@ -379,6 +379,7 @@ pub fn peer_json(p: &PeerReport) -> Value {
         "frameCostP50Ns": p.frame_p50_ns,
         "frameCostP99Ns": p.frame_p99_ns,
         "packetsSent": s.sent,
+        "bytesSent": p.bytes_sent,
         "packetsLost": p.lost,
         "packetsDuplicated": p.duplicated,
         "packetsReordered": p.reordered,
