@@ -101,6 +101,6 @@ expect "replay was recorded by duel version 1; this build runs version 2"
 printf '\n==> one rule changed, version not bumped: verify must fail at the first checkpoint\n'
 run 1 "$work/duel-rule-change" verify live.twr
 expect "DIVERGED  live.twr: checkpoint 1 at tick 30 diverges (last match at tick 0, so within ticks 1..=30); fields differ: paddles"
-expect "1 failed (1 diverged, 0 unreadable)"
+expect "1 failed (1 diverged, 0 refused)"
 
 printf '\nduel ci: %d checks passed (live digest %s)\n' "$checks" "$digest"

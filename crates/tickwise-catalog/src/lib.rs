@@ -128,6 +128,7 @@ pub mod limits;
 mod owner;
 mod runner;
 mod sim;
+mod verdict;
 
 pub use catalog::{Catalog, NetLimits, PeerIo, Recorded, RunComparison, replay_header};
 pub use error::{CatalogError, InputsError};
@@ -143,3 +144,4 @@ pub use serde_json;
 pub use sim::{CatalogSim, SimInfo, json_with_count};
 /// The netplay crate the catalog's `netplay` and `peer` run on.
 pub use tickwise_net;
+pub use verdict::{Diverged, Outcome, Refusal, Verdict, owners_text};
