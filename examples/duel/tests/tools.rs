@@ -13,7 +13,7 @@ use tickwise::{
     ClockConfig, Pcg32, Replay, ReplayLimits, ReplayVerdict, Sim, StateVisitor, TickInput,
 };
 use tickwise_catalog::{Catalog, CatalogError, CatalogSim};
-use tickwise_cli::main_with_args;
+use tickwise_cli::{ToolInfo, main_with_args};
 use tickwise_example_duel::session::{
     DEMO_POLICY, LIVE_CHECKPOINT_EVERY, LiveSession, live_demo_actions,
 };
@@ -25,7 +25,15 @@ fn duel_catalog() -> Catalog {
 }
 
 fn duel(catalog: &Catalog, args: &[&str]) -> ExitCode {
-    main_with_args(catalog, [&["duel"][..], args].concat())
+    main_with_args(
+        &ToolInfo::new(
+            "duel",
+            env!("CARGO_PKG_VERSION"),
+            "The duel's replay tools.",
+        ),
+        catalog,
+        [&["duel"][..], args].concat(),
+    )
 }
 
 fn scratch(name: &str) -> PathBuf {

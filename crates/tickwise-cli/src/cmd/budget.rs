@@ -342,6 +342,7 @@ mod cli_tests {
         args.extend_from_slice(extra);
         run(
             Cli::try_parse_from(args).unwrap(),
+            &crate::ToolInfo::TICKWISE,
             &crate::Catalog::builtin(),
         )
     }

@@ -180,6 +180,7 @@ mod tests {
         args.extend_from_slice(extra);
         run(
             Cli::try_parse_from(args).unwrap(),
+            &crate::ToolInfo::TICKWISE,
             &crate::Catalog::builtin(),
         )
     }
