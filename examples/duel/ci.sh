@@ -80,6 +80,7 @@ expect "OK        r.twr (1000 ticks, digest $recorded)"
 printf '\n==> budget\n'
 run 0 "$duel" budget --hz 30,60
 expect "sim: duel version 2"
+expect "work units per tick on this machine (the mean in ns; median "
 run 0 "$duel" budget --hz 30,60 --json
 python3 - "$out" <<'PY' || fail "budget --json lacks keys"
 import json, sys
