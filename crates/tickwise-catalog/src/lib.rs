@@ -128,6 +128,7 @@ pub mod limits;
 mod owner;
 mod runner;
 mod sim;
+mod tick_input_json;
 mod verdict;
 
 pub use catalog::{Catalog, NetLimits, PeerIo, Recorded, RunComparison, replay_header};
@@ -142,6 +143,12 @@ pub use runner::{SimProfile, TickRunner};
 /// implements the trait against the same version.
 pub use serde_json;
 pub use sim::{CatalogSim, SimInfo, json_with_count};
+pub use tick_input_json::TickInputJson;
 /// The netplay crate the catalog's `netplay` and `peer` run on.
 pub use tickwise_net;
+/// The strict JSON config reader every sim's config parser can build on:
+/// duplicate and unknown keys are refused by name (with "did you mean"),
+/// every value is range-checked by key, required and optional alike
+/// ([`ConfigObject`]). Defined with the built-in sims, which use it too.
+pub use tickwise_sims::{ConfigError, ConfigObject, MAX_CONFIG_BYTES, NOTE_KEYS};
 pub use verdict::{Diverged, Outcome, Refusal, Verdict, owners_text};

@@ -62,7 +62,7 @@ pub mod session;
 #[cfg(test)]
 mod tests;
 
-pub use catalog::{BUTTON_BITS, json_input};
+pub use catalog::{BUTTON_BITS, INPUT_JSON, json_input};
 pub use config::{ConfigError, DEFAULT_CONFIG, DuelConfig, KEYS};
 
 use tickwise::{Alpha, Button, Buttons, Capture, Pcg32, Sim, StateVisitor, TickInput};

@@ -86,6 +86,8 @@ impl CatalogSim for FasterPaddles {
     type ConfigError = ConfigError;
     fn parse_config(bytes: &[u8]) -> Result<DuelConfig, ConfigError> {
         let mut v: Value = serde_json::from_slice(bytes).map_err(|e| ConfigError::Syntax {
+            line: e.line(),
+            column: e.column(),
             message: e.to_string(),
         })?;
         if let Some(speed) = v.get_mut("paddleSpeed") {
@@ -251,7 +253,7 @@ fn the_duel_tool_refuses_bad_input_with_exit_2() {
         bad,
         tickwise_example_duel::session::SessionError::Setup(CatalogError::Config { .. })
     ));
-    assert!(bad.to_string().contains("\"stepMs\" is missing"), "{bad}");
+    assert!(bad.to_string().contains("`stepMs` is missing"), "{bad}");
     assert!(LiveSession::new(DEFAULT_CONFIG, DEMO_POLICY, 0).is_err());
 }
 
