@@ -23,6 +23,7 @@ use crate::limits::{
     RunLimits, check_recording, check_replay_size, check_snapshots, check_work,
     netplay_states_per_session,
 };
+use crate::play::Playable;
 use crate::runner::{SimProfile, TickRunner};
 use crate::sim::{CatalogSim, SimInfo};
 use crate::verdict::Verdict;
@@ -509,6 +510,27 @@ impl Catalog {
     }
 }
 
+impl Catalog {
+    /// A live play session of sim `id` from `config` (its default when
+    /// `None`) fed by `plan`, on the sim's clock, with the catch-up policy of
+    /// its [`CatalogSim::max_catch_up_steps`] (every step when it has none):
+    /// what `script` drives for any catalog sim.
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
+    /// [`CatalogError::Inputs`].
+    pub fn play(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        plan: &InputPlan,
+    ) -> Result<Box<dyn Playable>, CatalogError> {
+        let (e, config) = self.entry_with_config(id, config)?;
+        e.play(config, plan)
+    }
+}
+
 /// What a netplay peer needs besides the sim: its transport, the host
 /// clock, how long to linger after the last tick and the overall deadline.
 pub struct PeerIo<'a> {
@@ -754,6 +776,7 @@ trait ErasedSim: Send + Sync {
         limits: &RunLimits,
     ) -> Result<SyncTestReport, CatalogError>;
     fn runner(&self, config: &[u8], plan: &InputPlan) -> Result<Box<dyn TickRunner>, CatalogError>;
+    fn play(&self, config: &[u8], plan: &InputPlan) -> Result<Box<dyn Playable>, CatalogError>;
     #[allow(clippy::too_many_arguments, reason = "the public method's arguments")]
     fn netplay(
         &self,
@@ -997,6 +1020,10 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
             tick: 0,
             profile: profile_of::<S>(&cfg),
         }))
+    }
+
+    fn play(&self, config: &[u8], plan: &InputPlan) -> Result<Box<dyn Playable>, CatalogError> {
+        crate::play::play::<S>(&parse_config::<S>(config)?, plan)
     }
 
     fn netplay(

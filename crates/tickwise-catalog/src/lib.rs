@@ -126,6 +126,7 @@ mod error;
 mod inputs;
 pub mod limits;
 mod owner;
+mod play;
 mod runner;
 mod sim;
 mod tick_input_json;
@@ -138,6 +139,7 @@ pub use limits::{
     DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_WORK, RunLimits, check_snapshots, check_work,
 };
 pub use owner::{PLAYER_FIELD_PREFIXES, field_player, field_players};
+pub use play::Playable;
 pub use runner::{SimProfile, TickRunner};
 /// The JSON library of [`CatalogSim::json_input`], re-exported so a game
 /// implements the trait against the same version.

@@ -17,9 +17,9 @@
 //! The name, version and description are what `--help`, `--version`, error
 //! messages and every banner (`my-game verifyd listening on …`) show.
 //! Commands the catalog cannot serve are not offered: `horde` needs the
-//! catalog's `horde`, and `script`, `lab` and `run` (the toolkit's own
-//! island and lab worlds) need its `island`; they are left out of `--help`
-//! and refused with the reason.
+//! catalog's `horde`, and `lab` and `run` (the toolkit's own island and lab
+//! worlds) need its `island`; they are left out of `--help` and refused
+//! with the reason. `script` drives any catalog sim.
 //!
 //! Every command that takes a sim (`record`, `verify`, `compare`,
 //! `sync-test`, `budget`, `verifyd`, `worker`) looks it up in the [`Catalog`] passed in, by the
@@ -101,12 +101,8 @@ impl ToolInfo {
 
 /// Commands that drive a built-in sim directly, and the catalog id each
 /// needs: without it the command is not offered.
-const BUILTIN_COMMANDS: [(&str, &str); 4] = [
-    ("horde", "horde"),
-    ("script", "island"),
-    ("lab", "island"),
-    ("run", "island"),
-];
+const BUILTIN_COMMANDS: [(&str, &str); 3] =
+    [("horde", "horde"), ("lab", "island"), ("run", "island")];
 
 /// The sim `command` needs and `catalog` lacks, if any.
 fn unserved(command: &str, catalog: &Catalog) -> Option<&'static str> {
@@ -145,7 +141,7 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Drive the island world from a text script; one JSON line per command.
+    /// Drive a sim (default: the island) from a text script; one JSON line per command.
     Script(script::ScriptArgs),
     /// Run a sim with scripted or generated inputs and write a replay.
     Record(cmd::record::Args),
@@ -223,7 +219,6 @@ where
 pub fn run(cli: Cli, tool: &ToolInfo, catalog: &Catalog) -> Result<u8, Failure> {
     let name = match &cli.command {
         Command::Horde(_) => "horde",
-        Command::Script(_) => "script",
         Command::Lab(_) => "lab",
         Command::Run(_) => "run",
         _ => "",
@@ -241,7 +236,7 @@ pub fn run(cli: Cli, tool: &ToolInfo, catalog: &Catalog) -> Result<u8, Failure> 
         )));
     }
     match cli.command {
-        Command::Script(a) => script::run(&a),
+        Command::Script(a) => script::run(&a, catalog),
         Command::Record(a) => cmd::record::run(&a, catalog),
         Command::Verify(a) => cmd::verify::run(&a, catalog),
         Command::Compare(a) => cmd::compare::run(&a, catalog),

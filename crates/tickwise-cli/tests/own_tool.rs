@@ -1,8 +1,8 @@
 //! Issue 19, part 2: the game's tool is the game's. A tool for a sim
 //! defined here, built through `main_with_args` with its own `ToolInfo`:
 //! its `--help`, `--version`, errors and banners name it, and the commands
-//! its catalog cannot serve (`horde`, `script`, `lab`, `run`) are not
-//! offered.
+//! its catalog cannot serve (`horde`, `lab`, `run`) are not offered;
+//! `script` drives its own sim.
 //!
 //! The tool runs in a child process (this test binary, re-run with
 //! `OWN_TOOL_ARGS` set) so that its stdout and stderr can be read.
@@ -138,6 +138,7 @@ fn help_and_version_are_the_tools_own() {
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     for offered in [
+        "script",
         "record",
         "verify",
         "compare",
@@ -147,7 +148,7 @@ fn help_and_version_are_the_tools_own() {
     ] {
         assert!(commands.contains(&offered), "{offered} in {commands:?}");
     }
-    for hidden in ["horde", "script", "lab", "run"] {
+    for hidden in ["horde", "lab", "run"] {
         assert!(!commands.contains(&hidden), "{hidden} in {commands:?}");
     }
 
@@ -164,7 +165,6 @@ fn help_and_version_are_the_tools_own() {
 fn commands_the_catalog_cannot_serve_are_refused_with_the_reason() {
     for (cmd, sim) in [
         (&["horde"][..], "horde"),
-        (&["script", "-"], "island"),
         (&["lab"], "island"),
         (&["run"], "island"),
     ] {
@@ -226,5 +226,50 @@ fn the_verifyd_banner_is_the_tools_own() {
     assert!(
         banner.starts_with("pong verifyd listening on http://127.0.0.1:"),
         "{banner}"
+    );
+}
+
+#[test]
+fn script_drives_the_tools_own_sim() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("own_tool_script");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("pong.script");
+    std::fs::write(
+        &script,
+        "advance 5\npause\nresume-after 1000\npush popup\nframes 2 50\n",
+    )
+    .unwrap();
+    let o = run(&["script", script.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let lines: Vec<Value> = text(&o.stdout)
+        .lines()
+        .filter_map(|l| l.find('{').map(|at| &l[at..]))
+        .map(|l| tickwise_catalog::serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    // By hand: pong's scripted input is +1 for ticks 0..10, so after 5
+    // steps v = 1, 2, 3, 4, 4 and x = 1, 3, 6, 10, 14.
+    assert_eq!(lines[0]["tick"], 5);
+    assert_eq!(lines[0]["steps"], 5);
+    assert_eq!(lines[0]["digest"], Pong { x: 14, v: 4 }.digest());
+    // The island's own key is the island's only.
+    assert!(lines[0].get("droppedMs").is_none(), "{}", lines[0]);
+    assert_eq!(lines[1]["ok"], true);
+    // Pong has no catch-up cap: a second away at 60 Hz is 60 steps.
+    assert_eq!(lines[2]["ok"], true);
+    assert_eq!(lines[2]["catchUpSteps"], 60);
+    assert_eq!(lines[2]["tick"], 65);
+    assert_eq!(lines[3]["scenes"], "menu=paused,game=paused,popup=active");
+    // 100 ms of frames at 60 Hz: 6 steps.
+    assert_eq!(lines[4]["steps"], 6);
+    assert_eq!(lines[4]["tick"], 71);
+    // The island's configs are the island's.
+    let o = run(&["script", "--loop", "x.json", script.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(
+        text(&o.stderr)
+            .contains("--loop and --lifecycle are the island's configs; pong takes --config"),
+        "{}",
+        text(&o.stderr)
     );
 }
