@@ -26,7 +26,6 @@ use crate::limits::{
 use crate::play::Playable;
 use crate::runner::{SimProfile, TickRunner};
 use crate::sim::{CatalogSim, SimInfo};
-use crate::verdict::Verdict;
 
 /// The sims a tool can work with, looked up by the id a replay stores.
 ///
@@ -144,7 +143,7 @@ impl Catalog {
         e.config_for_players(config, players)
     }
 
-    fn entry_with_config<'c>(
+    pub(crate) fn entry_with_config<'c>(
         &self,
         id: &str,
         config: Option<&'c [u8]>,
@@ -153,7 +152,7 @@ impl Catalog {
         Ok((e, config.unwrap_or(e.info().default_config)))
     }
 
-    fn entry(&self, id: &str) -> Result<&dyn ErasedSim, CatalogError> {
+    pub(crate) fn entry(&self, id: &str) -> Result<&dyn ErasedSim, CatalogError> {
         self.sims
             .iter()
             .find(|e| e.info().id == id)
@@ -324,88 +323,6 @@ impl Catalog {
         e.verify_vec(bytes, limits)
     }
 
-    /// The finished [`Verdict`] on a replay read into memory: what
-    /// `tickwise verify` and the verification service print.
-    ///
-    /// The header is read once, without the integrity check, to choose the
-    /// sim and name it in the verdict; the decode then checks everything,
-    /// the checksum first (as [`Catalog::verify_vec`]). Only when that read
-    /// does not name a sim and version of the catalog is the header read
-    /// again with the checksum, so a damaged file is refused as `corrupt`
-    /// before its (possibly damaged) id or version is believed.
-    /// [`Verdict::simulated`] is filled whenever the embedded config parses.
-    pub fn judge(&self, bytes: Vec<u8>, limits: &ReplayLimits) -> Verdict {
-        let header = match read_header_unchecked(&bytes, limits) {
-            Ok(h) => h,
-            Err(e) => return Verdict::of_error(None, &self.refusal(&bytes, limits, e.into())),
-        };
-        let e = match self.entry(&header.sim_id) {
-            Ok(e) if e.info().version == header.sim_version => e,
-            Ok(e) => {
-                let err = CatalogError::VersionMismatch {
-                    id: header.sim_id.clone(),
-                    found: header.sim_version,
-                    supported: e.info().version,
-                };
-                return Verdict::of_error(Some(&header), &self.refusal(&bytes, limits, err));
-            }
-            Err(err) => {
-                return Verdict::of_error(Some(&header), &self.refusal(&bytes, limits, err));
-            }
-        };
-        let simulated = e
-            .profile(&header.config)
-            .ok()
-            .map(|p| p.clock.step().steps_to_nanos(header.ticks));
-        let mut verdict = match e.verify_vec(bytes, limits) {
-            Ok(report) => Verdict::of_report(&header, report),
-            // A file whose checksum fails names nothing: its header may be
-            // the damaged part (as `admit` reports it).
-            Err(err @ CatalogError::Replay(ReplayError::ChecksumMismatch { .. })) => {
-                Verdict::of_error(None, &err)
-            }
-            Err(err) => Verdict::of_error(Some(&header), &err),
-        };
-        verdict.simulated = simulated;
-        verdict
-    }
-
-    /// The error a file that names no catalog sim is refused with: the
-    /// checked header read's, when the file is damaged, else `err`.
-    fn refusal(&self, bytes: &[u8], limits: &ReplayLimits, err: CatalogError) -> CatalogError {
-        match read_header(bytes, limits) {
-            Err(e) => e.into(),
-            Ok(_) => err,
-        }
-    }
-
-    /// The checks a service makes before it queues an upload: the
-    /// envelope, the integrity checksum and the header read, the sim and
-    /// version are known, the config is valid and the declared work fits
-    /// `limits.max_work`. `Ok` carries the work (declared ticks × the sim's
-    /// cost per tick under the replay's config).
-    ///
-    /// # Errors
-    ///
-    /// The refused [`Verdict`] the upload gets without being run: the same
-    /// verdict [`Catalog::judge`] gives the same file.
-    pub fn admit(&self, bytes: &[u8], limits: &ReplayLimits) -> Result<u64, Box<Verdict>> {
-        let header = read_header(bytes, limits)
-            .map_err(|e| Box::new(Verdict::of_error(None, &CatalogError::from(e))))?;
-        let refuse = |e: &CatalogError| Box::new(Verdict::of_error(Some(&header), e));
-        let e = self.entry(&header.sim_id).map_err(|e| refuse(&e))?;
-        let supported = e.info().version;
-        if header.sim_version != supported {
-            return Err(refuse(&CatalogError::VersionMismatch {
-                id: header.sim_id.clone(),
-                found: header.sim_version,
-                supported,
-            }));
-        }
-        let profile = e.profile(&header.config).map_err(|e| refuse(&e))?;
-        check_work(header.ticks, profile.work_per_tick, limits.max_work).map_err(|e| refuse(&e))
-    }
-
     /// Re-simulates two replays of one sim in lockstep and reports the first
     /// tick whose state checksums differ, over their common length.
     ///
@@ -507,27 +424,6 @@ impl Catalog {
     ) -> Result<Box<dyn TickRunner>, CatalogError> {
         let (e, config) = self.entry_with_config(id, config)?;
         e.runner(config, plan)
-    }
-}
-
-impl Catalog {
-    /// A live play session of sim `id` from `config` (its default when
-    /// `None`) fed by `plan`, on the sim's clock, with the catch-up policy of
-    /// its [`CatalogSim::max_catch_up_steps`] (every step when it has none):
-    /// what `script` drives for any catalog sim.
-    ///
-    /// # Errors
-    ///
-    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
-    /// [`CatalogError::Inputs`].
-    pub fn play(
-        &self,
-        id: &str,
-        config: Option<&[u8]>,
-        plan: &InputPlan,
-    ) -> Result<Box<dyn Playable>, CatalogError> {
-        let (e, config) = self.entry_with_config(id, config)?;
-        e.play(config, plan)
     }
 }
 
@@ -736,7 +632,7 @@ fn parse_config<S: CatalogSim>(bytes: &[u8]) -> Result<S::Config, CatalogError> 
 
 /// One registered sim with its type erased: every operation the catalog
 /// offers, for one `S`.
-trait ErasedSim: Send + Sync {
+pub(crate) trait ErasedSim: Send + Sync {
     fn info(&self) -> SimInfo;
     fn profile(&self, config: &[u8]) -> Result<SimProfile, CatalogError>;
     fn config_for_players(&self, config: &[u8], players: usize) -> Result<Vec<u8>, CatalogError>;

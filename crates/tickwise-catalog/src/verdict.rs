@@ -10,15 +10,21 @@
 //! as it is: its message texts and its JSON object
 //! ([`Verdict::to_json`]) are written once, here.
 
+use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
 use serde_json::{Value, json};
-use tickwise::{Divergence, Nanos, ReplayError, ReplayHeader, ReplayVerdict, VerifyReport};
+use tickwise::{
+    Divergence, Nanos, ReplayError, ReplayHeader, ReplayLimits, ReplayVerdict, VerifyReport,
+    read_header, read_header_unchecked,
+};
 
+use crate::catalog::Catalog;
 use crate::error::CatalogError;
+use crate::limits::check_work;
 use crate::owner::field_players;
 
 /// Why a replay was refused without a verdict on its contents.
@@ -385,5 +391,89 @@ pub fn owners_text(players: &[usize]) -> String {
             let list: Vec<String> = many.iter().map(ToString::to_string).collect();
             format!("; own fields of players {} differ", list.join(", "))
         }
+    }
+}
+
+impl Catalog {
+    /// The finished [`Verdict`] on a replay read into memory: what
+    /// `tickwise verify` and the verification service print.
+    ///
+    /// The header is read once, without the integrity check, to choose the
+    /// sim and name it in the verdict; the decode then checks everything,
+    /// the checksum first (as [`Catalog::verify_vec`]). Only when that read
+    /// does not name a sim and version of the catalog is the header read
+    /// again with the checksum, so a damaged file is refused as `corrupt`
+    /// before its (possibly damaged) id or version is believed.
+    /// [`Verdict::simulated`] is filled whenever the embedded config parses.
+    pub fn judge(&self, bytes: Vec<u8>, limits: &ReplayLimits) -> Verdict {
+        let header = match read_header_unchecked(&bytes, limits) {
+            Ok(h) => h,
+            Err(e) => return Verdict::of_error(None, &self.refusal(&bytes, limits, e.into())),
+        };
+        let e = match self.entry(&header.sim_id) {
+            Ok(e) if e.info().version == header.sim_version => e,
+            Ok(e) => {
+                let err = CatalogError::VersionMismatch {
+                    id: header.sim_id.clone(),
+                    found: header.sim_version,
+                    supported: e.info().version,
+                };
+                return Verdict::of_error(Some(&header), &self.refusal(&bytes, limits, err));
+            }
+            Err(err) => {
+                return Verdict::of_error(Some(&header), &self.refusal(&bytes, limits, err));
+            }
+        };
+        let simulated = e
+            .profile(&header.config)
+            .ok()
+            .map(|p| p.clock.step().steps_to_nanos(header.ticks));
+        let mut verdict = match e.verify_vec(bytes, limits) {
+            Ok(report) => Verdict::of_report(&header, report),
+            // A file whose checksum fails names nothing: its header may be
+            // the damaged part (as `admit` reports it).
+            Err(err @ CatalogError::Replay(ReplayError::ChecksumMismatch { .. })) => {
+                Verdict::of_error(None, &err)
+            }
+            Err(err) => Verdict::of_error(Some(&header), &err),
+        };
+        verdict.simulated = simulated;
+        verdict
+    }
+
+    /// The error a file that names no catalog sim is refused with: the
+    /// checked header read's, when the file is damaged, else `err`.
+    fn refusal(&self, bytes: &[u8], limits: &ReplayLimits, err: CatalogError) -> CatalogError {
+        match read_header(bytes, limits) {
+            Err(e) => e.into(),
+            Ok(_) => err,
+        }
+    }
+
+    /// The checks a service makes before it queues an upload: the
+    /// envelope, the integrity checksum and the header read, the sim and
+    /// version are known, the config is valid and the declared work fits
+    /// `limits.max_work`. `Ok` carries the work (declared ticks × the sim's
+    /// cost per tick under the replay's config).
+    ///
+    /// # Errors
+    ///
+    /// The refused [`Verdict`] the upload gets without being run: the same
+    /// verdict [`Catalog::judge`] gives the same file.
+    pub fn admit(&self, bytes: &[u8], limits: &ReplayLimits) -> Result<u64, Box<Verdict>> {
+        let header = read_header(bytes, limits)
+            .map_err(|e| Box::new(Verdict::of_error(None, &CatalogError::from(e))))?;
+        let refuse = |e: &CatalogError| Box::new(Verdict::of_error(Some(&header), e));
+        let e = self.entry(&header.sim_id).map_err(|e| refuse(&e))?;
+        let supported = e.info().version;
+        if header.sim_version != supported {
+            return Err(refuse(&CatalogError::VersionMismatch {
+                id: header.sim_id.clone(),
+                found: header.sim_version,
+                supported,
+            }));
+        }
+        let profile = e.profile(&header.config).map_err(|e| refuse(&e))?;
+        check_work(header.ticks, profile.work_per_tick, limits.max_work).map_err(|e| refuse(&e))
     }
 }
