@@ -80,6 +80,7 @@ expect "OK        r.twr (1000 ticks, digest $recorded)"
 printf '\n==> budget\n'
 run 0 "$duel" budget --hz 30,60
 expect "sim: duel version 2"
+expect "work units per tick on this machine (the mean in ns; median "
 run 0 "$duel" budget --hz 30,60 --json
 python3 - "$out" <<'PY' || fail "budget --json lacks keys"
 import json, sys
@@ -101,6 +102,6 @@ expect "replay was recorded by duel version 1; this build runs version 2"
 printf '\n==> one rule changed, version not bumped: verify must fail at the first checkpoint\n'
 run 1 "$work/duel-rule-change" verify live.twr
 expect "DIVERGED  live.twr: checkpoint 1 at tick 30 diverges (last match at tick 0, so within ticks 1..=30); fields differ: paddles"
-expect "1 failed (1 diverged, 0 unreadable)"
+expect "1 failed (1 diverged, 0 refused)"
 
 printf '\nduel ci: %d checks passed (live digest %s)\n' "$checks" "$digest"

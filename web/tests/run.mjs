@@ -639,7 +639,7 @@ describe('horde page', () => {
 
   test('speed: horde ticks per second in Chromium versus native, 300 and 10 000 enemies', async () => {
     // The same work on both sides: the page's `advance(n)` (one wasm call,
-    // no keys held, not recording) and `tickwise horde --input still
+    // no keys held, not recording) and `tickwise horde --inputs still
     // --threads 1` (one core, as the page has), both from the built-in
     // config with the enemy count overridden; they must end on the same
     // digest. CPU time on both sides, as for the island (the renderer's main
@@ -668,7 +668,7 @@ describe('horde page', () => {
       }
       await page.close();
       const args = (t) => ['horde', '--enemies', String(enemies), '--ticks', String(t),
-        '--input', 'still', '--threads', '1', '--json'];
+        '--inputs', 'still', '--threads', '1', '--json'];
       const nativeCpu = [];
       let nativeDigest = '';
       for (let i = 0; i < samples; i += 1) {

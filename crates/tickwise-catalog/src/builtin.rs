@@ -9,12 +9,13 @@
 use alloc::string::{String, ToString};
 
 use serde_json::Value;
-use tickwise::{AXES, Buttons, ClockConfig, Pcg32, TickInput};
+use tickwise::{AXES, ClockConfig, Pcg32, TickInput};
 use tickwise_sims::ConfigError;
 use tickwise_sims::horde::{self, HordeConfig, HordeWorld, STICK_MAX};
 use tickwise_sims::island::{self, IslandConfig, IslandWorld};
 
 use crate::sim::CatalogSim;
+use crate::tick_input_json::TickInputJson;
 
 // Calibration (docs/limits.md has the measurements and the commands): one
 // work unit is about one ns of CPU on the reference machine. Rounded up, so
@@ -165,36 +166,10 @@ impl CatalogSim for HordeWorld {
 
     /// An object with optional `held`, `pressed`, `released` (button bit
     /// sets as integers) and `axes` (up to 4 integers in the `i16` range).
+    /// Any buttons and the four axes, by the library's strict reader
+    /// ([`TickInputJson::ALL`]).
     fn json_input(value: &Value) -> Result<TickInput, String> {
-        const EXPECTED: &str = "an object with optional keys held, pressed, released (integers 0..2^64) and axes (up to 4 integers in -32768..=32767)";
-        let obj = value.as_object().ok_or_else(|| EXPECTED.to_string())?;
-        let mut input = TickInput::default();
-        for (key, v) in obj {
-            match key.as_str() {
-                "held" | "pressed" | "released" => {
-                    let bits = Buttons::from_bits(v.as_u64().ok_or_else(|| EXPECTED.to_string())?);
-                    match key.as_str() {
-                        "held" => input.held = bits,
-                        "pressed" => input.pressed = bits,
-                        _ => input.released = bits,
-                    }
-                }
-                "axes" => {
-                    let arr = v
-                        .as_array()
-                        .filter(|a| a.len() <= AXES)
-                        .ok_or_else(|| EXPECTED.to_string())?;
-                    for (slot, a) in input.axes.iter_mut().zip(arr) {
-                        *slot = a
-                            .as_i64()
-                            .and_then(|x| i16::try_from(x).ok())
-                            .ok_or_else(|| EXPECTED.to_string())?;
-                    }
-                }
-                _ => return Err(EXPECTED.to_string()),
-            }
-        }
-        Ok(input)
+        TickInputJson::ALL.read(value)
     }
 
     /// Until the initial horde can have reached the player.

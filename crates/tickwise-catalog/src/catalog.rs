@@ -23,6 +23,7 @@ use crate::limits::{
     RunLimits, check_recording, check_replay_size, check_snapshots, check_work,
     netplay_states_per_session,
 };
+use crate::play::Playable;
 use crate::runner::{SimProfile, TickRunner};
 use crate::sim::{CatalogSim, SimInfo};
 
@@ -142,7 +143,7 @@ impl Catalog {
         e.config_for_players(config, players)
     }
 
-    fn entry_with_config<'c>(
+    pub(crate) fn entry_with_config<'c>(
         &self,
         id: &str,
         config: Option<&'c [u8]>,
@@ -151,7 +152,7 @@ impl Catalog {
         Ok((e, config.unwrap_or(e.info().default_config)))
     }
 
-    fn entry(&self, id: &str) -> Result<&dyn ErasedSim, CatalogError> {
+    pub(crate) fn entry(&self, id: &str) -> Result<&dyn ErasedSim, CatalogError> {
         self.sims
             .iter()
             .find(|e| e.info().id == id)
@@ -631,7 +632,7 @@ fn parse_config<S: CatalogSim>(bytes: &[u8]) -> Result<S::Config, CatalogError> 
 
 /// One registered sim with its type erased: every operation the catalog
 /// offers, for one `S`.
-trait ErasedSim: Send + Sync {
+pub(crate) trait ErasedSim: Send + Sync {
     fn info(&self) -> SimInfo;
     fn profile(&self, config: &[u8]) -> Result<SimProfile, CatalogError>;
     fn config_for_players(&self, config: &[u8], players: usize) -> Result<Vec<u8>, CatalogError>;
@@ -671,6 +672,7 @@ trait ErasedSim: Send + Sync {
         limits: &RunLimits,
     ) -> Result<SyncTestReport, CatalogError>;
     fn runner(&self, config: &[u8], plan: &InputPlan) -> Result<Box<dyn TickRunner>, CatalogError>;
+    fn play(&self, config: &[u8], plan: &InputPlan) -> Result<Box<dyn Playable>, CatalogError>;
     #[allow(clippy::too_many_arguments, reason = "the public method's arguments")]
     fn netplay(
         &self,
@@ -914,6 +916,10 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
             tick: 0,
             profile: profile_of::<S>(&cfg),
         }))
+    }
+
+    fn play(&self, config: &[u8], plan: &InputPlan) -> Result<Box<dyn Playable>, CatalogError> {
+        crate::play::play::<S>(&parse_config::<S>(config)?, plan)
     }
 
     fn netplay(

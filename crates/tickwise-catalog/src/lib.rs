@@ -126,8 +126,11 @@ mod error;
 mod inputs;
 pub mod limits;
 mod owner;
+mod play;
 mod runner;
 mod sim;
+mod tick_input_json;
+mod verdict;
 
 pub use catalog::{Catalog, NetLimits, PeerIo, Recorded, RunComparison, replay_header};
 pub use error::{CatalogError, InputsError};
@@ -136,10 +139,18 @@ pub use limits::{
     DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_WORK, RunLimits, check_snapshots, check_work,
 };
 pub use owner::{PLAYER_FIELD_PREFIXES, field_player, field_players};
+pub use play::Playable;
 pub use runner::{SimProfile, TickRunner};
 /// The JSON library of [`CatalogSim::json_input`], re-exported so a game
 /// implements the trait against the same version.
 pub use serde_json;
 pub use sim::{CatalogSim, SimInfo, json_with_count};
+pub use tick_input_json::TickInputJson;
 /// The netplay crate the catalog's `netplay` and `peer` run on.
 pub use tickwise_net;
+/// The strict JSON config reader every sim's config parser can build on:
+/// duplicate and unknown keys are refused by name (with "did you mean"),
+/// every value is range-checked by key, required and optional alike
+/// ([`ConfigObject`]). Defined with the built-in sims, which use it too.
+pub use tickwise_sims::{ConfigError, ConfigObject, MAX_CONFIG_BYTES, NOTE_KEYS};
+pub use verdict::{Diverged, Outcome, Refusal, Verdict, owners_text};

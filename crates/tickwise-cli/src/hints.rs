@@ -30,6 +30,19 @@ pub(crate) fn catalog_message(e: &CatalogError) -> String {
     }
 }
 
+/// A verdict's message with the flag that raises the limit that refused
+/// it, if any (the JSON keeps the library's words).
+pub(crate) fn verdict_message(v: &tickwise_catalog::Verdict) -> String {
+    let msg = v.message.clone().unwrap_or_default();
+    let flag = match v.limit {
+        Some("max_work") => "--max-work",
+        Some("max_ticks") => "--max-ticks",
+        Some("max_file_bytes") => "--max-file-bytes",
+        _ => return msg,
+    };
+    format!("{msg} (raise it with {flag})")
+}
+
 /// `e` as an error for the CLI's failure path, with its flag hint.
 pub(crate) fn catalog(e: CatalogError) -> anyhow::Error {
     anyhow::Error::msg(catalog_message(&e))

@@ -1,20 +1,30 @@
 //! The `tickwise` command-line tool, as a library.
 //!
-//! A game gets the replay tools for its own sim with a three-line binary:
+//! A game gets the replay tools for its own sim with a three-line binary,
+//! under its own name, version and description ([`ToolInfo`]):
 //!
 //! ```no_run
-//! use tickwise_cli::Catalog;
+//! use tickwise_cli::{Catalog, ToolInfo};
 //! # type MySim = tickwise_sims::island::IslandWorld;
 //!
+//! const TOOL: ToolInfo = ToolInfo::new("my-game", env!("CARGO_PKG_VERSION"), "My game's replay tools.");
+//!
 //! fn main() -> std::process::ExitCode {
-//!     tickwise_cli::main_with(Catalog::builtin().with::<MySim>())
+//!     tickwise_cli::main_with(TOOL, Catalog::empty().with::<MySim>())
 //! }
 //! ```
+//!
+//! The name, version and description are what `--help`, `--version`, error
+//! messages and every banner (`my-game verifyd listening on …`) show.
+//! Commands the catalog cannot serve are not offered: `horde` needs the
+//! catalog's `horde`, and `lab` and `run` (the toolkit's own island and lab
+//! worlds) need its `island`; they are left out of `--help` and refused
+//! with the reason. `script` drives any catalog sim.
 //!
 //! Every command that takes a sim (`record`, `verify`, `compare`,
 //! `sync-test`, `budget`, `verifyd`, `worker`) looks it up in the [`Catalog`] passed in, by the
 //! id a replay stores or `--sim ID` names. The `tickwise` binary itself is
-//! `main_with(Catalog::builtin())`. Tests and fuzz targets reach the same
+//! `main_with(ToolInfo::TICKWISE, Catalog::builtin())`. Tests and fuzz targets reach the same
 //! code through [`main_with_args`] and the parsers in [`cmd`] and [`script`].
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -22,7 +32,7 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 pub use tickwise_catalog::{Catalog, CatalogSim};
 
 pub mod bounded;
@@ -58,6 +68,67 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
     }
 }
 
+/// Who a tool binary is: the name, version and one-line description shown
+/// by `--help`, `--version`, errors and banners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToolInfo {
+    /// The command's name (`tickwise`, `duel`).
+    pub name: &'static str,
+    /// Its version (usually `env!("CARGO_PKG_VERSION")` of the game's crate).
+    pub version: &'static str,
+    /// One line saying what it is, the first line of `--help`.
+    pub about: &'static str,
+}
+
+impl ToolInfo {
+    /// The `tickwise` binary itself.
+    pub const TICKWISE: ToolInfo = ToolInfo::new(
+        "tickwise",
+        env!("CARGO_PKG_VERSION"),
+        "Deterministic fixed-timestep simulation: scripts, replays, budgets and the game-loop lab.",
+    );
+
+    /// A tool named `name`, at `version`, described by `about`.
+    #[must_use]
+    pub const fn new(name: &'static str, version: &'static str, about: &'static str) -> ToolInfo {
+        ToolInfo {
+            name,
+            version,
+            about,
+        }
+    }
+}
+
+/// Commands that drive a built-in sim directly, and the catalog id each
+/// needs: without it the command is not offered.
+const BUILTIN_COMMANDS: [(&str, &str); 3] =
+    [("horde", "horde"), ("lab", "island"), ("run", "island")];
+
+/// The sim `command` needs and `catalog` lacks, if any.
+fn unserved(command: &str, catalog: &Catalog) -> Option<&'static str> {
+    BUILTIN_COMMANDS
+        .iter()
+        .find(|(c, sim)| *c == command && catalog.get(sim).is_err())
+        .map(|(_, sim)| *sim)
+}
+
+/// The command line of `tool` over `catalog`: its name, version and
+/// description, and only the commands the catalog can serve.
+#[must_use]
+pub fn command(tool: &ToolInfo, catalog: &Catalog) -> clap::Command {
+    let mut cmd = Cli::command()
+        .name(tool.name)
+        .bin_name(tool.name)
+        .version(tool.version)
+        .about(tool.about);
+    for (sub, _) in BUILTIN_COMMANDS {
+        if unserved(sub, catalog).is_some() {
+            cmd = cmd.mut_subcommand(sub, |s| s.hide(true));
+        }
+    }
+    cmd
+}
+
 /// Deterministic fixed-timestep simulation: scripts, replays, budgets and the game-loop lab.
 #[derive(Debug, Parser)]
 #[command(name = "tickwise", version, about, long_about = None)]
@@ -70,7 +141,7 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Drive the island world from a text script; one JSON line per command.
+    /// Drive a sim (default: the island) from a text script; one JSON line per command.
     Script(script::ScriptArgs),
     /// Run a sim with scripted or generated inputs and write a replay.
     Record(cmd::record::Args),
@@ -102,65 +173,83 @@ pub enum Command {
     Loadtest(cmd::loadtest::Args),
 }
 
-/// The whole tool over `catalog`, with the process's own arguments: what a
-/// game's replay-tool binary calls from `main`.
+/// The whole tool `tool` over `catalog`, with the process's own
+/// arguments: what a game's replay-tool binary calls from `main`.
 #[must_use]
-pub fn main_with(catalog: Catalog) -> ExitCode {
-    main_with_args(&catalog, std::env::args_os())
+pub fn main_with(tool: ToolInfo, catalog: Catalog) -> ExitCode {
+    main_with_args(&tool, &catalog, std::env::args_os())
 }
 
-/// Parses `args` (the first is the program name) and runs the command over
-/// `catalog`; never panics on bad input. Exit codes: 0 success, 1 a replay
-/// diverged or a check failed, 2 bad input. Errors go to stderr prefixed
-/// with the program's name (a game's `duel` binary says `duel: ...`).
-pub fn main_with_args<I, T>(catalog: &Catalog, args: I) -> ExitCode
+/// Parses `args` (the first is the program name, ignored: the tool is
+/// `tool.name`) and runs the command over `catalog`; never panics on bad
+/// input. Exit codes: 0 success, 1 a replay diverged or a check failed, 2
+/// bad input. Errors go to stderr prefixed with the tool's name (a game's
+/// `duel` tool says `duel: ...`).
+pub fn main_with_args<I, T>(tool: &ToolInfo, catalog: &Catalog, args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let program = args
-        .first()
-        .and_then(|a| std::path::Path::new(a).file_stem())
-        .map_or_else(|| "tickwise".into(), |s| s.to_string_lossy().into_owned());
-    let cli = match Cli::try_parse_from(args) {
+    let parsed = command(tool, catalog)
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match run(cli, catalog) {
+    match run(cli, tool, catalog) {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
-            eprintln!("{program}: {}", hints::render(&f.error));
+            eprintln!("{}: {}", tool.name, hints::render(&f.error));
             ExitCode::from(f.code)
         }
     }
 }
 
-/// Runs a parsed command over `catalog`; `Ok` carries the exit code
-/// (verify uses 1 for divergence).
+/// Runs a parsed command of `tool` over `catalog`; `Ok` carries the exit
+/// code (verify uses 1 for divergence).
 ///
 /// # Errors
 ///
-/// A [`Failure`] with its exit code.
-pub fn run(cli: Cli, catalog: &Catalog) -> Result<u8, Failure> {
+/// A [`Failure`] with its exit code; exit code 2 for a command the catalog
+/// cannot serve.
+pub fn run(cli: Cli, tool: &ToolInfo, catalog: &Catalog) -> Result<u8, Failure> {
+    let name = match &cli.command {
+        Command::Horde(_) => "horde",
+        Command::Lab(_) => "lab",
+        Command::Run(_) => "run",
+        _ => "",
+    };
+    if let Some(sim) = unserved(name, catalog) {
+        let known: Vec<&str> = catalog.ids().collect();
+        return Err(Failure::usage(anyhow::anyhow!(
+            "`{name}` drives the built-in {sim} sim, which is not in {}'s catalog (sims: {})",
+            tool.name,
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        )));
+    }
     match cli.command {
-        Command::Script(a) => script::run(&a),
+        Command::Script(a) => script::run(&a, catalog),
         Command::Record(a) => cmd::record::run(&a, catalog),
         Command::Verify(a) => cmd::verify::run(&a, catalog),
         Command::Compare(a) => cmd::compare::run(&a, catalog),
         Command::SyncTest(a) => cmd::sync_test::run(&a, catalog),
         Command::Budget(a) => cmd::budget::run(&a, catalog),
         Command::Horde(a) => cmd::horde::run(&a),
-        Command::Lab(a) => cmd::lab::run(&a),
-        Command::Run(a) => cmd::run::run(&a),
+        Command::Lab(a) => cmd::lab::run(&a, tool),
+        Command::Run(a) => cmd::run::run(&a, tool),
         Command::Serve(a) => cmd::serve::run(&a),
         Command::Netplay(a) => cmd::netplay::run(&a, catalog),
         Command::Peer(a) => cmd::peer::run(&a, catalog),
-        Command::Verifyd(a) => cmd::verifyd::run(&a, catalog),
-        Command::Worker(a) => cmd::worker::run(&a, catalog),
+        Command::Verifyd(a) => cmd::verifyd::run(&a, tool, catalog),
+        Command::Worker(a) => cmd::worker::run(&a, tool, catalog),
         Command::Loadtest(a) => cmd::loadtest::run(&a, catalog),
     }
 }

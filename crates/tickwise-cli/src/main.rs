@@ -5,5 +5,5 @@ use std::process::ExitCode;
 use tickwise_cli::Catalog;
 
 fn main() -> ExitCode {
-    tickwise_cli::main_with(Catalog::builtin())
+    tickwise_cli::main_with(tickwise_cli::ToolInfo::TICKWISE, Catalog::builtin())
 }

@@ -1,4 +1,10 @@
-//! `tickwise script`: drive the island world from a text script.
+//! `tickwise script`: drive any catalog sim from a text script.
+//!
+//! The sim runs in its loop ([`Catalog::play`]): its clock, its catch-up
+//! policy, the scene stack `menu`, `game`. The island (the default when the
+//! catalog has it) is built from its loop and lifecycle configs and adds
+//! its own key, `droppedMs`; the output keys are otherwise the same for
+//! every sim.
 //!
 //! One command per line; blank lines and `#` comments are ignored:
 //!
@@ -17,19 +23,21 @@
 //! Output: one JSON object per command (see [`execute`]); the key names are a
 //! contract shared with the Python reference and the browser page.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use tickwise::{MAX_SCENE_NAME, MAX_SPEED_RATIO, MAX_SPEED_TERM, Speed, is_valid_scene_name};
-use tickwise_catalog::{CatalogSim as _, parse_inputs};
+use tickwise_catalog::{Catalog, CatalogSim as _, parse_inputs};
 use tickwise_sims::island::{
-    self, IslandConfig, IslandSession, IslandWorld, LifecycleConfig, ResumeSummary, SessionError,
-    scripted_inputs,
+    self, IslandConfig, IslandSession, IslandWorld, LifecycleConfig, scripted_inputs,
 };
 
+mod session;
+
+pub use session::{Session, execute};
+
 use crate::bounded::{InputKind, quote_token, read_path_or_stdin};
-use crate::cmd::record::{read_config, read_inputs_file};
+use crate::cmd::record::{choose_sim, parse_plan, read_config, read_inputs_file};
 use crate::{Failure, hints};
 
 /// The most frames one `frames` line may feed (the session's per-call limit).
@@ -347,104 +355,28 @@ pub fn check_catch_up_work(
     Ok(())
 }
 
-fn push_str(out: &mut String, key: &str, value: &str) {
-    // serde_json escapes exactly as JSON requires.
-    let _ = write!(out, ",\"{key}\":{}", serde_json::Value::from(value));
-}
-
-fn push_num(out: &mut String, key: &str, value: u64) {
-    let _ = write!(out, ",\"{key}\":{value}");
-}
-
-fn push_bool(out: &mut String, key: &str, value: bool) {
-    let _ = write!(out, ",\"{key}\":{value}");
-}
-
-/// Runs one command on a session and returns its JSON output line.
-///
-/// Keys: `line`, `cmd`, `tick`, `digest` always; `steps` and `droppedMs` (the
-/// world's total) for `frames`, `frame` and `advance`; `ok` for `pause`,
-/// `background`, `push` and `pop`; `ok`, `elapsedMs`, `wantedSteps`,
-/// `catchUpSteps`, `carriedMs`, `droppedMs` for `resume-after` (zeros when
-/// refused); `scenes` for `push` and `pop`.
-///
-/// # Errors
-///
-/// A [`SessionError`] for a limit the session enforces (a parsed script stays
-/// within them, so this does not happen for the output of [`parse`]); a
-/// refused resume is not an error, it prints `"ok":false`.
-pub fn execute(session: &mut IslandSession, line: &Line) -> Result<String, SessionError> {
-    let mut extra = String::new();
-    let frames_out = |extra: &mut String, steps: u64, session: &IslandSession| {
-        push_num(extra, "steps", steps);
-        push_num(extra, "droppedMs", session.world().dropped_ms());
-    };
-    match &line.command {
-        Command::Frames { count, ms } => {
-            let steps = session.frames(*count, *ms)?;
-            frames_out(&mut extra, steps, session);
-        }
-        Command::Frame(list) => {
-            let steps = session.frame_list(list)?;
-            frames_out(&mut extra, steps, session);
-        }
-        Command::Advance(n) => {
-            session.advance(*n)?;
-            frames_out(&mut extra, *n, session);
-        }
-        Command::Pause => push_bool(&mut extra, "ok", session.pause()),
-        Command::Background => push_bool(&mut extra, "ok", session.background()),
-        Command::ResumeAfter(ms) => {
-            let r = match session.resume_after(*ms) {
-                Ok(r) => Some(r),
-                Err(SessionError::Lifecycle(_)) => None,
-                Err(e) => return Err(e),
-            };
-            let summary = ResumeSummary::new(r.as_ref());
-            push_bool(&mut extra, "ok", summary.ok);
-            for (key, value) in summary.numbers() {
-                push_num(&mut extra, key, value);
-            }
-        }
-        Command::Speed(speed) => {
-            session.set_speed(*speed);
-            push_bool(&mut extra, "ok", true);
-        }
-        Command::Push(name) => {
-            push_bool(&mut extra, "ok", session.push(name).is_ok());
-            push_str(&mut extra, "scenes", &session.scenes());
-        }
-        Command::Pop => {
-            push_bool(&mut extra, "ok", session.pop().is_ok());
-            push_str(&mut extra, "scenes", &session.scenes());
-        }
-    }
-    let mut out = format!(
-        "{{\"line\":{},\"cmd\":\"{}\"",
-        line.line,
-        line.command.name()
-    );
-    push_num(&mut out, "tick", session.tick());
-    push_str(&mut out, "digest", &session.digest());
-    out.push_str(&extra);
-    out.push('}');
-    Ok(out)
-}
-
 /// Arguments of `tickwise script`.
 #[derive(Debug, clap::Args)]
 pub struct ScriptArgs {
-    /// Loop config (default: `config/island_loop.json`, built in).
+    /// The sim to drive: any sim of the catalog (default: `island` when the
+    /// catalog has it, else the catalog's only sim).
+    #[arg(long, value_name = "ID")]
+    pub sim: Option<String>,
+    /// The config of a sim other than the island (default: its built-in
+    /// default config; the island takes `--loop` and `--lifecycle`).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The island's loop config (default: `config/island_loop.json`, built in).
     #[arg(long = "loop", value_name = "FILE")]
     pub loop_config: Option<PathBuf>,
-    /// Lifecycle config (default: `config/island_lifecycle.json`, built in).
+    /// The island's lifecycle config (default: `config/island_lifecycle.json`, built in).
     #[arg(long, value_name = "FILE")]
     pub lifecycle: Option<PathBuf>,
-    /// Inputs file: a JSON array of integer inputs by tick, read like every
-    /// other command's inputs file (default: the island's scripted input
-    /// for ticks 0..99999).
-    #[arg(long, value_name = "FILE")]
-    pub inputs: Option<PathBuf>,
+    /// Inputs: the island takes a JSON file of integer inputs by tick
+    /// (default: its scripted input for ticks 0..99999); other sims
+    /// `scripted` (the default), `random:SEED` or a JSON file, as `record`.
+    #[arg(long, value_name = "FILE|scripted|random:SEED")]
+    pub inputs: Option<String>,
     /// The script file, or `-` for stdin.
     #[arg(value_name = "SCRIPT|-")]
     pub script: PathBuf,
@@ -480,14 +412,12 @@ pub fn load_session(
     IslandSession::new(&cfg, &lc, inputs).with_context(|| format!("{loop_name} and {lc_name}"))
 }
 
-/// Runs `tickwise script`.
-///
-/// # Errors
-///
-/// Exit code 2 for unreadable or invalid configs, inputs or scripts (nothing runs).
-pub fn run(args: &ScriptArgs) -> Result<u8, Failure> {
+/// The island's session: its configs (built in by default) and its inputs
+/// file (its scripted input by default).
+fn island_session(args: &ScriptArgs) -> Result<IslandSession, Failure> {
     let inputs = match &args.inputs {
         Some(p) => {
+            let p = Path::new(p);
             let bytes = read_inputs_file(p)?;
             parse_inputs::<IslandWorld>(&bytes, 1)
                 .with_context(|| format!("{}", p.display()))?
@@ -496,11 +426,42 @@ pub fn run(args: &ScriptArgs) -> Result<u8, Failure> {
         }
         None => scripted_inputs(DEFAULT_INPUT_TICKS),
     };
-    let mut session = load_session(
+    Ok(load_session(
         args.loop_config.as_deref(),
         args.lifecycle.as_deref(),
         inputs,
-    )?;
+    )?)
+}
+
+/// Runs `tickwise script`.
+///
+/// # Errors
+///
+/// Exit code 2 for unreadable or invalid configs, inputs or scripts (nothing runs).
+pub fn run(args: &ScriptArgs, catalog: &Catalog) -> Result<u8, Failure> {
+    let info = choose_sim(catalog, args.sim.as_deref(), "island")?;
+    let mut session = if info.id == IslandWorld::ID && catalog.get("island").is_ok() {
+        if args.config.is_some() {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--config: the island's script takes --loop and --lifecycle"
+            )));
+        }
+        Session::Island(Box::new(island_session(args)?))
+    } else {
+        if args.loop_config.is_some() || args.lifecycle.is_some() {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--loop and --lifecycle are the island's configs; {} takes --config",
+                info.id
+            )));
+        }
+        let config = read_config(args.config.as_deref())?;
+        let plan = parse_plan(args.inputs.as_deref().unwrap_or("scripted"))?;
+        Session::Other(
+            catalog
+                .play(info.id, config.as_deref(), &plan)
+                .map_err(hints::catalog)?,
+        )
+    };
     // `-` is the one documented stream: stdin, read up to the script limit.
     let bytes = read_path_or_stdin(&args.script, InputKind::Script).map_err(hints::read)?;
     let text = String::from_utf8(bytes).map_err(|e| {
@@ -515,11 +476,7 @@ pub fn run(args: &ScriptArgs) -> Result<u8, Failure> {
         )
     })?;
     let lines = parse(&text)?;
-    check_catch_up_work(
-        &lines,
-        session.fixed_loop().lifecycle().policy(),
-        session.step_ms(),
-    )?;
+    check_catch_up_work(&lines, session.view().policy(), session.view().step_ms())?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for line in &lines {
         let json =

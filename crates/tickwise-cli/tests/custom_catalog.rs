@@ -9,7 +9,7 @@ use serde_json::Value;
 use tickwise::{
     ClockConfig, Pcg32, Replay, ReplayLimits, ReplayVerdict, Sim, StateVisitor, StepLength,
 };
-use tickwise_cli::{Catalog, CatalogSim, main_with_args};
+use tickwise_cli::{Catalog, CatalogSim, ToolInfo, main_with_args};
 
 /// A paddle that follows its input (-1, 0, 1) within a court of half-width
 /// `court`, and counts the ticks it spent against a wall.
@@ -136,7 +136,11 @@ fn catalog() -> Catalog {
 }
 
 fn tool(catalog: &Catalog, args: &[&str]) -> ExitCode {
-    main_with_args(catalog, [&["my-game-tools"][..], args].concat())
+    main_with_args(
+        &ToolInfo::new("my-game-tools", "0.3.1", "My game's replay tools."),
+        catalog,
+        [&["my-game-tools"][..], args].concat(),
+    )
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -316,12 +316,13 @@ fn verify_dir_reports_every_matching_entry() {
             .lines()
             .find(|l| l.contains(name))
             .unwrap_or_else(|| panic!("{name} not reported: {out}"));
-        assert!(line.starts_with("ERROR"), "{line}");
+        assert!(line.starts_with("REFUSED"), "{line}");
+        assert!(line.contains(": unreadable: "), "{line}");
         assert!(line.contains(why), "{line}");
     }
     assert!(!out.contains("notes.txt"), "{out}");
     assert!(out.contains("verified 5 files"), "{out}");
-    assert!(out.contains("(0 diverged, 4 unreadable)"), "{out}");
+    assert!(out.contains("(0 diverged, 4 refused)"), "{out}");
 
     // --json: one object per replay, then the summary.
     let o = tickwise_in(&["verify", "--json", s(&d)], Stdio::null(), 20);
@@ -345,11 +346,9 @@ fn verify_dir_reports_every_matching_entry() {
         "{good}"
     );
     assert!(good["error"].is_null());
-    let bad: Vec<_> = lines
-        .iter()
-        .filter(|v| v["status"] == "unreadable")
-        .collect();
+    let bad: Vec<_> = lines.iter().filter(|v| v["status"] == "refused").collect();
     assert_eq!(bad.len(), 4);
+    assert!(bad.iter().all(|v| v["reason"] == "unreadable"), "{bad:?}");
     assert!(
         bad.iter()
             .all(|v| v["error"].is_string() && v["ticks"].is_null())
@@ -361,7 +360,7 @@ fn verify_dir_reports_every_matching_entry() {
             &summary["replays"],
             &summary["ok"],
             &summary["diverged"],
-            &summary["unreadable"]
+            &summary["refused"]
         ),
         (&5.into(), &1.into(), &0.into(), &4.into())
     );
@@ -378,7 +377,7 @@ fn verify_an_empty_directory_finds_no_replays_exit_2() {
     let o = tickwise(&["verify", "--json", s(&d)]);
     assert_eq!(o.status.code(), Some(2), "{o:?}");
     let last: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
-    assert_eq!(last["unreadable"], 1);
+    assert_eq!(last["refused"], 1);
     assert_eq!(last["ok"], 0);
 }
 

@@ -256,7 +256,8 @@ fn verify_json_reports_players_for_every_replay() {
     );
     // No header to read: no player count either.
     assert_eq!(lines[2]["players"], Value::Null);
-    assert_eq!(lines[2]["status"], "unreadable");
+    assert_eq!(lines[2]["status"], "refused");
+    assert_eq!(lines[2]["reason"], "corrupt");
 }
 
 #[test]

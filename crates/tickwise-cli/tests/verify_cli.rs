@@ -102,24 +102,27 @@ fn unreadable_files_exit_2_with_specific_errors() {
     std::fs::write(&flipped, &f).unwrap();
     let magic = d.join("magic.twr");
     std::fs::write(&magic, b"not a replay at all").unwrap();
-    for (path, needle) in [
-        (&truncated, "truncated"),
-        (&flipped, "integrity checksum mismatch"),
-        (&magic, "not a tickwise replay"),
-        (&d.join("missing.twr"), "cannot read"),
+    for (path, reason, needle) in [
+        (&truncated, "corrupt", "truncated"),
+        (&flipped, "corrupt", "integrity checksum mismatch"),
+        (&magic, "corrupt", "not a tickwise replay"),
+        (&d.join("missing.twr"), "unreadable", "cannot read"),
     ] {
         let o = tickwise(&["verify", s(path)]);
         assert_eq!(o.status.code(), Some(2), "{path:?}: {o:?}");
         let out = stdout(&o);
         assert!(
-            out.contains("ERROR") && out.contains(needle),
+            out.starts_with("REFUSED")
+                && out.contains(&format!(": {reason}: "))
+                && out.contains(needle),
             "{path:?}: {out}"
         );
     }
     let o = tickwise(&["verify", "--max-ticks", "199", s(&good)]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stdout(&o).contains("declares 200 ticks, above the limit of 199"),
+        stdout(&o).contains(": limit: ")
+            && stdout(&o).contains("declares 200 ticks, above the limit of 199"),
         "{}",
         stdout(&o)
     );
@@ -155,7 +158,7 @@ fn directory_verifies_every_replay_and_summarises() {
         "{summary}"
     );
     assert!(
-        summary.ends_with("1 failed (1 diverged, 0 unreadable)"),
+        summary.ends_with("1 failed (1 diverged, 0 refused)"),
         "{summary}"
     );
     // A truncated file among them turns the exit code into 2.

@@ -55,6 +55,12 @@ impl TickTimes {
         nearest_rank(&self.sorted, pct.min(100)).unwrap_or(0)
     }
 
+    /// The samples, sorted.
+    #[must_use]
+    pub fn into_samples(self) -> Vec<u64> {
+        self.sorted
+    }
+
     /// The nearest-rank median.
     #[must_use]
     pub fn median(&self) -> u64 {
@@ -109,6 +115,49 @@ pub fn time_ticks(ticks: u64, mut tick: impl FnMut()) -> TickTimes {
         let start = Instant::now();
         tick();
         ns.push(elapsed_ns(start));
+    }
+    TickTimes::new(ns)
+}
+
+/// The shortest a timed sample should last, in ns. Reading the clock costs
+/// tens of ns, as much as a whole tick of a cheap sim: timed one by one, a
+/// 40 ns tick would read as its clock overhead. So a tick cheaper than this
+/// is timed in batches of back-to-back ticks that last at least this long
+/// ([`batch_for`]), and each sample is the batch's time per tick.
+pub const MIN_SAMPLE_NS: u64 = 20_000;
+
+/// Samples a percentile should have at least: batches never grow past
+/// `ticks / MIN_SAMPLES` ticks.
+pub const MIN_SAMPLES: u64 = 100;
+
+/// Timed ticks run back to back first to estimate the cost per tick.
+pub const PROBE_TICKS: u64 = 16;
+
+/// The batch size (ticks per sample) for ticks of about `estimate_ns`
+/// each, out of `ticks` timed ticks: enough for a sample of
+/// [`MIN_SAMPLE_NS`], at most `ticks / MIN_SAMPLES`, at least 1 (a tick of
+/// 20 µs or more is timed one by one).
+#[must_use]
+pub fn batch_for(estimate_ns: u64, ticks: u64) -> u64 {
+    MIN_SAMPLE_NS
+        .div_ceil(estimate_ns.max(1))
+        .min(ticks / MIN_SAMPLES)
+        .max(1)
+}
+
+/// Calls `tick` `ticks` times in samples of `batch` back-to-back calls (the
+/// last sample may be shorter); each sample is its time per tick, in ns
+/// rounded to the nearest.
+pub fn time_batched(ticks: u64, batch: u64, mut tick: impl FnMut()) -> TickTimes {
+    let batch = batch.max(1);
+    let samples = ticks.div_ceil(batch);
+    let mut ns = Vec::with_capacity(usize::try_from(samples.min(MAX_TICKS)).unwrap_or(0));
+    let mut left = ticks;
+    while left > 0 {
+        let n = left.min(batch);
+        let total = time_burst(n, &mut tick);
+        ns.push(total.saturating_add(n / 2) / n);
+        left -= n;
     }
     TickTimes::new(ns)
 }
@@ -351,6 +400,8 @@ pub struct Cost {
     pub catch_up_ns: Option<u64>,
     /// Whether this was measured (`false`: assumed).
     pub measured: bool,
+    /// Ticks per timed sample ([`batch_for`]; 1: timed one by one).
+    pub batch: u64,
 }
 
 impl Cost {
@@ -373,6 +424,7 @@ impl Cost {
             max_ns: ns,
             catch_up_ns: (catch_up > 0).then(|| ns.saturating_mul(catch_up)),
             measured: false,
+            batch: 1,
         })
     }
 
@@ -386,7 +438,18 @@ impl Cost {
     pub fn measure(plan: &BudgetPlan, mut tick: impl FnMut()) -> Result<Cost, BudgetError> {
         plan.check(true)?;
         let _ = time_burst(plan.warmup, &mut tick);
-        let times = time_ticks(plan.ticks, &mut tick);
+        // The first ticks, back to back, estimate the cost per tick and so
+        // the batch size (they are the one sample when no tick is left).
+        let probe = plan.ticks.min(PROBE_TICKS);
+        let probe_ns = time_burst(probe, &mut tick);
+        let per_tick = probe_ns.saturating_add(probe / 2) / probe.max(1);
+        let rest = plan.ticks - probe;
+        let batch = batch_for(per_tick, rest);
+        let mut times = time_batched(rest, batch, &mut tick).into_samples();
+        if times.is_empty() {
+            times.push(per_tick);
+        }
+        let times = TickTimes::new(times);
         let bursts: Vec<u64> = if plan.catch_up > 0 {
             (0..plan.catch_up_runs)
                 .map(|_| time_burst(plan.catch_up, &mut tick))
@@ -401,6 +464,7 @@ impl Cost {
             max_ns: times.max(),
             catch_up_ns: (!bursts.is_empty()).then(|| TickTimes::new(bursts).median()),
             measured: true,
+            batch,
         })
     }
 
@@ -478,6 +542,42 @@ mod tests {
         assert_eq!(b.recommended, Some(30));
         // 1 s / (3 * 9.2 ms) = 36.2 Hz.
         assert_eq!(b.max_hz, 36);
+    }
+
+    #[test]
+    fn cheap_ticks_are_timed_in_batches_of_at_least_20_us() {
+        // 40 ns a tick: 20 000 / 40 = 500 ticks a sample, if the timed
+        // ticks allow 100 samples of that (50 000 ticks do).
+        assert_eq!(batch_for(40, 50_000), 500);
+        // 1 000 ticks allow at most 10 a sample.
+        assert_eq!(batch_for(40, 1_000), 10);
+        // 30 ns: ceil(20 000 / 30) = 667.
+        assert_eq!(batch_for(30, 1_000_000), 667);
+        // 20 µs and slower, or few ticks: one by one.
+        assert_eq!(batch_for(20_000, 1_000_000), 1);
+        assert_eq!(batch_for(9_200_000, 1_000), 1);
+        assert_eq!(batch_for(40, 50), 1);
+        assert_eq!(batch_for(0, 1_000), 10);
+    }
+
+    #[test]
+    fn batched_timing_runs_every_tick_once_and_keeps_a_sample_per_batch() {
+        let mut calls = 0u64;
+        // 1 005 ticks in batches of 10: 100 full samples and one of 5.
+        let t = time_batched(1_005, 10, || calls += 1);
+        assert_eq!((calls, t.len()), (1_005, 101));
+        let mut calls = 0u64;
+        let plan = BudgetPlan {
+            warmup: 7,
+            ticks: 1_000,
+            catch_up: 3,
+            catch_up_runs: 2,
+            headroom: 3.0,
+        };
+        let cost = Cost::measure(&plan, || calls += 1).unwrap();
+        // Warm-up, the probe and the timed ticks, and the bursts: each once.
+        assert_eq!(calls, 7 + 1_000 + 3 * 2);
+        assert!((1..=(1_000 - PROBE_TICKS) / MIN_SAMPLES).contains(&cost.batch));
     }
 
     #[test]

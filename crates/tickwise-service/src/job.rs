@@ -5,6 +5,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
+use tickwise_catalog::{Outcome, Verdict};
 
 /// A job's id: the SHA-256 of the uploaded bytes, as 64 lowercase hex
 /// digits.
@@ -246,6 +247,13 @@ pub struct JobRecord {
     /// session's duration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_clock: Option<WallClock>,
+    /// The catalog's verdict as `tickwise verify --json` prints it
+    /// ([`Verdict::to_json`]): `status` `ok`, `diverged` or `refused`, and
+    /// for a refusal its `reason` (`version`, `corrupt`, `limit`,
+    /// `unknown-sim`, `config`). Absent for a job not verified yet or
+    /// dead-lettered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<serde_json::Value>,
 }
 
 impl JobRecord {
@@ -267,7 +275,33 @@ impl JobRecord {
             verified_ms: None,
             latency_ms: None,
             wall_clock: None,
+            verdict: None,
         }
+    }
+
+    /// The record of the catalog's verdict: the status (`ok`, `diverged`,
+    /// or `invalid` for a refusal), the header's facts, the message as
+    /// `error`, and the verdict itself as `verdict`.
+    pub fn of_verdict(id: JobId, v: &Verdict) -> JobRecord {
+        let status = match v.outcome {
+            Outcome::Ok { .. } => JobStatus::Ok,
+            Outcome::Diverged(_) => JobStatus::Diverged,
+            Outcome::Refused { .. } => JobStatus::Invalid,
+        };
+        let mut r = JobRecord::bare(id.to_string(), status);
+        r.sim.clone_from(&v.sim);
+        r.ticks = v.ticks;
+        r.ticks_run = v.ticks_run;
+        r.digest = v.digest().map(str::to_string);
+        r.claimed_digest.clone_from(&v.claimed_digest);
+        if let Outcome::Diverged(d) = &v.outcome {
+            r.first_divergent_tick = Some(d.tick);
+            r.last_match_tick = Some(d.last_good_tick);
+            r.fields = Some(d.fields.clone());
+        }
+        r.error.clone_from(&v.message);
+        r.verdict = Some(v.to_json());
+        r
     }
 
     /// An `invalid` verdict with its reason.

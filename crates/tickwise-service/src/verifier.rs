@@ -1,16 +1,16 @@
 //! Turning uploaded bytes into a verdict, with the catalog's verify API.
 //!
-//! This is the only module that names the kernel's verdict type, so its
-//! rename (`Verdict` → `ReplayVerdict`) touches one line.
+//! The verdict is the catalog's ([`Catalog::judge`]); this module only
+//! stores it, with the job's own facts (attempts, timings, wall clock).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Instant;
 
-use tickwise::{ReplayLimits, ReplayVerdict, read_header, read_header_unchecked};
-use tickwise_catalog::{Catalog, CatalogError};
+use tickwise::ReplayLimits;
+use tickwise_catalog::{Catalog, Verdict};
 
-use crate::job::{JobId, JobMeta, JobRecord, JobStatus, WallClock, unix_ms};
+use crate::job::{JobId, JobMeta, JobRecord, WallClock, unix_ms};
 
 /// Re-simulates uploads with a catalog under fixed limits. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -46,13 +46,13 @@ impl Verifier {
         &self.catalog
     }
 
-    /// The checks made before an upload is queued: the envelope, the
-    /// integrity checksum and the header read, the sim and version are
-    /// known, the config is valid and the work fits the limit. `Ok` carries
-    /// the job's estimated work (declared ticks × the sim's cost per tick
-    /// under the replay's config), which picks its lane and counts against
-    /// its client's bound; `Err` the reason for an `invalid` verdict that
-    /// needs no worker.
+    /// The checks made before an upload is queued
+    /// ([`Catalog::admit`]): the envelope, the integrity checksum and the
+    /// header read, the sim and version are known, the config is valid and
+    /// the work fits the limit. `Ok` carries the job's estimated work
+    /// (declared ticks × the sim's cost per tick under the replay's
+    /// config), which picks its lane and counts against its client's
+    /// bound; `Err` the refused verdict, which needs no worker.
     ///
     /// The checksum is a pass over the whole file (about a third of the
     /// cost of verifying a 10-minute island replay, and the verification
@@ -62,36 +62,9 @@ impl Verifier {
     ///
     /// # Errors
     ///
-    /// The catalog's error, as text.
-    pub fn precheck(&self, bytes: &[u8]) -> Result<u64, String> {
-        let header =
-            read_header(bytes, &self.limits).map_err(|e| CatalogError::from(e).to_string())?;
-        let info = self
-            .catalog
-            .get(&header.sim_id)
-            .map_err(|e| e.to_string())?;
-        if header.sim_version != info.version {
-            return Err(CatalogError::VersionMismatch {
-                id: header.sim_id,
-                found: header.sim_version,
-                supported: info.version,
-            }
-            .to_string());
-        }
-        let profile = self
-            .catalog
-            .profile(info.id, Some(&header.config))
-            .map_err(|e| e.to_string())?;
-        let work = header.ticks.saturating_mul(profile.work_per_tick);
-        if work > self.limits.max_work {
-            return Err(CatalogError::TooMuchWork {
-                ticks: header.ticks,
-                per_tick: profile.work_per_tick,
-                limit: self.limits.max_work,
-            }
-            .to_string());
-        }
-        Ok(work)
+    /// The catalog's refused [`Verdict`].
+    pub fn precheck(&self, bytes: &[u8]) -> Result<u64, Box<Verdict>> {
+        self.catalog.admit(bytes, &self.limits)
     }
 
     /// Re-simulates `bytes` and builds the verdict record. A panic in the
@@ -119,79 +92,16 @@ impl Verifier {
     }
 
     fn verify_inner(&self, id: JobId, bytes: &[u8], meta: &JobMeta) -> JobRecord {
-        // One pass over the file, as `tickwise verify` makes: `verify_vec`
-        // checks the checksum once (`verify` would check it twice), and the
-        // header is read unchecked only after that pass succeeded. The copy
-        // costs a memcpy, far less than a second checksum pass.
-        let report = match self.catalog.verify_vec(bytes.to_vec(), &self.limits) {
-            Ok(report) => report,
-            Err(e) => {
-                // The slow path, for files that cannot be verified only:
-                // name the sim and ticks when the checked header reads.
-                return match self.catalog.identify(bytes, &self.limits) {
-                    Ok((info, header)) => {
-                        let mut r = JobRecord::invalid(id, e.to_string());
-                        r.sim = Some(info.id.to_string());
-                        r.ticks = Some(header.ticks);
-                        r
-                    }
-                    Err(_) => JobRecord::invalid(id, e.to_string()),
-                };
-            }
-        };
-        let header = match read_header_unchecked(bytes, &self.limits) {
-            Ok(h) => h,
-            Err(e) => return JobRecord::invalid(id, CatalogError::from(e).to_string()),
-        };
-        let Ok(info) = self.catalog.get(&header.sim_id) else {
-            return JobRecord::invalid(id, format!("unknown sim {:?}", header.sim_id));
-        };
-        let mut r = JobRecord::bare(id.to_string(), JobStatus::Invalid);
-        r.sim = Some(info.id.to_string());
-        r.ticks = Some(header.ticks);
-        r.ticks_run = Some(report.ticks_run);
-        // The digest the replay claims, for every outcome (an early
-        // divergence included): what the client said next to what we found.
-        r.claimed_digest = Some(report.claimed_digest);
-        match report.verdict {
-            ReplayVerdict::Match { digest } => {
-                r.status = JobStatus::Ok;
-                r.digest = Some(digest);
-            }
-            ReplayVerdict::Diverged(d) => {
-                r.status = JobStatus::Diverged;
-                r.error = Some(d.to_string());
-                r.first_divergent_tick = Some(d.tick);
-                r.last_match_tick = Some(d.last_good_tick);
-                if let Some((_, found)) = &d.digests {
-                    r.digest = Some(found.clone());
-                }
-                r.fields = Some(d.fields);
-            }
-            ReplayVerdict::FieldNamesDiffer { recorded, sim } => {
-                r.status = JobStatus::Diverged;
-                r.first_divergent_tick = Some(0);
-                r.last_match_tick = Some(0);
-                r.error = Some(format!(
-                    "the replay records fields [{}] but this build's sim has [{}]",
-                    recorded.join(", "),
-                    sim.join(", ")
-                ));
-            }
-            ReplayVerdict::PlayersDiffer { recorded, sim } => {
-                r.status = JobStatus::Invalid;
-                r.error = Some(format!(
-                    "the replay holds inputs of {recorded} players but its config builds a \
-                     sim of {sim}"
-                ));
-            }
-        }
-        if let Some(session_ms) = meta.session_ms
-            && let Ok(profile) = self.catalog.profile(info.id, Some(&header.config))
-        {
-            let simulated_ms =
-                profile.clock.step().steps_to_nanos(header.ticks).as_nanos() / 1_000_000;
-            r.wall_clock = Some(WallClock::judge(session_ms, simulated_ms));
+        // The catalog's verdict, stored as it is: one header read, one pass
+        // over the file (the copy costs a memcpy, far less than a second
+        // checksum pass).
+        let verdict = self.catalog.judge(bytes.to_vec(), &self.limits);
+        let mut r = JobRecord::of_verdict(id, &verdict);
+        if let (Some(session_ms), Some(simulated)) = (meta.session_ms, verdict.simulated) {
+            r.wall_clock = Some(WallClock::judge(
+                session_ms,
+                simulated.as_nanos() / 1_000_000,
+            ));
         }
         r
     }

@@ -321,6 +321,63 @@ impl ConfigObject {
         i64::try_from(v).map_err(|_| unreachable_range(key))
     }
 
+    /// An integer in `lo..=hi` when `key` is present, `None` when absent.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::WrongType`] or [`ConfigError::OutOfRange`] when present.
+    pub fn optional_int_in(
+        &self,
+        key: &str,
+        lo: i128,
+        hi: i128,
+    ) -> Result<Option<i128>, ConfigError> {
+        if self.has(key) {
+            self.int_in(key, lo, hi).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// A `u64` in `lo..=hi` when `key` is present, `None` when absent.
+    ///
+    /// # Errors
+    ///
+    /// As [`ConfigObject::optional_int_in`].
+    pub fn optional_u64_in(&self, key: &str, lo: u64, hi: u64) -> Result<Option<u64>, ConfigError> {
+        if self.has(key) {
+            self.u64_in(key, lo, hi).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// A `u32` in `lo..=hi` when `key` is present, `None` when absent.
+    ///
+    /// # Errors
+    ///
+    /// As [`ConfigObject::optional_int_in`].
+    pub fn optional_u32_in(&self, key: &str, lo: u32, hi: u32) -> Result<Option<u32>, ConfigError> {
+        if self.has(key) {
+            self.u32_in(key, lo, hi).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// An `i64` in `lo..=hi` when `key` is present, `None` when absent.
+    ///
+    /// # Errors
+    ///
+    /// As [`ConfigObject::optional_int_in`].
+    pub fn optional_i64_in(&self, key: &str, lo: i64, hi: i64) -> Result<Option<i64>, ConfigError> {
+        if self.has(key) {
+            self.i64_in(key, lo, hi).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
     /// A string, when present.
     ///
     /// # Errors
@@ -408,6 +465,29 @@ mod tests {
             msg.contains("`c`") && msg.contains("1..=9") && msg.contains("-3"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn optional_keys_are_none_when_absent_and_checked_when_present() {
+        let c =
+            ConfigObject::parse(br#"{"a": 5, "b": -1, "c": "x"}"#, &["a", "b", "c", "z"]).unwrap();
+        assert_eq!(c.optional_u64_in("a", 0, 9), Ok(Some(5)));
+        assert_eq!(c.optional_u32_in("a", 0, 9), Ok(Some(5)));
+        assert_eq!(c.optional_i64_in("b", -1, 1), Ok(Some(-1)));
+        assert_eq!(c.optional_int_in("b", -1, 1), Ok(Some(-1)));
+        assert_eq!(c.optional_u64_in("z", 0, 9), Ok(None));
+        assert!(matches!(
+            c.optional_u64_in("a", 6, 9),
+            Err(ConfigError::OutOfRange { key, .. }) if key == "a"
+        ));
+        assert!(matches!(
+            c.optional_u64_in("b", 0, 9),
+            Err(ConfigError::OutOfRange { key, .. }) if key == "b"
+        ));
+        assert!(matches!(
+            c.optional_i64_in("c", 0, 9),
+            Err(ConfigError::WrongType { key, .. }) if key == "c"
+        ));
     }
 
     #[test]

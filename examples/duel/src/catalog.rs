@@ -8,8 +8,8 @@
 //! [`Sim`]: tickwise::Sim
 
 use serde_json::Value;
-use tickwise::{AXES, Buttons, ClockConfig, Pcg32, TickInput};
-use tickwise_catalog::CatalogSim;
+use tickwise::{AXES, ClockConfig, Pcg32, TickInput};
+use tickwise_catalog::{CatalogSim, TickInputJson};
 
 use crate::{ConfigError, DEFAULT_CONFIG, Duel, DuelConfig, ID, Side, VERSION};
 
@@ -77,7 +77,7 @@ impl CatalogSim for Duel {
 ///
 /// Strict like the config: another key, or a bit of a button the duel does
 /// not have, is refused rather than ignored, so a typo cannot silently mean
-/// "no input".
+/// "no input" (the catalog's [`TickInputJson`] reader).
 ///
 /// ```
 /// use tickwise_catalog::serde_json::json;
@@ -98,42 +98,9 @@ impl CatalogSim for Duel {
 /// What the element should have been, naming the offending key; the
 /// catalog reports it as `inputs[N] must be ..., found ...`.
 pub fn json_input(value: &Value) -> Result<TickInput, String> {
-    const SHAPE: &str = "an object with optional keys held, pressed, released \
-        (integers 0..=7: bits of buttons 0 to 2) and axes (up to 4 integers in -32768..=32767)";
-    let obj = value.as_object().ok_or_else(|| SHAPE.to_string())?;
-    let mut input = TickInput::default();
-    for (key, v) in obj {
-        let bits = || {
-            v.as_u64()
-                .filter(|b| b & !BUTTON_BITS == 0)
-                .map(Buttons::from_bits)
-                .ok_or_else(|| {
-                    format!(
-                        "an object whose {key:?} is an integer in 0..=7 (bits of buttons 0 to 2)"
-                    )
-                })
-        };
-        match key.as_str() {
-            "held" => input.held = bits()?,
-            "pressed" => input.pressed = bits()?,
-            "released" => input.released = bits()?,
-            "axes" => {
-                let bad =
-                    || "an object whose \"axes\" is up to 4 integers in -32768..=32767".to_string();
-                let arr = v.as_array().filter(|a| a.len() <= AXES).ok_or_else(bad)?;
-                for (slot, a) in input.axes.iter_mut().zip(arr) {
-                    *slot = a
-                        .as_i64()
-                        .and_then(|x| i16::try_from(x).ok())
-                        .ok_or_else(bad)?;
-                }
-            }
-            _ => {
-                return Err(format!(
-                    "an object with only the keys held, pressed, released and axes (not {key:?})"
-                ));
-            }
-        }
-    }
-    Ok(input)
+    INPUT_JSON.read(value)
 }
+
+/// The duel's inputs in JSON: buttons 0 to 2 and the kernel's four axes
+/// (the duel reads the first), read by the library's strict reader.
+pub const INPUT_JSON: TickInputJson = TickInputJson::new(BUTTON_BITS, AXES);

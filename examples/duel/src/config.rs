@@ -2,13 +2,15 @@
 //!
 //! A replay stores the config bytes and a verifier rebuilds the sim from them,
 //! so the parser is strict: a typo'd key would otherwise be ignored on one
-//! machine and mean something on the next build. Every error names its key.
+//! machine and mean something on the next build, and a key given twice read
+//! differently by two JSON readers. The library's reader
+//! ([`tickwise_catalog::ConfigObject`]) refuses both by name; every error
+//! names its key.
 
-use core::fmt;
 use core::num::NonZeroU32;
 
-use serde_json::{Map, Value};
 use tickwise::{ClockConfig, StepLength};
+use tickwise_catalog::ConfigObject;
 
 /// The config the duel ships with (a 640 × 360 field at 62.5 Hz, first to 7).
 pub const DEFAULT_CONFIG: &[u8] = br#"{
@@ -47,75 +49,10 @@ pub const KEYS: [&str; 14] = [
     "winScore",
 ];
 
-/// Why config bytes were refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ConfigError {
-    /// Not a JSON object.
-    Syntax {
-        /// What the JSON reader said (or that the top level is not an object).
-        message: String,
-    },
-    /// A key the duel does not know (a typo, or a key from another sim).
-    UnknownKey {
-        /// The key.
-        key: String,
-    },
-    /// A required key is absent.
-    MissingKey {
-        /// The key.
-        key: &'static str,
-    },
-    /// A value of the wrong type or outside its range.
-    Invalid {
-        /// The key.
-        key: &'static str,
-        /// What the key accepts.
-        expected: String,
-        /// The value given, as JSON.
-        found: String,
-    },
-    /// A value that is in range on its own but contradicts another key.
-    Inconsistent {
-        /// The key whose value has to change.
-        key: &'static str,
-        /// Why, with the bound.
-        message: String,
-    },
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConfigError::Syntax { message } => {
-                write!(f, "duel config is not a JSON object: {message}")
-            }
-            ConfigError::UnknownKey { key } => {
-                write!(
-                    f,
-                    "duel config: unknown key {key:?} (known: {})",
-                    KEYS.join(", ")
-                )
-            }
-            ConfigError::MissingKey { key } => write!(f, "duel config: key {key:?} is missing"),
-            ConfigError::Invalid {
-                key,
-                expected,
-                found,
-            } => {
-                write!(
-                    f,
-                    "duel config: key {key:?} must be {expected}, found {found}"
-                )
-            }
-            ConfigError::Inconsistent { key, message } => {
-                write!(f, "duel config: key {key:?} {message}")
-            }
-        }
-    }
-}
-
-impl core::error::Error for ConfigError {}
+/// Why config bytes were refused: the library's strict reader's error
+/// ([`tickwise_catalog::ConfigError`]), naming the key, with "did you mean"
+/// for a typo and the duplicate for a key given twice.
+pub use tickwise_catalog::ConfigError;
 
 /// A validated duel config. Lengths are in field units, speeds in units per
 /// tick, delays in ticks. Only [`DuelConfig::parse`] makes one, so every
@@ -140,25 +77,21 @@ pub struct DuelConfig {
 
 /// Reads `key` as an integer in `min..=max` and converts it to `T`.
 fn int<T: TryFrom<i64>>(
-    obj: &Map<String, Value>,
+    obj: &ConfigObject,
     key: &'static str,
     min: i64,
     max: i64,
 ) -> Result<T, ConfigError> {
-    let value = obj.get(key).ok_or(ConfigError::MissingKey { key })?;
-    let invalid = || ConfigError::Invalid {
-        key,
-        expected: format!("an integer in {min}..={max}"),
-        found: value.to_string(),
-    };
-    match value.as_i64() {
-        Some(n) if (min..=max).contains(&n) => T::try_from(n).map_err(|_| invalid()),
-        _ => Err(invalid()),
-    }
+    let n = obj.i64_in(key, min, max)?;
+    // In range, so it fits every `T` the duel asks for.
+    T::try_from(n).map_err(|_| inconsistent(key, format!("must fit in {min}..={max}")))
 }
 
 fn inconsistent(key: &'static str, message: String) -> ConfigError {
-    ConfigError::Inconsistent { key, message }
+    ConfigError::Inconsistent {
+        key: key.into(),
+        message,
+    }
 }
 
 impl DuelConfig {
@@ -166,40 +99,21 @@ impl DuelConfig {
     ///
     /// # Errors
     ///
-    /// [`ConfigError`] naming the key: not a JSON object, an unknown or
-    /// missing key, a value that is not an integer in its range, or a value
+    /// [`ConfigError`] naming the key: not a JSON object, an unknown,
+    /// duplicate or missing key, a value that is not an integer in its range, or a value
     /// that contradicts another (a paddle as tall as the field, a paddle
     /// inset past a quarter of the width, a top speed under the serve speed
     /// or over half the height, a serve angle over the top speed).
     pub fn parse(bytes: &[u8]) -> Result<DuelConfig, ConfigError> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| ConfigError::Syntax {
-            message: e.to_string(),
-        })?;
-        let Value::Object(obj) = value else {
-            return Err(ConfigError::Syntax {
-                message: format!("the top level is {value}, not an object"),
-            });
-        };
-        if let Some(key) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(ConfigError::UnknownKey { key: key.clone() });
-        }
-        let seed_value = obj
-            .get("seed")
-            .ok_or(ConfigError::MissingKey { key: "seed" })?;
-        let seed = seed_value.as_u64().ok_or_else(|| ConfigError::Invalid {
-            key: "seed",
-            expected: format!("an integer in 0..={}", u64::MAX),
-            found: seed_value.to_string(),
-        })?;
+        // Duplicate and unknown keys are refused here, by name.
+        let obj = ConfigObject::parse(bytes, &KEYS)?;
+        let seed = obj.u64_in("seed", 0, u64::MAX)?;
         let step_ms: u64 = int(&obj, "stepMs", 1, 1000)?;
         let step = StepLength::from_millis(step_ms)
             .map_err(|e| inconsistent("stepMs", format!("gives no valid step: {e}")))?;
-        let max_steps: u32 = int(&obj, "maxStepsPerFrame", 1, 1000)?;
-        let max_steps_per_frame = NonZeroU32::new(max_steps).ok_or(ConfigError::Invalid {
-            key: "maxStepsPerFrame",
-            expected: "an integer in 1..=1000".into(),
-            found: "0".into(),
-        })?;
+        let max_steps = obj.u32_in("maxStepsPerFrame", 1, 1000)?;
+        let max_steps_per_frame = NonZeroU32::new(max_steps)
+            .ok_or_else(|| inconsistent("maxStepsPerFrame", "must be at least 1".into()))?;
         let c = DuelConfig {
             seed,
             step,

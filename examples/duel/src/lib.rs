@@ -35,7 +35,7 @@
 //! keys through an [`tickwise::InputBuffer`], a pause and a hide with capped
 //! catch-up, interpolated drawing, and a recording of it all. The duel
 //! implements [`tickwise_catalog::CatalogSim`], so its own tool binary
-//! (`src/bin/duel.rs`, three lines over `tickwise_cli::main_with`) records,
+//! (`src/bin/duel.rs`, a few lines over `tickwise_cli::main_with`) records,
 //! verifies, compares, sync-tests and budgets it like a built-in sim.
 //!
 //! ```
@@ -62,7 +62,7 @@ pub mod session;
 #[cfg(test)]
 mod tests;
 
-pub use catalog::{BUTTON_BITS, json_input};
+pub use catalog::{BUTTON_BITS, INPUT_JSON, json_input};
 pub use config::{ConfigError, DEFAULT_CONFIG, DuelConfig, KEYS};
 
 use tickwise::{Alpha, Button, Buttons, Capture, Pcg32, Sim, StateVisitor, TickInput};

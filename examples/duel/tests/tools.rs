@@ -13,7 +13,7 @@ use tickwise::{
     ClockConfig, Pcg32, Replay, ReplayLimits, ReplayVerdict, Sim, StateVisitor, TickInput,
 };
 use tickwise_catalog::{Catalog, CatalogError, CatalogSim};
-use tickwise_cli::main_with_args;
+use tickwise_cli::{ToolInfo, main_with_args};
 use tickwise_example_duel::session::{
     DEMO_POLICY, LIVE_CHECKPOINT_EVERY, LiveSession, live_demo_actions,
 };
@@ -25,7 +25,15 @@ fn duel_catalog() -> Catalog {
 }
 
 fn duel(catalog: &Catalog, args: &[&str]) -> ExitCode {
-    main_with_args(catalog, [&["duel"][..], args].concat())
+    main_with_args(
+        &ToolInfo::new(
+            "duel",
+            env!("CARGO_PKG_VERSION"),
+            "The duel's replay tools.",
+        ),
+        catalog,
+        [&["duel"][..], args].concat(),
+    )
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -78,6 +86,8 @@ impl CatalogSim for FasterPaddles {
     type ConfigError = ConfigError;
     fn parse_config(bytes: &[u8]) -> Result<DuelConfig, ConfigError> {
         let mut v: Value = serde_json::from_slice(bytes).map_err(|e| ConfigError::Syntax {
+            line: e.line(),
+            column: e.column(),
             message: e.to_string(),
         })?;
         if let Some(speed) = v.get_mut("paddleSpeed") {
@@ -243,7 +253,7 @@ fn the_duel_tool_refuses_bad_input_with_exit_2() {
         bad,
         tickwise_example_duel::session::SessionError::Setup(CatalogError::Config { .. })
     ));
-    assert!(bad.to_string().contains("\"stepMs\" is missing"), "{bad}");
+    assert!(bad.to_string().contains("`stepMs` is missing"), "{bad}");
     assert!(LiveSession::new(DEFAULT_CONFIG, DEMO_POLICY, 0).is_err());
 }
 

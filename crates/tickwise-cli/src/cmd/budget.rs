@@ -17,6 +17,8 @@ use crate::{Failure, hints};
 
 /// Nanoseconds in a millisecond, as a float for reporting.
 const NS_PER_MS: f64 = 1_000_000.0;
+/// Nanoseconds in a microsecond, as a float for reporting.
+const NS_PER_US: f64 = 1_000.0;
 
 /// Arguments of `tickwise budget`.
 #[derive(Debug, clap::Args)]
@@ -167,6 +169,30 @@ fn ms(ns: u64) -> f64 {
     ns as f64 / NS_PER_MS
 }
 
+/// `ns` in µs with 3 significant digits (whole µs from 100 µs up): a
+/// 40 ns tick reads `0.0400`, a 9.2 ms one `9200`, neither `0.0000`.
+fn us(ns: u64) -> String {
+    let v = ns as f64 / NS_PER_US;
+    if ns == 0 {
+        return "0".to_owned();
+    }
+    // Digits after the point for 3 significant ones: 2 - floor(log10 v).
+    let decimals = if v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else if v >= 1.0 {
+        2
+    } else if v >= 0.1 {
+        3
+    } else if v >= 0.01 {
+        4
+    } else {
+        5
+    };
+    format!("{v:.decimals$}")
+}
+
 /// Everything a report prints.
 struct Report<'a> {
     args: &'a Args,
@@ -200,8 +226,16 @@ impl Report<'_> {
             self.profile.work_per_tick
         );
         let how = if c.measured {
+            let timed = if c.batch > 1 {
+                format!(
+                    "timed in batches of {} back-to-back ticks (each sample a batch's time per tick)",
+                    c.batch
+                )
+            } else {
+                "timed one by one".to_owned()
+            };
             format!(
-                "{} ticks timed one by one after {} warm-up ticks, one thread, inputs {}",
+                "{} ticks {timed} after {} warm-up ticks, one thread, inputs {}",
                 p.ticks, p.warmup, args.inputs
             )
         } else {
@@ -210,27 +244,36 @@ impl Report<'_> {
         let _ = writeln!(s, "method: {how}");
         let _ = writeln!(
             s,
-            "cost per tick: median {:.4} ms, p99 {:.4} ms, mean {:.4} ms, max {:.4} ms",
-            ms(c.median_ns),
-            ms(c.p99_ns),
-            ms(c.mean_ns),
-            ms(c.max_ns)
+            "cost per tick: median {} µs, p99 {} µs, mean {} µs, max {} µs",
+            us(c.median_ns),
+            us(c.p99_ns),
+            us(c.mean_ns),
+            us(c.max_ns)
         );
+        if c.measured {
+            // 1 work unit is about 1 ns on the reference machine
+            // (docs/limits.md): the mean is the calibration to compare.
+            let _ = writeln!(
+                s,
+                "measured: {} work units per tick on this machine (the mean in ns; median {}; the sim declares {})",
+                c.mean_ns, c.median_ns, self.profile.work_per_tick
+            );
+        }
         let _ = writeln!(s);
         let _ = writeln!(
             s,
             "{:>6}  {:>7}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  verdict",
-            "rate", "ticks/s", "budget ms", "median ms", "p99 ms", "headroom", "at p99"
+            "rate", "ticks/s", "budget µs", "median µs", "p99 µs", "headroom", "at p99"
         );
         for r in &b.rows {
             let _ = writeln!(
                 s,
-                "{:>6}  {:>7}  {:>10.1}  {:>10.4}  {:>10.4}  {:>9.1}x  {:>9.1}x  {}",
+                "{:>6}  {:>7}  {:>10}  {:>10}  {:>10}  {:>9.1}x  {:>9.1}x  {}",
                 format!("{} Hz", r.hz),
                 r.hz,
-                r.budget_ms_truncated(),
-                ms(c.median_ns),
-                ms(c.p99_ns),
+                us(r.budget_ns),
+                us(c.median_ns),
+                us(c.p99_ns),
                 r.headroom_median,
                 r.headroom_p99,
                 r.verdict.as_str()
@@ -298,8 +341,10 @@ impl Report<'_> {
             "workPerTick": self.profile.work_per_tick,
             "inputs": args.inputs,
             "measured": c.measured,
+            "measuredWorkPerTick": c.measured.then_some(c.mean_ns),
             "warmupTicks": p.warmup,
             "ticks": p.ticks,
+            "batch": c.batch,
             "medianNs": c.median_ns,
             "p99Ns": c.p99_ns,
             "meanNs": c.mean_ns,
@@ -334,7 +379,7 @@ pub(crate) fn assert_usage_error(result: Result<u8, Failure>, what: &[&str], nee
 mod cli_tests {
     use clap::Parser as _;
 
-    use super::assert_usage_error;
+    use super::{assert_usage_error, us};
     use crate::{Cli, run};
 
     fn budget(extra: &[&str]) -> Result<u8, crate::Failure> {
@@ -342,6 +387,7 @@ mod cli_tests {
         args.extend_from_slice(extra);
         run(
             Cli::try_parse_from(args).unwrap(),
+            &crate::ToolInfo::TICKWISE,
             &crate::Catalog::builtin(),
         )
     }
@@ -367,6 +413,25 @@ mod cli_tests {
         // Any catalog sim can be budgeted: the island has no catch-up setting.
         let island = ["--sim", "island", "--warmup", "0", "--ticks", "50"];
         assert_eq!(budget(&island).unwrap(), 0);
+    }
+
+    #[test]
+    fn the_table_shows_3_significant_digits_in_microseconds() {
+        // By hand: 40 ns = 0.04 µs; 9.2 ms = 9200 µs; a 60 Hz budget is
+        // 16 666 666 ns = 16666.666 µs, whole µs from 100 µs up.
+        for (ns, text) in [
+            (40, "0.0400"),
+            (23, "0.0230"),
+            (7, "0.00700"),
+            (1_234, "1.23"),
+            (45_678, "45.7"),
+            (123_456, "123"),
+            (9_200_000, "9200"),
+            (16_666_666, "16667"),
+            (0, "0"),
+        ] {
+            assert_eq!(us(ns), text, "{ns} ns");
+        }
     }
 
     #[test]

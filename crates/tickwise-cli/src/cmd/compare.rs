@@ -7,10 +7,10 @@
 
 use std::path::PathBuf;
 
-use tickwise_catalog::{Catalog, field_players};
+use tickwise_catalog::{Catalog, field_players, owners_text};
 
 use super::record::{parse_plan, read_config};
-use super::verify::{LimitArgs, owners_text, read_replay};
+use super::verify::{LimitArgs, read_replay};
 use crate::{Failure, hints};
 
 /// Arguments.

@@ -14,9 +14,10 @@ use crate::{Failure, hints};
 /// What drives the heroes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Drive {
-    /// The horde's scripted walk: right, down, left, up, 90 ticks each;
-    /// player `p` walks it `90·p` ticks ahead (each starts on another side).
-    Walk,
+    /// The horde's scripted input, its walk: right, down, left, up, 90
+    /// ticks each; player `p` walks it `90·p` ticks ahead (each starts on
+    /// another side). The same input as every command's `--inputs scripted`.
+    Scripted,
     /// No input: the heroes stand where they start.
     Still,
 }
@@ -39,9 +40,13 @@ pub struct Args {
     /// Ticks to run.
     #[arg(long, value_name = "T", default_value_t = 300)]
     pub ticks: u64,
-    /// The player's input.
-    #[arg(long, value_enum, default_value = "walk")]
-    pub input: Drive,
+    /// The players' inputs.
+    #[arg(long, value_enum, default_value = "scripted")]
+    pub inputs: Drive,
+    /// The flag's old name (`--input walk|still`): refused, naming the new
+    /// one, so a script written for it fails loudly instead of silently.
+    #[arg(long, value_name = "OLD", hide = true)]
+    pub input: Option<String>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -81,6 +86,12 @@ pub fn load_horde(path: Option<&Path>, enemies: Option<u64>) -> anyhow::Result<H
 ///
 /// Exit code 2 for an unreadable or invalid config, enemy count or tick count.
 pub fn run(args: &Args) -> Result<u8, Failure> {
+    if let Some(old) = &args.input {
+        let new = if old == "walk" { "scripted" } else { old };
+        return Err(Failure::usage(anyhow::anyhow!(
+            "--input {old}: the flag is now `--inputs {new}` (scripted input has one name in every command)"
+        )));
+    }
     if args.ticks > MAX_TICKS {
         return Err(Failure::usage(anyhow::anyhow!(
             "--ticks {} is more than the {MAX_TICKS} accepted",
@@ -98,8 +109,8 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
     check_work(ticks, HordeWorld::work_per_tick(&cfg), args.max_work).map_err(hints::catalog)?;
     let pool = super::thread_pool(args.threads.map(usize::from))?;
     let mut world = HordeWorld::new(&cfg);
-    let times = pool.install(|| match args.input {
-        Drive::Walk => {
+    let times = pool.install(|| match args.inputs {
+        Drive::Scripted => {
             let mut t = 0;
             let mut inputs = [TickInput::default(); MAX_HEROES];
             time_ticks(ticks, || {
@@ -141,11 +152,11 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
         println!("{v}");
     } else {
         println!("horde: {}", cfg.summary());
-        let input = match args.input {
-            Drive::Walk => "walk",
+        let inputs = match args.inputs {
+            Drive::Scripted => "scripted",
             Drive::Still => "still",
         };
-        println!("ticks: {} (input: {input})", world.tick());
+        println!("ticks: {} (inputs: {inputs})", world.tick());
         println!("digest: {}", world.digest());
         println!(
             "alive {}, kills {}, waves {}, player hp {}, downs {}, overlapping pairs last tick {}",
@@ -180,6 +191,7 @@ mod tests {
         args.extend_from_slice(extra);
         run(
             Cli::try_parse_from(args).unwrap(),
+            &crate::ToolInfo::TICKWISE,
             &crate::Catalog::builtin(),
         )
     }
@@ -203,6 +215,21 @@ mod tests {
         ] {
             assert_usage_error(horde(extra), extra, needle);
         }
+        // The old flag is refused with the new name (issue 19).
+        assert_usage_error(
+            horde(&["--input", "walk"]),
+            &["--input", "walk"],
+            "the flag is now `--inputs scripted`",
+        );
+        assert_usage_error(
+            horde(&["--input", "still"]),
+            &["--input", "still"],
+            "the flag is now `--inputs still`",
+        );
+        assert_eq!(
+            horde(&["--enemies", "5", "--ticks", "3", "--inputs", "still"]).unwrap(),
+            0
+        );
         let f = horde(&["--config", "/no/such.json"]).unwrap_err();
         assert!(
             format!("{:#}", f.error).contains("/no/such.json"),

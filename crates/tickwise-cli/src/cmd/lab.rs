@@ -41,7 +41,7 @@ pub struct Args {
 /// # Errors
 ///
 /// A usage [`Failure`] for out-of-range settings or an unwritable report folder.
-pub fn run(args: &Args) -> Result<u8, Failure> {
+pub fn run(args: &Args, tool: &crate::ToolInfo) -> Result<u8, Failure> {
     let settings = LabSettings::new(args.seconds, args.seed, args.hz).map_err(Failure::usage)?;
     let lab = run_lab(&settings);
     let written = if args.no_report {
@@ -74,7 +74,11 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
     if unmet.is_empty() {
         Ok(0)
     } else {
-        eprintln!("tickwise lab: unexpected results: {}", unmet.join("; "));
+        eprintln!(
+            "{} lab: unexpected results: {}",
+            tool.name,
+            unmet.join("; ")
+        );
         Ok(1)
     }
 }

@@ -197,7 +197,7 @@ fn run_json(cap: FrameCap, r: &RunReport) -> serde_json::Value {
 /// # Errors
 ///
 /// A usage [`Failure`] for out-of-range arguments.
-pub fn run(args: &Args) -> Result<u8, Failure> {
+pub fn run(args: &Args, tool: &crate::ToolInfo) -> Result<u8, Failure> {
     if !(1..=1_000).contains(&args.hz) {
         return Err(Failure::usage(anyhow!(
             "--hz must be 1..=1000, got {}",
@@ -221,7 +221,8 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
     let source = cpu::cpu_time().map(|(_, s)| s);
     if !args.json {
         println!(
-            "tickwise run: {} Hz ticks, {} s per run on this machine's clock; CPU time from {}",
+            "{} run: {} Hz ticks, {} s per run on this machine's clock; CPU time from {}",
+            tool.name,
             args.hz,
             args.seconds,
             source.map_or_else(

@@ -2,7 +2,8 @@
 //!
 //! Files are verified on all cores (rayon), with a progress bar on a
 //! terminal. Exit codes: 0 every file verified, 1 some replay diverged (and
-//! every file could be read), 2 some file could not be read or parsed.
+//! every file could be read), 2 some file was refused (unreadable, corrupt, another version, over a
+//! limit, unknown sim: the verdict's reason).
 
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
@@ -11,8 +12,8 @@ use std::time::Instant;
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use rayon::prelude::*;
-use tickwise::{Divergence, ReplayLimits, ReplayVerdict};
-use tickwise_catalog::{Catalog, field_players};
+use tickwise::ReplayLimits;
+use tickwise_catalog::{Catalog, Outcome, Refusal, Verdict};
 
 use crate::bounded::InputKind;
 use crate::{Failure, hints};
@@ -85,177 +86,14 @@ pub fn read_replay(path: &Path, limits: &ReplayLimits) -> anyhow::Result<Vec<u8>
     crate::bounded::read_file(path, InputKind::Replay, limits.max_file_bytes).map_err(hints::read)
 }
 
-/// One file's outcome.
-#[derive(Debug)]
-enum Outcome {
-    Ok {
-        ticks: u64,
-        digest: String,
-    },
-    Diverged {
-        ticks: u64,
-        why: String,
-        /// Where the state differs, when a checkpoint or the final state
-        /// did (not for a field list that differs as a whole).
-        at: Option<StateDifference>,
-    },
-    Unreadable {
-        why: String,
-    },
-}
-
-/// Where re-simulation first disagreed with the stored state.
-#[derive(Debug)]
-struct StateDifference {
-    /// The stored checkpoint (1-based) that failed, or `None` for the final state.
-    checkpoint: Option<usize>,
-    /// The tick of the failed check.
-    tick: u64,
-    /// The last tick whose stored state matched.
-    last_good_tick: u64,
-    /// The fields that differ.
-    fields: Vec<String>,
-    /// The players whose own fields differ ([`field_players`]).
-    players: Vec<usize>,
-}
-
-impl StateDifference {
-    fn of(d: &Divergence, players: usize) -> StateDifference {
-        StateDifference {
-            checkpoint: d.checkpoint.map(|j| j + 1),
-            tick: d.tick,
-            last_good_tick: d.last_good_tick,
-            fields: d.fields.clone(),
-            players: field_players(&d.fields, players),
-        }
-    }
-
-    /// The player named by field names: the one player whose own fields
-    /// differ, if exactly one does.
-    fn player(&self) -> Option<usize> {
-        match self.players.as_slice() {
-            [p] => Some(*p),
-            _ => None,
-        }
-    }
-
-    /// The text appended to the divergence: whose own fields differ.
-    fn owners(&self) -> String {
-        owners_text(&self.players)
-    }
-}
-
-/// `"; player P's own fields differ"` (or the list of players) for the
-/// players whose own fields differ, empty for none: what `verify` and
-/// `compare` append to a state divergence.
-pub(crate) fn owners_text(players: &[usize]) -> String {
-    match players {
-        [] => String::new(),
-        [p] => format!("; player {p}'s own fields differ"),
-        many => format!(
-            "; own fields of players {} differ",
-            many.iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
-impl Outcome {
-    const fn status(&self) -> &'static str {
-        match self {
-            Outcome::Ok { .. } => "ok",
-            Outcome::Diverged { .. } => "diverged",
-            Outcome::Unreadable { .. } => "unreadable",
-        }
-    }
-}
-
-/// A sim id, version and player count, as a replay's header names them.
-#[derive(Debug)]
-struct SimName {
-    id: String,
-    version: u32,
-    players: usize,
-}
-
-fn verify_item(
-    item: &Item,
-    limits: &ReplayLimits,
-    catalog: &Catalog,
-) -> (Outcome, Option<SimName>) {
+fn verify_item(item: &Item, limits: &ReplayLimits, catalog: &Catalog) -> Verdict {
     match &item.error {
-        Some(why) => (Outcome::Unreadable { why: why.clone() }, None),
-        None => verify_file(&item.path, limits, catalog),
-    }
-}
-
-fn verify_file(
-    path: &Path,
-    limits: &ReplayLimits,
-    catalog: &Catalog,
-) -> (Outcome, Option<SimName>) {
-    let bytes = match read_replay(path, limits) {
-        Ok(b) => b,
-        Err(e) => {
-            let why = crate::hints::render(&e);
-            return (Outcome::Unreadable { why }, None);
-        }
-    };
-    // The label is read without the integrity check (verification checks
-    // it, once): hashing a large file twice costs as much as a fast sim's steps.
-    let sim = tickwise::read_header_unchecked(&bytes, limits)
-        .ok()
-        .map(|h| SimName {
-            id: h.sim_id,
-            version: h.sim_version,
-            players: usize::from(h.players),
-        });
-    let players = sim.as_ref().map_or(1, |s| s.players);
-    (verify_bytes(bytes, limits, catalog, players), sim)
-}
-
-/// Verifies a file read into memory, handing the buffer over so that the
-/// input runs are not copied again (peak memory about the file's size).
-fn verify_bytes(
-    bytes: Vec<u8>,
-    limits: &ReplayLimits,
-    catalog: &Catalog,
-    players: usize,
-) -> Outcome {
-    match catalog.verify_vec(bytes, limits) {
-        Err(e) => Outcome::Unreadable {
-            why: hints::catalog_message(&e),
-        },
-        Ok(report) => match report.verdict {
-            ReplayVerdict::Match { digest } => Outcome::Ok {
-                ticks: report.ticks_run,
-                digest,
-            },
-            ReplayVerdict::Diverged(d) => {
-                let at = StateDifference::of(&d, players);
-                Outcome::Diverged {
-                    ticks: report.ticks_run,
-                    why: format!("{d}{}", at.owners()),
-                    at: Some(at),
-                }
-            }
-            ReplayVerdict::FieldNamesDiffer { recorded, sim } => Outcome::Diverged {
-                ticks: 0,
-                at: None,
-                why: format!(
-                    "the replay records fields [{}] but this build's sim has [{}]",
-                    recorded.join(", "),
-                    sim.join(", ")
-                ),
-            },
-            ReplayVerdict::PlayersDiffer { recorded, sim } => Outcome::Unreadable {
-                why: format!(
-                    "the replay holds inputs of {recorded} players but its config builds a \
-                     sim of {sim}"
-                ),
-            },
+        Some(why) => Verdict::refused(None, Refusal::Unreadable, why.clone()),
+        None => match read_replay(&item.path, limits) {
+            // The catalog's verdict, printed as it is: one header read, and
+            // the buffer handed over so the input runs are not copied again.
+            Ok(bytes) => catalog.judge(bytes, limits),
+            Err(e) => Verdict::refused(None, Refusal::Unreadable, hints::render(&e)),
         },
     }
 }
@@ -407,76 +245,57 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let pool = pool.build().context("cannot start worker threads")?;
     let pb = progress_bar(items.len() as u64, args.progress);
     let start = Instant::now();
-    let outcomes: Vec<(Outcome, Option<SimName>)> = pool.install(|| {
+    let verdicts: Vec<Verdict> = pool.install(|| {
         items
             .par_iter()
             .map(|f| {
-                let o = verify_item(f, &limits, catalog);
+                let v = verify_item(f, &limits, catalog);
                 pb.inc(1);
-                o
+                v
             })
             .collect()
     });
     let secs = start.elapsed().as_secs_f64();
     pb.finish_and_clear();
-    let (mut ticks, mut diverged, mut unreadable) = (0u64, 0usize, 0usize);
-    for (item, (o, sim)) in items.iter().zip(&outcomes) {
+    let (mut ticks, mut diverged, mut refused) = (0u64, 0usize, 0usize);
+    for (item, v) in items.iter().zip(&verdicts) {
         let path = item.path.display();
-        match o {
-            Outcome::Ok { ticks: t, digest } => {
-                ticks += t;
+        ticks += v.ticks_run.unwrap_or(0);
+        let message = v.message.as_deref().unwrap_or("");
+        match &v.outcome {
+            Outcome::Ok { digest } => {
                 if !args.quiet && !args.json {
+                    let t = v.ticks_run.unwrap_or(0);
                     println!("OK        {path} ({t} ticks, digest {digest})");
                 }
             }
-            Outcome::Diverged { ticks: t, why, .. } => {
-                ticks += t;
+            Outcome::Diverged(_) => {
                 diverged += 1;
                 if !args.json {
-                    println!("DIVERGED  {path}: {why}");
+                    println!("DIVERGED  {path}: {message}");
                 }
             }
-            Outcome::Unreadable { why } => {
-                unreadable += 1;
+            Outcome::Refused { reason } => {
+                refused += 1;
                 if !args.json {
-                    println!("ERROR     {path}: {why}");
+                    println!("REFUSED   {path}: {reason}: {}", hints::verdict_message(v));
                 }
             }
         }
         if args.json {
-            let (t, digest, error, at) = match o {
-                Outcome::Ok { ticks, digest } => (Some(*ticks), Some(digest.as_str()), None, None),
-                Outcome::Diverged { ticks, why, at } => {
-                    (Some(*ticks), None, Some(why.as_str()), at.as_ref())
-                }
-                Outcome::Unreadable { why } => (None, None, Some(why.as_str()), None),
-            };
-            let divergence = at.map(|d| {
-                serde_json::json!({
-                    "checkpoint": d.checkpoint,
-                    "tick": d.tick,
-                    "lastGoodTick": d.last_good_tick,
-                    "fields": d.fields,
-                    "player": d.player(),
-                    "fieldPlayers": d.players,
-                })
-            });
-            let line = serde_json::json!({
+            let mut line = serde_json::json!({
                 "type": "replay",
                 "path": item.path.to_string_lossy(),
-                "status": o.status(),
-                "sim": sim.as_ref().map(|s| s.id.as_str()),
-                "simVersion": sim.as_ref().map(|s| s.version),
-                "players": sim.as_ref().map(|s| s.players),
-                "ticks": t,
-                "digest": digest,
-                "error": error,
-                "divergence": divergence,
             });
+            if let (Some(line), serde_json::Value::Object(verdict)) =
+                (line.as_object_mut(), v.to_json())
+            {
+                line.extend(verdict);
+            }
             println!("{line}");
         }
     }
-    let code = if unreadable > 0 {
+    let code = if refused > 0 {
         2
     } else {
         u8::from(diverged > 0)
@@ -487,9 +306,9 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         let summary = serde_json::json!({
             "type": "summary",
             "replays": items.len(),
-            "ok": items.len() - diverged - unreadable,
+            "ok": items.len() - diverged - refused,
             "diverged": diverged,
-            "unreadable": unreadable,
+            "refused": refused,
             "ticks": ticks,
             "seconds": secs,
             "ticksPerSecond": rate,
@@ -498,9 +317,9 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         println!("{summary}");
     } else {
         println!(
-            "verified {} files, {ticks} ticks in {secs:.3} s ({rate:.0} ticks/s), {} failed ({diverged} diverged, {unreadable} unreadable)",
+            "verified {} files, {ticks} ticks in {secs:.3} s ({rate:.0} ticks/s), {} failed ({diverged} diverged, {refused} refused)",
             items.len(),
-            diverged + unreadable
+            diverged + refused
         );
     }
     Ok(code)

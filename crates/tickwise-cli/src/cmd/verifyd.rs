@@ -100,7 +100,7 @@ pub struct Args {
 ///
 /// Exit code 2 for a bad `--queue`, an address in use, or Redis
 /// unreachable.
-pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
+pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8, Failure> {
     let queue = if args.queue == "memory" {
         let mut m = MemoryConfig {
             capacity: usize::try_from(args.capacity).unwrap_or(usize::MAX),
@@ -159,7 +159,10 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     };
     let catalog = Arc::new(catalog.clone());
     let ready = |addr: SocketAddr| {
-        println!("tickwise verifyd listening on http://{addr}/ ({engine})");
+        println!(
+            "{} verifyd listening on http://{addr}/ ({engine})",
+            tool.name
+        );
         let _ = std::io::stdout().flush();
     };
     tickwise_service::block_on(tickwise_service::verifyd(

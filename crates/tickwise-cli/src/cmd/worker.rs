@@ -48,7 +48,7 @@ pub struct Args {
 /// # Errors
 ///
 /// Exit code 2 for a bad URL or Redis unreachable at start.
-pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
+pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8, Failure> {
     if !args.redis.starts_with("redis://") {
         return Err(Failure::usage(anyhow::anyhow!(
             "--redis must be a redis://HOST:PORT URL, not {:?}",
@@ -70,8 +70,8 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         ..RedisConfig::new(args.redis.clone())
     };
     println!(
-        "tickwise worker {} on {} ({} jobs at once per lane: small and large)",
-        config.name, redis.url, config.jobs
+        "{} worker {} on {} ({} jobs at once per lane: small and large)",
+        tool.name, config.name, redis.url, config.jobs
     );
     let _ = std::io::stdout().flush();
     tickwise_service::block_on(tickwise_service::worker(

@@ -178,9 +178,9 @@ pub(super) async fn upload<Q: Queue>(
                     Ok(s) => s,
                     Err(e) => return queue_error(&state.stats, &e),
                 },
-                Ok(Err(reason)) => {
+                Ok(Err(verdict)) => {
                     state.stats.rejected_early.fetch_add(1, Ordering::Relaxed);
-                    let mut record = JobRecord::invalid(id, reason);
+                    let mut record = JobRecord::of_verdict(id, &verdict);
                     record.attempts = Some(0);
                     match state.queue.store_verdict(record).await {
                         Ok(r) => Submitted::Done(r),
@@ -364,9 +364,9 @@ pub(super) async fn batch_upload<Q: Queue>(
                 fresh.push((id, bytes, work));
                 fresh_at.push(at);
             }
-            Err(reason) => {
+            Err(verdict) => {
                 state.stats.rejected_early.fetch_add(1, Ordering::Relaxed);
-                let mut record = JobRecord::invalid(id, reason);
+                let mut record = JobRecord::of_verdict(id, &verdict);
                 record.attempts = Some(0);
                 match state.queue.store_verdict(record).await {
                     Ok(r) => records[at] = r,

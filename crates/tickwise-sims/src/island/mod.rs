@@ -29,7 +29,7 @@ use crate::config::{ConfigError, ConfigObject};
 
 pub use session::{
     IslandSession, MAX_ADVANCE, MAX_DURATION_MS, MAX_FRAME_LIST, MAX_FRAMES_PER_CALL, MAX_WALL_MS,
-    SessionError, island_loop,
+    PlaySession, SessionError, island_loop,
 };
 /// The resume report's contract numbers, defined in the kernel (re-exported
 /// here for the script, which reports the island session's resumes).

@@ -1,12 +1,14 @@
-//! One island play session: the loop, its lifecycle, the scene stack and a
-//! wall clock, driven by the commands `tickwise script` and the browser page share.
+//! One play session: a sim in its loop, the lifecycle, the scene stack and a
+//! wall clock, driven by the commands `tickwise script` and the browser page
+//! share. [`PlaySession`] runs any sim; [`IslandSession`] is the island's,
+//! built from its two configs.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use tickwise::{
-    AppState, FixedLoop, FrameReport, LifecycleError, Nanos, PlatformEvent, ResumeReport,
-    SceneError, SceneStack, Sim, Speed, TickInputs, Timestamp,
+    AppState, FixedLoop, FrameReport, InputSource, LifecycleError, Nanos, PlatformEvent,
+    ResumeReport, SceneError, SceneStack, Sim, Speed, TickInputs, Timestamp,
 };
 
 use super::{IslandConfig, IslandWorld, LifecycleConfig};
@@ -107,16 +109,19 @@ pub fn island_loop(
     ))
 }
 
-/// The island world in its loop, with lifecycle and scenes.
+/// A sim in its loop, with lifecycle and scenes.
 ///
 /// The wall clock starts at 0 and moves with every frame (also while paused)
 /// and with a successful `resume_after`; it never passes [`MAX_WALL_MS`]. The
 /// scene stack starts as `menu`, `game`.
 #[derive(Debug)]
-pub struct IslandSession {
-    lp: FixedLoop<IslandWorld, TickInputs<i32>>,
+pub struct PlaySession<S: Sim, I: InputSource<S::Input>> {
+    lp: FixedLoop<S, I>,
     scenes: SceneStack,
 }
+
+/// The island world in its loop, with lifecycle and scenes.
+pub type IslandSession = PlaySession<IslandWorld, TickInputs<i32>>;
 
 impl IslandSession {
     /// A fresh session.
@@ -129,13 +134,20 @@ impl IslandSession {
         lc: &LifecycleConfig,
         inputs: Vec<i32>,
     ) -> Result<IslandSession, ConfigError> {
-        let lp = island_loop(cfg, lc, inputs)?;
+        Ok(PlaySession::from_loop(island_loop(cfg, lc, inputs)?))
+    }
+}
+
+impl<S: Sim, I: InputSource<S::Input>> PlaySession<S, I> {
+    /// A session of the loop `lp` (fresh or not), its scene stack `menu`,
+    /// `game` and its wall clock at the loop's host time.
+    pub fn from_loop(lp: FixedLoop<S, I>) -> PlaySession<S, I> {
         let mut scenes = SceneStack::new();
         for name in ["menu", "game"] {
             // Both names are valid and the stack is empty: this cannot fail.
             let _ = scenes.push(name);
         }
-        Ok(IslandSession { lp, scenes })
+        PlaySession { lp, scenes }
     }
 
     /// Feeds `count` frames of `ms` each; returns the steps they ran.
@@ -156,7 +168,7 @@ impl IslandSession {
     ///
     /// # Errors
     ///
-    /// As [`IslandSession::frames`], with [`MAX_FRAME_LIST`] durations at most.
+    /// As [`PlaySession::frames`], with [`MAX_FRAME_LIST`] durations at most.
     pub fn frame_list(&mut self, frame_ms: &[u64]) -> Result<u64, SessionError> {
         at_most("durations", frame_ms.len() as u64, MAX_FRAME_LIST as u64)?;
         let mut total = 0u64;
@@ -269,17 +281,18 @@ impl IslandSession {
 
     /// The world (read-only).
     #[must_use]
-    pub const fn world(&self) -> &IslandWorld {
+    pub const fn world(&self) -> &S {
         self.lp.sim()
     }
 
     /// The loop (read-only).
     #[must_use]
-    pub const fn fixed_loop(&self) -> &FixedLoop<IslandWorld, TickInputs<i32>> {
+    pub const fn fixed_loop(&self) -> &FixedLoop<S, I> {
         &self.lp
     }
 
-    /// The island rules' text digest, `tick|posX|posY|velX|velY|score|rng|droppedMs`.
+    /// The sim's text digest (the island's:
+    /// `tick|posX|posY|velX|velY|score|rng|droppedMs`).
     #[must_use]
     pub fn digest(&self) -> String {
         self.lp.sim().digest()
