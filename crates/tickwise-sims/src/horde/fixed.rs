@@ -190,7 +190,7 @@ impl Pairing<'_> {
     /// nudge along x, the lower id toward −x.
     #[must_use]
     #[inline(always)]
-    pub(super) fn pair_push(self, dx: i32, dy: i32, d2: i64, first_is_lower: bool) -> (i32, i32) {
+    pub(super) fn pair_push(&self, dx: i32, dy: i32, d2: i64, first_is_lower: bool) -> (i32, i32) {
         if d2 == 0 {
             return (
                 if first_is_lower {

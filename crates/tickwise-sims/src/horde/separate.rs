@@ -114,7 +114,7 @@ impl Separate<'_> {
     /// holds the sums from slot `base` on.
     #[inline]
     fn rows(&self, body: &[Body], acc: &mut [Push], base: usize, r0: usize, r1: usize) -> u64 {
-        let kernel = self.kernel;
+        let kernel = &self.kernel;
         let mut pairs = 0u64;
         self.grid
             .for_each_cell_span_in_rows(r0, r1, |cell, same_end, below| {
@@ -146,7 +146,7 @@ impl Separate<'_> {
 /// loops, not the overlap test.
 #[inline(always)]
 fn pairs_against(
-    kernel: Pairing<'_>,
+    kernel: &Pairing<'_>,
     me: Body,
     others: &[Body],
     sums: &mut [Push],
