@@ -98,6 +98,9 @@ run cargo test --workspace --locked
 step "release binary"
 run cargo build --release -p tickwise-cli --locked
 
+step "performance against round 1: a REPORT, not a gate (never fails; docs/benchmarks.md)"
+run bash scripts/bench-compare.sh --quick
+
 step "the example game's own tools (examples/duel/ci.sh)"
 run bash examples/duel/ci.sh
 

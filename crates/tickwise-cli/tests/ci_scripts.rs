@@ -70,6 +70,7 @@ fn test_all_runs_every_step_when_nothing_is_skipped() {
         "bash .ci/build-web.sh",
         "npm --prefix web test",
         "bash scripts/soak.sh --quick",
+        "bash scripts/bench-compare.sh --quick",
         "cargo test --workspace --locked",
     ] {
         assert!(

@@ -158,6 +158,59 @@ impl SeparationKernel {
     }
 }
 
+/// A [`SeparationKernel`] as plain values for the separation's hot loop:
+/// the table's slice and the constants in registers, not behind the shared
+/// table's pointer. Computes exactly [`SeparationKernel::push`] and the
+/// same-spot nudge.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pairing<'a> {
+    /// The squared separation distance.
+    pub(super) radius_sq: i64,
+    shift: u32,
+    weights: &'a [u32],
+    nudge: i32,
+}
+
+impl SeparationKernel {
+    /// The kernel's values for the hot loop.
+    #[must_use]
+    pub(super) fn pairing(&self) -> Pairing<'_> {
+        Pairing {
+            radius_sq: self.radius_sq,
+            shift: self.shift,
+            weights: &self.weights,
+            nudge: self.nudge,
+        }
+    }
+}
+
+impl Pairing<'_> {
+    /// The push on the first enemy of a pair at offset `d` from the second,
+    /// `0 <= d2 < R²`: [`SeparationKernel::push`], or on the same spot the
+    /// nudge along x, the lower id toward −x.
+    #[must_use]
+    #[inline(always)]
+    pub(super) fn pair_push(&self, dx: i32, dy: i32, d2: i64, first_is_lower: bool) -> (i32, i32) {
+        if d2 == 0 {
+            return (
+                if first_is_lower {
+                    -self.nudge
+                } else {
+                    self.nudge
+                },
+                0,
+            );
+        }
+        let idx = (d2.cast_unsigned() >> self.shift) as usize;
+        let w = i64::from(self.weights.get(idx).copied().unwrap_or(0));
+        #[allow(clippy::cast_possible_truncation, reason = "|push| <= R * 256 / 256")]
+        (
+            ((i64::from(dx) * w) / 65_536) as i32,
+            ((i64::from(dy) * w) / 65_536) as i32,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -118,6 +118,7 @@ mod hero;
 mod input;
 mod par;
 mod reference;
+mod separate;
 mod snapshot;
 mod spawn;
 mod world;

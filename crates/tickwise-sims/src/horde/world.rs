@@ -13,6 +13,7 @@ use super::fixed::{SeparationKernel, oct_len};
 use super::grid::{Body, Bounds, Grid};
 use super::hero::{HERO_FIELDS, Hero, MAX_HEROES, Targets};
 use super::par;
+use super::separate::Separate;
 use super::snapshot::HordeSnapshot;
 use super::spawn::SpawnBand;
 
@@ -448,14 +449,19 @@ impl HordeWorld {
     }
 
     /// Rebuilds the grid and moves every enemy array into its order (live
-    /// enemies by cell, then the dead), updating `slot_of` and clearing the
-    /// separation sums on the way, in pieces of [`par::CHUNK`] new slots
-    /// (each piece gathers its own enemies).
+    /// enemies by cell, then the dead), updating `slot_of`, in pieces of
+    /// [`par::CHUNK`] new slots (each piece gathers its own enemies). On
+    /// several threads it clears the separation sums on the way; one thread
+    /// clears them row by row in the separation, while they are in cache.
     fn sort_by_cell(&mut self, live: Bounds) {
         let par = par::enabled(self.e.hp.len());
         self.grid.build(par, live, &self.e.body, &self.e.hp);
         let (e, b, slot_of) = (&self.e, &mut self.back, &self.slot_of);
         let order = self.grid.order();
+        // The sources cut to one length: one bounds check per gathered
+        // enemy instead of four.
+        let n = e.hp.len();
+        let src = (&e.body[..n], &e.vel[..n], &e.hp[..n], &e.crowd[..n]);
         let part = (
             (&mut b.body[..], &mut b.vel[..]),
             (&mut b.hp[..], &mut b.crowd[..]),
@@ -473,11 +479,13 @@ impl HordeWorld {
                     dst.zip(order).zip(acc.iter_mut()).enumerate()
                 {
                     let k = k as usize;
-                    *body = e.body[k];
-                    *vel = e.vel[k];
-                    *hp = e.hp[k];
-                    *crowd = e.crowd[k];
-                    *acc = Push::ZERO;
+                    *body = src.0[k];
+                    *vel = src.1[k];
+                    *hp = src.2[k];
+                    *crowd = src.3[k];
+                    if par {
+                        *acc = Push::ZERO;
+                    }
                     slot_of.set(body.id, (first + d) as u32);
                 }
             },
@@ -486,42 +494,28 @@ impl HordeWorld {
         core::mem::swap(&mut self.e, &mut self.back);
     }
 
-    /// Separation over the grid's candidate pairs.
-    ///
-    /// In parallel, the grid's rows are cut into bands (at most
-    /// [`par::MAX_BANDS`], each at least one row). A band's pairs write the
-    /// sums of its own rows and of the row below it, so the even bands run
-    /// together, then the odd ones, each on its own slice of the sums. The
-    /// sums are wrapping additions: the result is the same in any order, on
-    /// any number of threads.
+    /// Separation over the grid's candidate pairs ([`Separate`]): one
+    /// thread applies each row's sums as soon as they are final; several
+    /// threads cut the rows into bands (at most [`par::MAX_BANDS`], each at
+    /// least one row) whose sums are applied afterwards. The sums are
+    /// wrapping additions: the same result in any order, on any number of
+    /// threads.
     fn separate_grid(&mut self) {
         let n = self.grid.len();
-        // Cleared by the re-sort.
-        let acc = &mut self.acc[..n];
         let s = Separate {
             grid: &self.grid,
-            kernel: &self.kernel,
-            body: &self.e.body[..n],
+            kernel: self.kernel.pairing(),
             bands: self.grid.rows().min(par::MAX_BANDS),
         };
-        let par = par::enabled(self.e.hp.len());
-        self.last_pairs = if par && s.bands > 1 {
-            let even = s.bands_of(par, acc, 0, 0, s.bands);
-            let odd = s.bands_of(par, acc, 0, 1, s.bands);
-            even + odd
-        } else {
-            s.rows(acc, 0, 0, self.grid.rows())
-        };
-        let p = self.p;
         let e = &mut self.e;
-        apply_chunks(
-            par,
-            &p,
-            &mut e.body[..n],
-            &mut e.vel[..n],
-            &mut e.crowd[..n],
-            acc,
-        );
+        let parts = (&mut e.body[..n], &mut e.vel[..n], &mut e.crowd[..n]);
+        // Cleared by the re-sort on several threads, by `serial` on one.
+        let acc = &mut self.acc[..n];
+        self.last_pairs = if par::enabled(e.hp.len()) && s.bands > 1 {
+            s.parallel(&self.p, parts.0, parts.1, parts.2, acc)
+        } else {
+            s.serial(&self.p, parts.0, parts.1, parts.2, acc)
+        };
     }
 
     /// The half-size of the box around a hero that holds every enemy
@@ -708,49 +702,6 @@ impl Push {
     }
 }
 
-/// Pairs one enemy (`me`) with each of `others` (their bodies and sums): for every overlapping pair, the push on `me`
-/// goes to `sum` and the opposite push to the other's sum. Returns the number
-/// of overlapping pairs.
-///
-/// A branch-free variant (every candidate adds its push, zero beyond `R²`)
-/// ran 24 % more instructions for 8 % fewer mispredicts (cachegrind, 10,000
-/// enemies) and was slower: most mispredicts are the exits of these short
-/// loops, not the overlap test.
-#[inline(always)]
-fn pairs_against(
-    kernel: &SeparationKernel,
-    me: Body,
-    others: &[Body],
-    sums: &mut [Push],
-    sum: &mut Push,
-) -> u64 {
-    let r2 = kernel.radius_sq();
-    let mut pairs = 0;
-    for (o, am) in others.iter().zip(sums.iter_mut()) {
-        let (dx, dy) = (me.x - o.x, me.y - o.y);
-        let d2 = i64::from(dx) * i64::from(dx) + i64::from(dy) * i64::from(dy);
-        if d2 < r2 {
-            pairs += 1;
-            let (fx, fy) = if d2 == 0 {
-                pair_push(kernel, 0, 0, 0, me.id < o.id)
-            } else {
-                kernel.push(dx, dy, d2)
-            };
-            sum.add(Push {
-                x: fx,
-                y: fy,
-                near: 1,
-            });
-            am.add(Push {
-                x: fx.wrapping_neg(),
-                y: fy.wrapping_neg(),
-                near: 1,
-            });
-        }
-    }
-    pairs
-}
-
 /// The push on the first enemy of a pair at offset `d` from the second, with
 /// `0 <= d2 < R²`. Two enemies on the same spot are split along x, the lower
 /// id toward −x: the rule depends on ids, never on visiting order.
@@ -880,101 +831,6 @@ impl Steer<'_> {
         }
         live
     }
-}
-
-/// What the separation pass reads (see [`HordeWorld::separate_grid`]).
-struct Separate<'a> {
-    grid: &'a Grid,
-    kernel: &'a SeparationKernel,
-    body: &'a [Body],
-    /// Bands of rows (each at least one row).
-    bands: usize,
-}
-
-impl Separate<'_> {
-    /// The rows of band `b`.
-    const fn band_rows(&self, b: usize) -> (usize, usize) {
-        let rows = self.grid.rows();
-        (b * rows / self.bands, (b + 1) * rows / self.bands)
-    }
-
-    /// The pairs of bands `first, first + 2, ... < last` (one parity), with
-    /// `acc` the sums from slot `base` on; returns how many pairs overlap.
-    /// Bands two apart never write the same sums: a band writes its own rows
-    /// and the first row of the next band, which lies before the band after.
-    fn bands_of(&self, par: bool, acc: &mut [Push], base: usize, first: usize, last: usize) -> u64 {
-        let count = last.saturating_sub(first).div_ceil(2);
-        if count == 0 {
-            return 0;
-        }
-        if count == 1 {
-            let (r0, r1) = self.band_rows(first);
-            return self.rows(acc, base, r0, r1);
-        }
-        let mid = first + 2 * (count / 2);
-        let split = self.grid.row_start(self.band_rows(mid).0) - base;
-        let (left, right) = acc.split_at_mut(split);
-        let (a, b) = par::join(
-            par,
-            || self.bands_of(par, left, base, first, mid),
-            || self.bands_of(par, right, base + split, mid, last),
-        );
-        a + b
-    }
-
-    /// Every slot of rows `r0..r1` against the later slots of its cell and
-    /// the cell to its right (one range), then the three cells below; `acc`
-    /// holds the sums from slot `base` on.
-    fn rows(&self, acc: &mut [Push], base: usize, r0: usize, r1: usize) -> u64 {
-        let (body, kernel) = (self.body, self.kernel);
-        let mut pairs = 0u64;
-        self.grid
-            .for_each_cell_span_in_rows(r0, r1, |cell, same_end, below| {
-                let below_bodies = &body[below.clone()];
-                let below = below.start - base..below.end - base;
-                for k in cell {
-                    let me = body[k];
-                    let mut sum = Push::ZERO;
-                    let later = k + 1..same_end;
-                    let later_acc = &mut acc[later.start - base..later.end - base];
-                    pairs += pairs_against(kernel, me, &body[later], later_acc, &mut sum);
-                    pairs +=
-                        pairs_against(kernel, me, below_bodies, &mut acc[below.clone()], &mut sum);
-                    acc[k - base].add(sum);
-                }
-            });
-        pairs
-    }
-}
-
-/// Applies each live enemy's summed push (and records its crowd), in pieces
-/// of [`par::CHUNK`] when `par`: each enemy reads only its own sum.
-fn apply_chunks(
-    par: bool,
-    p: &Params,
-    body: &mut [Body],
-    vel: &mut [[i32; 2]],
-    crowd: &mut [u16],
-    acc: &[Push],
-) {
-    if !par || body.len() <= par::CHUNK {
-        let live = body.iter_mut().zip(vel.iter_mut()).zip(crowd.iter_mut());
-        for (((pos, vel), crowd), a) in live.zip(acc) {
-            *crowd = u16::try_from(a.near).unwrap_or(u16::MAX);
-            apply_push(pos, vel, (a.x, a.y), p);
-        }
-        return;
-    }
-    let mid = (body.len() / par::CHUNK / 2).max(1) * par::CHUNK;
-    let (b0, b1) = body.split_at_mut(mid);
-    let (v0, v1) = vel.split_at_mut(mid);
-    let (c0, c1) = crowd.split_at_mut(mid);
-    let (a0, a1) = acc.split_at(mid);
-    par::join(
-        par,
-        || apply_chunks(par, p, b0, v0, c0, a0),
-        || apply_chunks(par, p, b1, v1, c1, a1),
-    );
 }
 
 impl Sim for HordeWorld {

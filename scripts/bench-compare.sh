@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The horde and island workloads on an earlier build and on this tree, run in
+# turn, with ratios and instruction counts (docs/benchmarks.md).
+#
+#   bash scripts/bench-compare.sh [--quick] [COMMIT]
+#
+# COMMIT (default $BENCH_BASE, else the previous release point, round 1:
+# 7d19176) is built in a git worktree under target/bench-compare/, in a
+# target directory of its own (cargo names a workspace crate's artifacts by
+# its path inside the workspace, so two trees must never share one), seeded
+# with a copy of this tree's release dependencies; its binary is kept as
+# target/bench-compare/tickwise-<sha>, so a second run builds only this tree.
+# Then scripts/bench_compare.py runs both binaries alternately:
+# horde 10k / 100k / 1M enemies on one thread (and 100k / 1M on two threads
+# against the base's one), an island recording, and cachegrind's
+# instruction counts and simulated cache misses per tick.
+#
+# --quick: the short version scripts/test-all.sh runs, under about two
+# minutes: 10k and 100k enemies, 30 ticks, 3 runs each. It is a REPORT, not
+# a gate: it never fails the run (a base that cannot be built, e.g. in a
+# shallow clone, is reported and skipped), because timings on a shared or
+# slow machine say nothing about correctness.
+#
+# Variables: BENCH_BASE (the default commit), BENCH_SIZES (enemy counts,
+# comma-separated), BENCH_TICKS, BENCH_RUNS, BENCH_COUNT_SIZES (cachegrind's
+# enemy counts; empty: none).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+
+# The previous release point (round 1): the build the regression report of
+# issue 21 measured against. Change it when a new release point is cut.
+ROUND1=7d19176
+quick=
+if [ "${1:-}" = --quick ]; then
+  quick=1
+  shift
+fi
+base_ref="${1:-${BENCH_BASE:-$ROUND1}}"
+if [ -n "$quick" ]; then
+  sizes="${BENCH_SIZES:-10000,100000}" ticks="${BENCH_TICKS:-30}" runs="${BENCH_RUNS:-3}"
+  island=10000000 count_sizes="${BENCH_COUNT_SIZES-10000}"
+  echo "bench-compare --quick: a REPORT, not a test; it never fails the run."
+else
+  sizes="${BENCH_SIZES:-10000,100000,1000000}" ticks="${BENCH_TICKS:-100}" runs="${BENCH_RUNS:-5}"
+  island=30000000 count_sizes="${BENCH_COUNT_SIZES-10000,100000}"
+fi
+
+# In quick mode every failure below is reported and the script exits 0.
+give_up() {
+  echo "bench-compare: $*" >&2
+  if [ -n "$quick" ]; then
+    echo "bench-compare --quick: no comparison this time (report only, not a failure)."
+    exit 0
+  fi
+  exit 1
+}
+
+target="${CARGO_TARGET_DIR:-$root/target}"
+case "$target" in /*) ;; *) target="$root/$target" ;; esac
+work="$target/bench-compare"
+mkdir -p "$work"
+sha=$(git rev-parse --verify --quiet "$base_ref^{commit}") ||
+  give_up "cannot resolve $base_ref (a shallow clone? fetch it first)"
+short=${sha:0:12}
+base_bin="$work/tickwise-$short"
+base_src="$work/src-$short"
+
+if [ ! -d "$base_src" ]; then
+  git worktree prune
+  git worktree add --detach "$base_src" "$sha" >/dev/null ||
+    give_up "cannot make a worktree of $short"
+fi
+base_target="$work/target-$short"
+if [ ! -x "$base_bin" ]; then
+  if [ ! -d "$base_target/release" ] && [ -d "$target/release" ]; then
+    # Dependencies from crates.io are the same artifacts in both trees; the
+    # workspace's own crates must be rebuilt from the base's sources.
+    mkdir -p "$base_target"
+    cp -a "$target/release" "$base_target/release"
+    rm -rf "$base_target"/release/.fingerprint/tickwise* "$base_target"/release/tickwise
+  fi
+  echo "building $short (the base) in $base_src ..."
+  (cd "$base_src" && cargo build --release --locked -p tickwise-cli --target-dir "$base_target") ||
+    give_up "the base $short does not build"
+  cp "$base_target/release/tickwise" "$base_bin"
+fi
+echo "building this tree ..."
+cargo build --release --locked -p tickwise-cli || give_up "this tree does not build"
+cur_bin="$work/tickwise-current"
+cp "$target/release/tickwise" "$cur_bin"
+
+echo "base: $short ($(git log -1 --format=%s "$sha" | cut -c1-60))"
+dirty=$(git diff --quiet HEAD || echo ' + uncommitted changes')
+echo "current: $(git rev-parse --short=12 HEAD)$dirty"
+python3 scripts/bench_compare.py \
+  --base "$base_bin" --base-dir "$base_src" \
+  --current "$cur_bin" --current-dir "$root" \
+  --sizes "$sizes" --ticks "$ticks" --runs "$runs" \
+  --island-ticks "$island" --count-sizes "$count_sizes" ||
+  give_up "the comparison failed"
