@@ -563,6 +563,8 @@ fn encode_message<I: ReplayInput>(env: &Envelope, body: &Body<'_>) -> Vec<u8> {
         Body::Fields(_) => 2,
         Body::Spectate(_) => 3,
         Body::SpectatorAck { .. } => 4,
+        Body::Departure(_) => 5,
+        Body::Goodbye => 6,
     });
     out.extend_from_slice(&Auth::new(&NET_KEY).session_id().to_le_bytes());
     assert!(
@@ -600,6 +602,16 @@ fn encode_message<I: ReplayInput>(env: &Envelope, body: &Body<'_>) -> Vec<u8> {
             reencode_inputs::<I>(&mut out, m.inputs, n);
         }
         Body::SpectatorAck { ack } => put_varint(&mut out, *ack),
+        Body::Departure(m) => {
+            out.push(m.leaver);
+            out.push(u8::from(m.settled));
+            for v in [m.held, m.end, m.start] {
+                put_varint(&mut out, v);
+            }
+            out.push(m.count);
+            reencode_inputs::<I>(&mut out, m.inputs, usize::from(m.count));
+        }
+        Body::Goodbye => {}
     }
     net_seal(&out)
 }
@@ -650,6 +662,7 @@ fn grown(after: &Drops, before: &Drops) -> Drops {
         unauthenticated: d(after.unauthenticated, before.unauthenticated),
         stale: d(after.stale, before.stale),
         far_future: d(after.far_future, before.far_future),
+        departed: d(after.departed, before.departed),
     }
 }
 
@@ -713,6 +726,11 @@ fn check_drops(
     }
     let stale = one(|x| x.stale = 1);
     let far = one(|x| x.far_future = 1);
+    // After a goodbye (or a departure naming it, or its silence), player 1
+    // is gone: everything it sends is one `departed` drop.
+    if d == one(|x| x.departed = 1) {
+        return;
+    }
     match body {
         Body::Inputs(m) => {
             if d == stale || d == far {
@@ -731,6 +749,10 @@ fn check_drops(
         Body::Fields(_) => assert!(
             d == Drops::default() || d == stale || d == far,
             "fields: {d:?}"
+        ),
+        Body::Departure(_) | Body::Goodbye => assert!(
+            d == Drops::default() || d == stale || d == far,
+            "departure or goodbye: {d:?}"
         ),
         Body::Spectate(_) | Body::SpectatorAck { .. } => {
             assert!(

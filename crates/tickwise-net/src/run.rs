@@ -15,7 +15,7 @@ use tickwise::{
 };
 
 use crate::auth::SessionKey;
-use crate::config::{ConfigError, FIRST_SPECTATOR_SLOT, SessionConfig};
+use crate::config::{ConfigError, FIRST_SPECTATOR_SLOT, MAX_PLAYERS, SessionConfig};
 use crate::game::{Injected, NetGame};
 use crate::session::{Desync, Session, SessionEnd, SessionError, SessionStats};
 use crate::spectator::Spectator;
@@ -96,6 +96,9 @@ pub struct RunOptions {
     /// only `window + input_delay` ticks per latency (it waits for remote
     /// inputs), so a slow network needs a larger limit to finish.
     pub max_rounds: Option<u64>,
+    /// Per player slot, the tick at which that player leaves the match in
+    /// [`run_local`] (it says goodbye and stops; the others go on).
+    pub leave_at: [Option<u64>; MAX_PLAYERS as usize],
 }
 
 impl RunOptions {
@@ -115,6 +118,7 @@ impl RunOptions {
             inject_desync_at: None,
             disconnect_after: 300,
             max_rounds: None,
+            leave_at: [None; MAX_PLAYERS as usize],
         }
     }
 
@@ -179,6 +183,18 @@ pub struct PeerReport {
     pub desync: Option<Desync>,
     /// Why it ended early, if it did.
     pub ended: Option<SessionEnd>,
+    /// The players this peer saw leave, each with the agreed first tick of
+    /// its absent input.
+    pub departed: Vec<(u8, u64)>,
+}
+
+fn departures<S: Sim + Clone>(s: &Session<S>) -> Vec<(u8, u64)>
+where
+    S::Input: ReplayInput,
+{
+    (0..s.config().players)
+        .filter_map(|p| s.departed(p).map(|t| (p, t)))
+        .collect()
 }
 
 /// A spectator's outcome.
@@ -319,6 +335,14 @@ where
         let now = Timestamp::from_nanos(step.as_nanos().saturating_mul(round));
         network.advance_to(now);
         for (i, s) in sessions.iter_mut().enumerate() {
+            if s.ended().is_some() {
+                continue;
+            }
+            #[allow(clippy::cast_possible_truncation, reason = "at most 4 players")]
+            if opts.leave_at[i].is_some_and(|t| s.current_tick() >= t) {
+                s.leave(&mut network.port(i as u8));
+                continue;
+            }
             let input = (gens[i])(s.current_tick());
             let t0 = clock();
             #[allow(clippy::cast_possible_truncation, reason = "at most 4 players")]
@@ -341,13 +365,13 @@ where
             #[allow(clippy::cast_possible_truncation, reason = "at most 8 spectators")]
             let _ = spec.tick_once(&mut network.port(FIRST_SPECTATOR_SLOT + k as u8), 8);
         }
-        let done = sessions.iter().all(Session::is_finished)
+        let done = sessions.iter().all(|s| s.is_finished() || left(s))
             && specs.iter().all(|(s, _)| s.tick() >= opts.ticks);
         if done {
             finished = true;
             break;
         }
-        if sessions.iter().any(|s| s.ended().is_some()) {
+        if sessions.iter().any(|s| s.ended().is_some() && !left(s)) {
             break;
         }
     }
@@ -371,6 +395,7 @@ where
                 frame_p99_ns: percentile(c, 99),
                 desync: s.desync().cloned(),
                 ended: s.ended(),
+                departed: departures(s),
             }
         })
         .collect();
@@ -389,11 +414,17 @@ where
             }
         })
         .collect();
-    let checksums_agree = peers.windows(2).all(|w| {
+    let stayed: Vec<&PeerReport> = peers
+        .iter()
+        .filter(|p| !matches!(p.ended, Some(SessionEnd::Left { .. })))
+        .collect();
+    let checksums_agree = stayed.windows(2).all(|w| {
         (w[0].confirmed_tick, w[0].confirmed_checksum)
             == (w[1].confirmed_tick, w[1].confirmed_checksum)
     });
-    let replay = sessions[0].replay()?.to_bytes();
+    // The replay of a player who stayed to the end (player 0's unless it left).
+    let recorder = sessions.iter().find(|s| !left(s)).unwrap_or(&sessions[0]);
+    let replay = recorder.replay()?.to_bytes();
     let (desync, bundle) = match first_desync(&sessions) {
         Some((a, b)) => {
             let finding = finding(&sessions, a, b);
@@ -417,6 +448,13 @@ where
         bundle,
         network_ns: network.now().as_nanos(),
     })
+}
+
+fn left<S: Sim + Clone>(s: &Session<S>) -> bool
+where
+    S::Input: ReplayInput,
+{
+    matches!(s.ended(), Some(SessionEnd::Left { .. }))
 }
 
 fn first_desync<S: Sim + Clone>(sessions: &[Session<S>]) -> Option<(u8, u8)>
@@ -655,6 +693,7 @@ where
         frame_p99_ns: percentile(&costs, 99),
         desync: s.desync().cloned(),
         ended: s.ended(),
+        departed: departures(s),
     };
     Ok(PeerRun {
         finished: s.is_finished(),

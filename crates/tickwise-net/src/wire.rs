@@ -7,7 +7,8 @@
 //! offset size  field
 //! 0      2     magic "TN"
 //! 2      1     wire version (2)
-//! 3      1     kind: 1 inputs, 2 field hashes, 3 spectator inputs, 4 spectator ack
+//! 3      1     kind: 1 inputs, 2 field hashes, 3 spectator inputs, 4 spectator ack,
+//!              5 departure (a leaver's last tick), 6 goodbye
 //! 4      8     session id (u64 LE, derived from the session key)
 //! 12     1     sender slot (players 0..=3, spectators 4..)
 //! 13     var   sequence number (varint, strictly increasing per sender)
@@ -52,6 +53,8 @@ pub(crate) const KIND_INPUTS: u8 = 1;
 pub(crate) const KIND_FIELDS: u8 = 2;
 pub(crate) const KIND_SPECTATE: u8 = 3;
 pub(crate) const KIND_SPECTATOR_ACK: u8 = 4;
+pub(crate) const KIND_DEPARTURE: u8 = 5;
+pub(crate) const KIND_GOODBYE: u8 = 6;
 
 /// Why a datagram was dropped before it reached the session's state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +140,42 @@ pub enum Body<'a> {
         /// The spectator has every tick below this one.
         ack: u64,
     },
+    /// A remaining player's view of a player who left, and the leaver's
+    /// inputs relayed to the peers that miss them.
+    Departure(DepartureMsg<'a>),
+    /// The sender leaves the match (it sends nothing after this).
+    Goodbye,
+}
+
+/// Body of kind 5, sent by a remaining player to each other remaining
+/// player while the leaver's last tick is being agreed (docs/netplay.md,
+/// "Leaving").
+///
+/// ```text
+/// leaver   u8      the player who left (0..=3)
+/// settled  u8      1: the sender has agreed on `end` and holds every input below it; 0 otherwise
+/// held     varint  the sender holds the leaver's inputs for ticks < held
+/// end      varint  the largest `held` the sender has heard of (its own included)
+/// start    varint  first tick of the relayed inputs below
+/// count    u8      0..=64 of the leaver's inputs, in the sim's replay input encoding
+/// inputs   ...
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DepartureMsg<'a> {
+    /// See the layout.
+    pub leaver: u8,
+    /// See the layout.
+    pub settled: bool,
+    /// See the layout.
+    pub held: u64,
+    /// See the layout.
+    pub end: u64,
+    /// See the layout.
+    pub start: u64,
+    /// See the layout.
+    pub count: u8,
+    /// The encoded inputs (decoded lazily by the session).
+    pub inputs: &'a [u8],
 }
 
 /// Body of kind 1.
@@ -522,6 +561,36 @@ fn decode_opened<'a>(
         KIND_SPECTATOR_ACK => Body::SpectatorAck {
             ack: r.varint("ack").map_err(malformed("ack"))?,
         },
+        KIND_DEPARTURE => {
+            let leaver = r.u8("leaver").map_err(malformed("leaver"))?;
+            let flag = r.u8("settled").map_err(malformed("settled flag"))?;
+            if leaver >= 4 || flag > 1 {
+                return Err(WireError::Malformed {
+                    what: "leaver or settled flag",
+                });
+            }
+            let mut v = [0u64; 3];
+            for (slot, what) in v.iter_mut().zip(["held", "end", "input start"]) {
+                *slot = r.varint(what).map_err(malformed(what))?;
+            }
+            let count = r.u8("count").map_err(malformed("input count"))?;
+            if usize::from(count) > MAX_INPUTS_PER_PACKET {
+                return Err(WireError::Malformed {
+                    what: "input count",
+                });
+            }
+            let inputs = take_inputs(&mut r, bytes, usize::from(count), &mut input_len)?;
+            Body::Departure(DepartureMsg {
+                leaver,
+                settled: flag == 1,
+                held: v[0],
+                end: v[1],
+                start: v[2],
+                count,
+                inputs,
+            })
+        }
+        KIND_GOODBYE => Body::Goodbye,
         kind => return Err(WireError::UnknownKind { kind }),
     };
     if r.remaining() != 0 {
