@@ -26,6 +26,11 @@ use core::fmt;
 use tickwise::replay::ByteReader;
 use tickwise::{Replay, ReplayError, ReplayHeader, ReplayInput, ReplayParts, Run, Sim};
 
+mod rejoin;
+
+pub(crate) use rejoin::Serve;
+pub use rejoin::SnapshotCodec;
+
 use crate::auth::Auth;
 use crate::config::{
     ANCHORS, CHECK_HISTORY, ConfigError, FIRST_SPECTATOR_SLOT, INPUT_RING, MAX_PLAYERS,
@@ -384,6 +389,9 @@ const fn ring(t: u64, n: usize) -> usize {
     (t % n as u64) as usize
 }
 
+/// A sim's snapshot writer ([`SnapshotCodec::write`]).
+type Encode<S> = fn(&S, &mut Vec<u8>);
+
 /// A rollback (or lockstep) session for one local player.
 ///
 /// `S` is the sim; it takes one input per player each tick
@@ -404,6 +412,20 @@ pub struct Session<S: Sim> {
     first_mis: Option<u64>,
     peers: [Peer; MAX_PLAYERS as usize],
     away: [Option<Away>; MAX_PLAYERS as usize],
+    /// Per slot, the epoch of the process that last took it back.
+    rejoin_epoch: [Option<u64>; MAX_PLAYERS as usize],
+    /// Per slot, the ticks `[from, until)` it was away before it rejoined.
+    gap: [Option<(u64, u64)>; MAX_PLAYERS as usize],
+    /// The rejoin this peer serves as donor.
+    serving: Option<Serve>,
+    /// While a rejoin at this tick is being announced, this peer sends no
+    /// input for it or later (so no peer can confirm it before it knows).
+    gate: Option<u64>,
+    /// The sim's snapshot encoding and the largest snapshot served
+    /// ([`Session::enable_rejoin`]).
+    snap_encode: Option<(Encode<S>, usize)>,
+    /// Per donor slot, a rejoin notice to acknowledge: the player and tick.
+    notice_acks: [Option<(u8, u64)>; MAX_PLAYERS as usize],
     spectators: Vec<SpectatorLink>,
     spec_buf: Vec<S::Input>,
     probe: Probe,
@@ -477,6 +499,12 @@ where
             first_mis: None,
             peers: core::array::from_fn(|_| Peer::default()),
             away: [None; MAX_PLAYERS as usize],
+            rejoin_epoch: [None; MAX_PLAYERS as usize],
+            gap: [None; MAX_PLAYERS as usize],
+            serving: None,
+            gate: None,
+            snap_encode: None,
+            notice_acks: [None; MAX_PLAYERS as usize],
             spectators: (0..cfg.spectators)
                 .map(|_| SpectatorLink::default())
                 .collect(),
@@ -703,6 +731,19 @@ where
             .map(|a| a.end)
     }
 
+    /// Whether player `p`'s input at tick `t` is the absent input: it left
+    /// before `t` (agreed), or `t` is in the ticks it was away before it
+    /// rejoined.
+    fn absent(&self, p: usize, t: u64) -> bool {
+        self.absent_from(p).is_some_and(|e| t >= e)
+            || self
+                .gap
+                .get(p)
+                .copied()
+                .flatten()
+                .is_some_and(|(from, until)| from <= t && t < until)
+    }
+
     /// The first tick from which player `p` (who left) plays the absent
     /// input, once the remaining players agreed on it.
     #[must_use]
@@ -839,7 +880,7 @@ where
     /// Fills `self.merged` for tick `t`: known inputs, or the last known one.
     fn gather(&mut self, t: u64) {
         for p in 0..usize::from(self.cfg.players) {
-            if self.absent_from(p).is_some_and(|e| t >= e) {
+            if self.absent(p, t) {
                 self.merged[p] = S::Input::default();
                 continue;
             }
@@ -926,7 +967,7 @@ where
             let t = s - 1;
             // Tick t's confirmed input, for the replay and spectators.
             for p in 0..usize::from(self.cfg.players) {
-                if self.absent_from(p).is_some_and(|e| t >= e) {
+                if self.absent(p, t) {
                     self.merged[p] = S::Input::default();
                 } else if let Some(slot) = self.slot(p, t) {
                     let input = slot.input.clone();
@@ -981,6 +1022,7 @@ where
                 }
             }
             self.probed = s;
+            self.snapshot_if_joining(s);
         }
     }
 
@@ -1233,6 +1275,12 @@ where
             return;
         }
         let p = usize::from(sender);
+        if let Body::Rejoin { epoch } = body {
+            // Epoch-checked, not sequence-checked: a new process for the
+            // slot numbers its datagrams from 1 again.
+            self.receive_rejoin(p, epoch);
+            return;
+        }
         if self.away[p].is_some() {
             self.stats.drops.departed += 1;
             return;
@@ -1255,6 +1303,7 @@ where
                 peer.last_seq = Some(env.seq);
                 peer.last_heard = now;
                 self.receive_inputs(p, &m);
+                self.rejoiner_playing(p);
             }
             Body::Fields(m) => {
                 let peer = &mut self.peers[p];
@@ -1275,6 +1324,28 @@ where
                 peer.last_seq = Some(env.seq);
                 peer.last_heard = now;
                 self.receive_departure(p, &m);
+            }
+            Body::Notice {
+                player,
+                epoch,
+                join,
+            } => {
+                self.peers[p].last_seq = Some(env.seq);
+                self.peers[p].last_heard = now;
+                self.receive_notice(p, player, epoch, join);
+            }
+            Body::NoticeAck { player, join } => {
+                self.peers[p].last_seq = Some(env.seq);
+                self.peers[p].last_heard = now;
+                self.receive_notice_ack(p, player, join);
+            }
+            Body::ChunkAck { epoch, next, have } => {
+                self.peers[p].last_seq = Some(env.seq);
+                self.peers[p].last_heard = now;
+                self.receive_chunk_ack(p, epoch, next, have);
+            }
+            Body::Rejoin { .. } | Body::Chunk(_) | Body::Refuse { .. } => {
+                self.stats.drops.unknown_peer += 1;
             }
             Body::Spectate(_) | Body::SpectatorAck { .. } => {
                 self.stats.drops.unknown_peer += 1;
@@ -1342,7 +1413,9 @@ where
 
     fn inputs_plausible(&self, p: usize, m: &InputsMsg<'_>) -> bool {
         let me = usize::from(self.cfg.local);
-        m.ack <= self.known[me]
+        // A rejoined player holds everything before its join tick.
+        let joined = self.gap[p].map_or(0, |(_, until)| until);
+        m.ack <= self.known[me].max(joined)
             && m.start <= self.known[p].saturating_add(INPUT_RING as u64)
             && m.pong <= self.stats.local_ticks
     }
@@ -1430,6 +1503,7 @@ where
         for k in 0..self.spectators.len() {
             self.send_spectator(k, transport);
         }
+        self.send_rejoin(transport);
         for p in 0..self.cfg.players {
             let Some(a) = self.away[usize::from(p)] else {
                 continue;
@@ -1504,6 +1578,7 @@ where
                 peer.checks_they_have,
             )
         };
+        let upto = self.known[me].min(self.gate.unwrap_or(u64::MAX));
         let Self {
             out,
             inputs,
@@ -1526,7 +1601,7 @@ where
         let budget = MAX_UNSEALED - 1 - MAX_CHECKS_PER_PACKET * 18;
         let mut count = 0u8;
         let mut t = start;
-        while t < known[me] && usize::from(count) < MAX_INPUTS_PER_PACKET {
+        while t < upto && usize::from(count) < MAX_INPUTS_PER_PACKET {
             let Some(slot) = find(inputs, me, t) else {
                 break;
             };

@@ -8,6 +8,7 @@ use common::{KEY, horde, island};
 use tickwise::{Nanos, Pcg32, Replay, ReplayInput, ReplayLimits, Sim, TickInput};
 use tickwise_net::{
     NetworkConfig, PlayerInput, RunOptions, SessionConfig, SessionEnd, SimNetwork, run_local,
+    run_local_rejoin,
 };
 
 fn chaos(seed: u64) -> NetworkConfig {
@@ -189,4 +190,68 @@ fn islands_three_players_leaver_silent_past_the_timeout() {
         fresh.step(&inputs);
     }
     assert_eq!(Some(fresh.checksum()), sessions[1].confirmed_checksum());
+}
+
+/// Player 2 of 4 leaves at 1000 and a new process for its slot rejoins at
+/// match tick 1600, loading the donor's snapshot in chunks over the lossy
+/// network: 0 desyncs, equal checksums, the replay verifies, and player 2's
+/// inputs are its own except in `[from, join)`, the absent input there.
+#[test]
+fn horde_four_players_one_leaves_and_rejoins_under_chaos() {
+    let (sim, header) = horde(60, 4);
+    for seed in [1, 2] {
+        let mut opts = RunOptions::new(4, 3_000, KEY);
+        opts.input_delay = 0;
+        opts.leave_at[2] = Some(1_000);
+        opts.rejoin_at[2] = Some(1_600);
+        let run = run_local_rejoin(
+            &sim,
+            &header,
+            gens(4, seed, horde_at),
+            &opts,
+            chaos(seed),
+            0,
+            Nanos::from_nanos(16_666_667),
+            &mut || 0,
+        )
+        .unwrap();
+        assert!(run.finished, "seed {seed}: {:?}", run.peers);
+        assert!(run.desync.is_none(), "{:?}", run.desync);
+        assert!(run.checksums_agree, "{:?}", run.peers);
+        let gaps: Vec<_> = run
+            .peers
+            .iter()
+            .filter(|p| p.slot != 2)
+            .map(|p| p.rejoined.clone())
+            .collect();
+        assert!(gaps.windows(2).all(|w| w[0] == w[1]), "{gaps:?}");
+        assert_eq!(gaps[0].len(), 1, "{gaps:?}");
+        let (who, from, join) = gaps[0][0];
+        assert_eq!(who, 2);
+        assert!(from <= 1_000 && from + 64 >= 1_000, "{from}");
+        assert!((1_600..=1_700).contains(&join), "{join}");
+        for p in &run.peers {
+            assert_eq!(p.confirmed_tick, 3_000, "{p:?}");
+            assert_eq!(p.stats.desyncs, 0);
+            assert_eq!(p.ended, None);
+        }
+        let replay = Replay::<TickInput>::from_bytes(&run.replay, &ReplayLimits::DEFAULT).unwrap();
+        let (fresh, _) = horde(60, 4);
+        assert!(tickwise::verify(fresh, &replay).is_match(), "seed {seed}");
+        assert_eq!(
+            replay.final_state().checksum,
+            run.peers[2].confirmed_checksum
+        );
+        for p in 0..4u8 {
+            for (t, input) in replay.inputs(usize::from(p)).enumerate() {
+                let t = t as u64;
+                let want = if p == 2 && (from..join).contains(&t) {
+                    TickInput::default()
+                } else {
+                    horde_at(seed, p, t)
+                };
+                assert_eq!(*input, want, "player {p} tick {t}");
+            }
+        }
+    }
 }

@@ -154,7 +154,7 @@ fn each_bad_packet_kind_is_counted_under_its_reason() {
     v1[2] = 1; // the previous wire version (no MAC)
     s.handle_datagram(Some(1), &v1);
     assert_eq!(s.stats().drops.version, 1);
-    s.handle_datagram(Some(1), &seal(envelope(9, 1, 5)));
+    s.handle_datagram(Some(1), &seal(envelope(99, 1, 5)));
     assert_eq!(s.stats().drops.unknown_kind, 1);
     let mut other = envelope(1, 1, 6);
     other[4..12].copy_from_slice(&(auth().session_id() ^ 1).to_le_bytes());
