@@ -880,16 +880,16 @@ pub fn net_datagram_session(data: &[u8]) -> Session<IslandPair> {
     let mut rejoiner = Rejoiner::new(
         net_world(),
         SessionConfig::new(2, 1, NET_KEY),
-        SnapshotCodec {
-            write: |_, _| {},
-            read: |_, b| {
+        SnapshotCodec::from_fns(
+            |_, _| {},
+            |_, b| {
                 if b.is_empty() {
                     Ok(())
                 } else {
                     Err(tickwise::SnapshotError::Malformed { what: "state" })
                 }
             },
-        },
+        ),
         0,
         4096,
     )

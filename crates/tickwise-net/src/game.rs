@@ -207,3 +207,29 @@ impl<S: SnapshotBytes> SnapshotBytes for Injected<S> {
         self.inner.read_state(r)
     }
 }
+
+impl<S: 'static> crate::SnapshotCodec<Injected<S>> {
+    /// The encoding of [`Injected`] around a sim with `inner`'s: the step
+    /// counter (a varint), then the inner sim's bytes.
+    #[must_use]
+    pub fn injected(inner: &crate::SnapshotCodec<S>) -> crate::SnapshotCodec<Injected<S>> {
+        let w = inner.clone();
+        let r = inner.clone();
+        crate::SnapshotCodec::from_fns(
+            move |sim: &Injected<S>, out: &mut alloc::vec::Vec<u8>| {
+                put_varint(out, sim.steps);
+                w.write(&sim.inner, out);
+            },
+            move |sim: &mut Injected<S>, bytes: &[u8]| {
+                let mut rd = ByteReader::new(bytes);
+                sim.steps = rd
+                    .varint("steps")
+                    .map_err(SnapshotError::malformed("step counter"))?;
+                let rest = rd
+                    .take(rd.remaining(), "state")
+                    .map_err(SnapshotError::malformed("state"))?;
+                r.read(&mut sim.inner, rest)
+            },
+        )
+    }
+}

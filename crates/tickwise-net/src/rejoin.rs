@@ -389,7 +389,9 @@ where
         }
         let rest = r.take(r.remaining(), "state").map_err(|_| bad("state"))?;
         let mut sim = self.sim.take().ok_or(bad("state"))?;
-        (self.codec.read)(&mut sim, rest).map_err(RejoinError::Snapshot)?;
+        self.codec
+            .read(&mut sim, rest)
+            .map_err(RejoinError::Snapshot)?;
         let found = sim.checksum();
         if found != inc.checksum {
             return Err(RejoinError::Checksum {

@@ -11,7 +11,7 @@ use core::fmt::Write as _;
 
 use tickwise::{
     CatchUpPolicy, ClockConfig, FixedLoop, FnInputs, Nanos, Pcg32, ReplayHeader, ReplayInput, Sim,
-    SnapshotBytes, Tick, Timestamp,
+    Tick, Timestamp,
 };
 
 use crate::auth::SessionKey;
@@ -329,16 +329,17 @@ where
     )
 }
 
-/// [`run_local`] for a sim with a snapshot encoding, so that players can
-/// rejoin ([`RunOptions::rejoin_at`]): a player who left comes back as a
-/// new [`Rejoiner`] for its slot, loads the donor's chunked snapshot over
-/// the simulated network, and plays on.
+/// [`run_local`] for a sim with a snapshot encoding (`codec`, e.g.
+/// [`SnapshotCodec::new`] for a [`tickwise::SnapshotBytes`] sim), so that
+/// players can rejoin ([`RunOptions::rejoin_at`]): a player who left comes
+/// back as a new [`Rejoiner`] for its slot, loads the donor's chunked
+/// snapshot over the simulated network, and plays on.
 ///
 /// # Errors
 ///
 /// A [`RunError`] for settings out of range, or a rejoin that failed.
 #[allow(clippy::too_many_arguments, reason = "one call site per front end")]
-pub fn run_local_rejoin<S: SnapshotBytes + Clone>(
+pub fn run_local_rejoin<S: Sim + Clone + 'static>(
     initial: &S,
     header: &ReplayHeader,
     inputs: Vec<PlayerInput<'_, S::Input>>,
@@ -347,6 +348,7 @@ pub fn run_local_rejoin<S: SnapshotBytes + Clone>(
     spectators: u8,
     step: Nanos,
     clock: &mut dyn FnMut() -> u64,
+    codec: &SnapshotCodec<S>,
 ) -> Result<LocalRun, RunError>
 where
     S::Input: ReplayInput,
@@ -360,7 +362,7 @@ where
         spectators,
         step,
         clock,
-        Some(SnapshotCodec::<Injected<S>>::new()),
+        Some(SnapshotCodec::injected(codec)),
     )
 }
 
@@ -404,8 +406,8 @@ where
         let mut h = header.clone();
         h.checkpoint_every = opts.checkpoint_every;
         s.start_recording(h)?;
-        if let Some(c) = codec {
-            s.enable_rejoin(c, MAX_REJOIN_SNAPSHOT);
+        if let Some(c) = &codec {
+            s.enable_rejoin(c.clone(), MAX_REJOIN_SNAPSHOT);
         }
         sessions.push(s);
     }
@@ -445,7 +447,7 @@ where
                 continue;
             }
             if s.ended().is_some() {
-                if let (Some(c), Some(t)) = (codec, opts.rejoin_at[i])
+                if let (Some(c), Some(t)) = (&codec, opts.rejoin_at[i])
                     && has_left[i]
                     && !has_rejoined[i]
                     && match_tick >= t
@@ -460,7 +462,7 @@ where
                     rejoiners[i] = Some(Rejoiner::new(
                         sim,
                         opts.session(slot, 0),
-                        c,
+                        c.clone(),
                         epoch,
                         MAX_REJOIN_SNAPSHOT,
                     )?);

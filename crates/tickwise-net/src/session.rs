@@ -327,6 +327,9 @@ struct Peer {
     fields_resend: u8,
 }
 
+/// Answers a settled peer gives to departure messages of one player.
+const DEPARTURE_REPLIES: u8 = 8;
+
 /// A player declared gone, while the remaining players agree on its last
 /// tick with real input (docs/netplay.md, "Leaving").
 #[derive(Clone, Copy, Debug, Default)]
@@ -338,6 +341,13 @@ struct Away {
     heard: u8,
     /// Remaining players that said they settled (bit per slot).
     done: u8,
+    /// Remaining players whose departure message awaits one answer (so a
+    /// peer that settled and stopped sending still tells one that did not
+    /// hear it), at most [`DEPARTURE_REPLIES`] times each (two settled
+    /// peers would otherwise answer each other for good).
+    reply: u8,
+    /// Answers left per player.
+    replies: [u8; MAX_PLAYERS as usize],
     /// Each remaining player's `held`, as last heard.
     held: [u64; MAX_PLAYERS as usize],
     /// Agreed: from tick `end` on this player's input is the absent input.
@@ -389,9 +399,6 @@ const fn ring(t: u64, n: usize) -> usize {
     (t % n as u64) as usize
 }
 
-/// A sim's snapshot writer ([`SnapshotCodec::write`]).
-type Encode<S> = fn(&S, &mut Vec<u8>);
-
 /// A rollback (or lockstep) session for one local player.
 ///
 /// `S` is the sim; it takes one input per player each tick
@@ -423,7 +430,7 @@ pub struct Session<S: Sim> {
     gate: Option<u64>,
     /// The sim's snapshot encoding and the largest snapshot served
     /// ([`Session::enable_rejoin`]).
-    snap_encode: Option<(Encode<S>, usize)>,
+    snap_encode: Option<(SnapshotCodec<S>, usize)>,
     /// Per donor slot, a rejoin notice to acknowledge: the player and tick.
     notice_acks: [Option<(u8, u64)>; MAX_PLAYERS as usize],
     spectators: Vec<SpectatorLink>,
@@ -803,6 +810,7 @@ where
         }
         self.away[p] = Some(Away {
             end: self.known[p],
+            replies: [DEPARTURE_REPLIES; MAX_PLAYERS as usize],
             ..Away::default()
         });
         // Another player's agreement may have been waiting for p.
@@ -1365,6 +1373,10 @@ where
 
     fn receive_departure(&mut self, q: usize, m: &DepartureMsg<'_>) {
         let p = usize::from(m.leaver);
+        if self.gap[p].is_some_and(|(_, until)| m.end < until) && self.away[p].is_none() {
+            // About the leave before its rejoin: settled and done with.
+            return;
+        }
         if p == usize::from(self.cfg.local) {
             // The others think this peer left: it cannot take its slot back
             // without rejoining, so there is nothing to do with it here.
@@ -1375,6 +1387,10 @@ where
             return;
         };
         a.heard |= 1 << q;
+        if a.replies[q] > 0 {
+            a.replies[q] -= 1;
+            a.reply |= 1 << q;
+        }
         a.held[q] = a.held[q].max(m.held);
         if !a.settled {
             a.end = a.end.max(m.end);
@@ -1510,9 +1526,14 @@ where
             };
             let rem = self.remaining_except(usize::from(p));
             for q in 0..self.cfg.players {
-                if rem & (1 << q) != 0 && !(a.settled && a.done & (1 << q) != 0) {
+                let bit = 1 << q;
+                let quiet = a.settled && a.done & bit != 0 && a.reply & bit == 0;
+                if rem & bit != 0 && !quiet {
                     self.send_departure(p, q, transport);
                 }
+            }
+            if let Some(a) = self.away[usize::from(p)].as_mut() {
+                a.reply = 0;
             }
         }
     }

@@ -266,6 +266,12 @@ pub struct Args {
     /// the others go on. Repeatable, once per player.
     #[arg(long = "leave", value_name = "P@T", value_parser = parse_at)]
     pub leave: Vec<(u8, u64)>,
+    /// Player P, who left (`--leave`), starts again as a new process for
+    /// its slot when the match reaches tick T, loads the confirmed state
+    /// from another player in chunks over the simulated network, and plays
+    /// on. Repeatable, once per player; the sim needs a snapshot encoding.
+    #[arg(long = "rejoin", value_name = "P@T", value_parser = parse_at)]
+    pub rejoin: Vec<(u8, u64)>,
 }
 
 /// A `P@T` value: player slot and tick.
@@ -338,6 +344,29 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         if slot.replace(t).is_some() {
             return Err(Failure::usage(anyhow::anyhow!(
                 "--leave {p}@{t}: player {p} already leaves once (one --leave per player)"
+            )));
+        }
+    }
+    for &(p, t) in &args.rejoin {
+        let left = opts
+            .leave_at
+            .get(usize::from(p))
+            .copied()
+            .flatten()
+            .filter(|_| p < s.players);
+        let Some(l) = left else {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--rejoin {p}@{t}: player {p} does not leave (give --leave {p}@TICK first)"
+            )));
+        };
+        if t <= l {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--rejoin {p}@{t}: player {p} leaves at tick {l}; it can rejoin only later"
+            )));
+        }
+        if opts.rejoin_at[usize::from(p)].replace(t).is_some() {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--rejoin {p}@{t}: player {p} already rejoins once (one --rejoin per player)"
             )));
         }
     }
@@ -430,6 +459,9 @@ pub fn peer_json(p: &PeerReport) -> Value {
         "departed": p.departed.iter().map(|&(player, from)| json!({
             "player": player, "absentFrom": from,
         })).collect::<Vec<_>>(),
+        "rejoined": p.rejoined.iter().map(|&(player, from, join)| json!({
+            "player": player, "absentFrom": from, "joinedAt": join,
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -510,6 +542,12 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf], round_limit: u64
         for &(q, from) in &p.departed {
             println!(
                 "player {}: player {q} left; its input is the absent input from tick {from}",
+                p.slot
+            );
+        }
+        for &(q, from, join) in &p.rejoined {
+            println!(
+                "player {}: player {q} was away for ticks {from}..{join} (absent input) and rejoined at {join}",
                 p.slot
             );
         }

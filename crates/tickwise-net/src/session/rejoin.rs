@@ -4,6 +4,7 @@
 //! for that tick, and sends the confirmed state at the join tick in chunks.
 //! The rejoiner's side is [`crate::Rejoiner`]; docs/netplay.md, "Rejoining".
 
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use tickwise::replay::put_varint;
@@ -66,23 +67,26 @@ fn write_sim<S: SnapshotBytes>(sim: &S, out: &mut Vec<u8>) {
     sim.write_state(out);
 }
 
-/// A sim's snapshot encoding as two functions ([`SnapshotCodec::new`] for
-/// a [`SnapshotBytes`] sim), so that sessions and runs generic over any
-/// sim can take rejoining players when the sim has one.
+type WriteFn<S> = dyn Fn(&S, &mut Vec<u8>) + Send + Sync;
+type ReadFn<S> = dyn Fn(&mut S, &[u8]) -> Result<(), SnapshotError> + Send + Sync;
+
+/// A sim's snapshot encoding as two shared functions
+/// ([`SnapshotCodec::new`] for a [`SnapshotBytes`] sim), so that sessions
+/// and runs generic over any sim can take rejoining players when the sim
+/// has one (a catalog decides at run time).
 pub struct SnapshotCodec<S> {
-    /// Appends the state ([`tickwise::write_snapshot`]'s bytes).
-    pub write: fn(&S, &mut Vec<u8>),
-    /// Reads them back into a sim built from the same config.
-    pub read: fn(&mut S, &[u8]) -> Result<(), SnapshotError>,
+    write: Arc<WriteFn<S>>,
+    read: Arc<ReadFn<S>>,
 }
 
 impl<S> Clone for SnapshotCodec<S> {
     fn clone(&self) -> SnapshotCodec<S> {
-        *self
+        SnapshotCodec {
+            write: Arc::clone(&self.write),
+            read: Arc::clone(&self.read),
+        }
     }
 }
-
-impl<S> Copy for SnapshotCodec<S> {}
 
 impl<S> core::fmt::Debug for SnapshotCodec<S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -90,20 +94,47 @@ impl<S> core::fmt::Debug for SnapshotCodec<S> {
     }
 }
 
-impl<S: SnapshotBytes> SnapshotCodec<S> {
-    /// The sim's own encoding.
+impl<S: SnapshotBytes + 'static> SnapshotCodec<S> {
+    /// The sim's own encoding ([`tickwise::write_snapshot`],
+    /// [`tickwise::read_snapshot`]).
     #[must_use]
     pub fn new() -> SnapshotCodec<S> {
-        SnapshotCodec {
-            write: write_sim::<S>,
-            read: tickwise::read_snapshot::<S>,
-        }
+        SnapshotCodec::from_fns(write_sim::<S>, tickwise::read_snapshot::<S>)
     }
 }
 
-impl<S: SnapshotBytes> Default for SnapshotCodec<S> {
+impl<S: SnapshotBytes + 'static> Default for SnapshotCodec<S> {
     fn default() -> SnapshotCodec<S> {
         SnapshotCodec::new()
+    }
+}
+
+impl<S> SnapshotCodec<S> {
+    /// An encoding from two functions: `write` appends the state, `read`
+    /// reads it back into a sim built from the same config.
+    #[must_use]
+    pub fn from_fns(
+        write: impl Fn(&S, &mut Vec<u8>) + Send + Sync + 'static,
+        read: impl Fn(&mut S, &[u8]) -> Result<(), SnapshotError> + Send + Sync + 'static,
+    ) -> SnapshotCodec<S> {
+        SnapshotCodec {
+            write: Arc::new(write),
+            read: Arc::new(read),
+        }
+    }
+
+    /// Appends `sim`'s state to `out`.
+    pub fn write(&self, sim: &S, out: &mut Vec<u8>) {
+        (self.write)(sim, out);
+    }
+
+    /// Reads bytes [`SnapshotCodec::write`] wrote into `sim`.
+    ///
+    /// # Errors
+    ///
+    /// The sim's [`SnapshotError`].
+    pub fn read(&self, sim: &mut S, bytes: &[u8]) -> Result<(), SnapshotError> {
+        (self.read)(sim, bytes)
     }
 }
 
@@ -116,7 +147,7 @@ where
     /// its size and the limit). Without it, a rejoin request is refused:
     /// the sim has no snapshot encoding.
     pub fn enable_rejoin(&mut self, codec: SnapshotCodec<S>, max_bytes: usize) {
-        self.snap_encode = Some((codec.write, max_bytes));
+        self.snap_encode = Some((codec, max_bytes));
     }
 
     /// Makes this session the one of a player that rejoined: the players
@@ -131,6 +162,8 @@ where
                     done: u8::MAX,
                     held: [from; crate::config::MAX_PLAYERS as usize],
                     settled: true,
+                    reply: 0,
+                    replies: [0; crate::config::MAX_PLAYERS as usize],
                 });
             }
         }
@@ -188,7 +221,7 @@ where
             refused: None,
             refuse_left: REFUSE_TICKS,
         };
-        let Some((encode, limit)) = self.snap_encode else {
+        let Some((codec, limit)) = self.snap_encode.clone() else {
             serve.refused = Some((1, 0, 0));
             self.serving = Some(serve);
             return;
@@ -197,7 +230,7 @@ where
         // later): a sim over the limit is refused before anyone waits.
         if let Some(state) = self.state(self.probed) {
             let mut probe = Vec::new();
-            encode(state, &mut probe);
+            codec.write(state, &mut probe);
             if probe.len() > limit {
                 serve.refused = Some((2, probe.len() as u64, limit as u64));
                 self.serving = Some(serve);
@@ -293,7 +326,7 @@ where
     /// Encodes the confirmed state `s` when it is the join tick of the
     /// rejoin being served.
     pub(super) fn snapshot_if_joining(&mut self, s: u64) {
-        let Some((encode, _)) = self.snap_encode else {
+        let Some((codec, _)) = self.snap_encode.clone() else {
             return;
         };
         let due = self
@@ -310,7 +343,7 @@ where
         let checksum = state.checksum();
         let mut bytes = Vec::new();
         encode_payload(&mut bytes, self.cfg.players, &absent);
-        encode(state, &mut bytes);
+        codec.write(state, &mut bytes);
         if let Some(sv) = self.serving.as_mut() {
             sv.bytes = bytes;
             sv.checksum = checksum;
