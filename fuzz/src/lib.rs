@@ -30,7 +30,8 @@ use tickwise_catalog::Catalog;
 use tickwise_cli::script::{self, Command};
 use tickwise_net::wire::{self, Body, Envelope, MAX_PACKET, WIRE_MAGIC, WIRE_VERSION, WireError};
 use tickwise_net::{
-    Auth, Datagram, Drops, Session, SessionConfig, SessionKey, SessionStats, Spectator, Transport,
+    Auth, Datagram, Drops, Rejoiner, Session, SessionConfig, SessionKey, SessionStats,
+    SnapshotCodec, Spectator, Transport,
 };
 use tickwise_service::batch::{BatchError, BatchReader, frame_batch};
 use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
@@ -563,6 +564,14 @@ fn encode_message<I: ReplayInput>(env: &Envelope, body: &Body<'_>) -> Vec<u8> {
         Body::Fields(_) => 2,
         Body::Spectate(_) => 3,
         Body::SpectatorAck { .. } => 4,
+        Body::Departure(_) => 5,
+        Body::Goodbye => 6,
+        Body::Rejoin { .. } => 7,
+        Body::Notice { .. } => 8,
+        Body::NoticeAck { .. } => 9,
+        Body::Chunk(_) => 10,
+        Body::ChunkAck { .. } => 11,
+        Body::Refuse { .. } => 12,
     });
     out.extend_from_slice(&Auth::new(&NET_KEY).session_id().to_le_bytes());
     assert!(
@@ -600,6 +609,54 @@ fn encode_message<I: ReplayInput>(env: &Envelope, body: &Body<'_>) -> Vec<u8> {
             reencode_inputs::<I>(&mut out, m.inputs, n);
         }
         Body::SpectatorAck { ack } => put_varint(&mut out, *ack),
+        Body::Departure(m) => {
+            out.push(m.leaver);
+            out.push(u8::from(m.settled));
+            for v in [m.held, m.end, m.start] {
+                put_varint(&mut out, v);
+            }
+            out.push(m.count);
+            reencode_inputs::<I>(&mut out, m.inputs, usize::from(m.count));
+        }
+        Body::Goodbye => {}
+        Body::Rejoin { epoch } => out.extend_from_slice(&epoch.to_le_bytes()),
+        Body::Notice {
+            player,
+            epoch,
+            join,
+        } => {
+            out.push(*player);
+            out.extend_from_slice(&epoch.to_le_bytes());
+            put_varint(&mut out, *join);
+        }
+        Body::NoticeAck { player, join } => {
+            out.push(*player);
+            put_varint(&mut out, *join);
+        }
+        Body::Chunk(m) => {
+            out.extend_from_slice(&m.epoch.to_le_bytes());
+            put_varint(&mut out, m.join);
+            put_varint(&mut out, m.total);
+            out.extend_from_slice(&m.checksum.to_le_bytes());
+            put_varint(&mut out, m.index);
+            out.extend_from_slice(m.data);
+        }
+        Body::ChunkAck { epoch, next, have } => {
+            out.extend_from_slice(&epoch.to_le_bytes());
+            put_varint(&mut out, *next);
+            out.extend_from_slice(&have.to_le_bytes());
+        }
+        Body::Refuse {
+            epoch,
+            reason,
+            bytes,
+            limit,
+        } => {
+            out.extend_from_slice(&epoch.to_le_bytes());
+            out.push(*reason);
+            put_varint(&mut out, *bytes);
+            put_varint(&mut out, *limit);
+        }
     }
     net_seal(&out)
 }
@@ -650,6 +707,7 @@ fn grown(after: &Drops, before: &Drops) -> Drops {
         unauthenticated: d(after.unauthenticated, before.unauthenticated),
         stale: d(after.stale, before.stale),
         far_future: d(after.far_future, before.far_future),
+        departed: d(after.departed, before.departed),
     }
 }
 
@@ -713,6 +771,11 @@ fn check_drops(
     }
     let stale = one(|x| x.stale = 1);
     let far = one(|x| x.far_future = 1);
+    // After a goodbye (or a departure naming it, or its silence), player 1
+    // is gone: everything it sends is one `departed` drop.
+    if d == one(|x| x.departed = 1) {
+        return;
+    }
     match body {
         Body::Inputs(m) => {
             if d == stale || d == far {
@@ -731,6 +794,25 @@ fn check_drops(
         Body::Fields(_) => assert!(
             d == Drops::default() || d == stale || d == far,
             "fields: {d:?}"
+        ),
+        Body::Departure(_)
+        | Body::Goodbye
+        | Body::Rejoin { .. }
+        | Body::NoticeAck { .. }
+        | Body::ChunkAck { .. } => assert!(
+            d == Drops::default() || d == stale || d == far,
+            "departure, goodbye or rejoin message: {d:?}"
+        ),
+        // A notice naming the receiver, the sender or a slot past the
+        // players is one `malformed`.
+        Body::Notice { .. } => assert!(
+            d == Drops::default() || d == stale || d == far || d == one(|x| x.malformed = 1),
+            "rejoin notice: {d:?}"
+        ),
+        // Chunks and refusals go to a rejoiner, never to a session.
+        Body::Chunk(_) | Body::Refuse { .. } => assert!(
+            d == stale || d == far || d == one(|x| x.unknown_peer = 1),
+            "chunk or refusal sent to a session: {d:?}"
         ),
         Body::Spectate(_) | Body::SpectatorAck { .. } => {
             assert!(
@@ -792,6 +874,26 @@ pub fn net_datagram_session(data: &[u8]) -> Session<IslandPair> {
     let mut peer = net_session(0);
     let mut stranger = net_session(0);
     let mut spectator = Spectator::new(net_world(), 0, 4, 2, &NET_KEY);
+    // A rejoiner for slot 1 (epoch 0, snapshots up to 4 KiB) taking every
+    // datagram as from player 0: chunks of any shape are dropped, counted
+    // or refused, never a panic and never a buffer over its limit.
+    let mut rejoiner = Rejoiner::new(
+        net_world(),
+        SessionConfig::new(2, 1, NET_KEY),
+        SnapshotCodec::from_fns(
+            |_, _| {},
+            |_, b| {
+                if b.is_empty() {
+                    Ok(())
+                } else {
+                    Err(tickwise::SnapshotError::Malformed { what: "state" })
+                }
+            },
+        ),
+        0,
+        4096,
+    )
+    .unwrap_or_else(|e| panic!("rejoiner: {e}"));
     let mut sent_checks = Vec::new();
     for (k, raw) in split_datagrams(data)
         .into_iter()
@@ -807,6 +909,8 @@ pub fn net_datagram_session(data: &[u8]) -> Session<IslandPair> {
             {
                 sent_checks.extend(m.checks.iter());
             }
+
+            let _ = rejoiner.handle_datagram(Some(0), bytes);
 
             let before = *peer.stats();
             peer.handle_datagram(Some(1), bytes);

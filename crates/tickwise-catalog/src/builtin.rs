@@ -99,6 +99,10 @@ impl CatalogSim for HordeWorld {
     const VERSION: u32 = 3;
     const DEFAULT_CONFIG: &'static [u8] = include_bytes!("../../../config/horde.json");
     type Config = HordeConfig;
+
+    fn snapshot_codec() -> Option<tickwise_net::SnapshotCodec<Self>> {
+        Some(tickwise_net::SnapshotCodec::new())
+    }
     type ConfigError = ConfigError;
 
     fn parse_config(bytes: &[u8]) -> Result<HordeConfig, ConfigError> {

@@ -1002,6 +1002,12 @@ impl<S: CatalogSim> Entry<S> {
         let inputs = (0..sim.players())
             .map(|p| player_stream::<S>(plan.take_player(p)))
             .collect();
+        if opts.rejoin_at.iter().any(Option::is_some) {
+            let codec = S::snapshot_codec().ok_or(CatalogError::NoSnapshot { sim: S::ID })?;
+            return Ok(tickwise_net::run_local_rejoin(
+                &sim, &header, inputs, opts, net, spectators, step, clock, &codec,
+            )?);
+        }
         Ok(tickwise_net::run_local(
             &sim, &header, inputs, opts, net, spectators, step, clock,
         )?)

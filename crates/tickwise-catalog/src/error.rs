@@ -103,6 +103,12 @@ pub enum CatalogError {
         /// Players asked for.
         asked: usize,
     },
+    /// A rejoin was asked for and the sim has no snapshot encoding
+    /// ([`CatalogSim::snapshot_codec`](crate::CatalogSim::snapshot_codec)).
+    NoSnapshot {
+        /// The sim id.
+        sim: &'static str,
+    },
     /// No sim is registered under this id.
     UnknownSim {
         /// The id asked for.
@@ -185,6 +191,10 @@ pub enum CatalogError {
 impl fmt::Display for CatalogError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            CatalogError::NoSnapshot { sim } => write!(
+                f,
+                "{sim} has no snapshot encoding (SnapshotBytes), so a player cannot rejoin its matches"
+            ),
             CatalogError::Players { sim, takes, asked } => write!(
                 f,
                 "{sim} takes {takes} player{} under this config, not {asked}{}",

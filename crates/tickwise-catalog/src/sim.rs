@@ -80,6 +80,14 @@ pub trait CatalogSim: Sim<Input: ReplayInput> + Clone + 'static {
         core::mem::size_of::<Self>() as u64
     }
 
+    /// The sim's snapshot encoding, so that a player can rejoin a netplay
+    /// match (`netplay --rejoin`); `None` (the default) refuses rejoins.
+    /// A sim implementing [`tickwise::SnapshotBytes`] returns
+    /// `Some(tickwise_net::SnapshotCodec::new())`.
+    fn snapshot_codec() -> Option<tickwise_net::SnapshotCodec<Self>> {
+        None
+    }
+
     /// `config` changed to build a sim of `players` players (1 to
     /// [`tickwise::MAX_PLAYERS`]), for `record --players N` and netplay;
     /// `None` when the sim's player count cannot be set that way (then only

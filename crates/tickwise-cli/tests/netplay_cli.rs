@@ -347,3 +347,112 @@ fn netplay_reports_unauthenticated_drops() {
         "{out}"
     );
 }
+
+#[test]
+fn netplay_leave_the_others_finish_and_the_replay_verifies() {
+    let dir = tmp("leave");
+    let d = dir.to_str().unwrap();
+    let o = tickwise(&[
+        "netplay",
+        "--players",
+        "3",
+        "--ticks",
+        "1500",
+        "--rtt-ms",
+        "100",
+        "--loss",
+        "0.05",
+        "--leave",
+        "1@600",
+        "--out",
+        d,
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let v = json(&o);
+    let peers = v["peers"].as_array().unwrap();
+    assert!(
+        peers[1]["ended"]
+            .as_str()
+            .unwrap()
+            .starts_with("left the match")
+    );
+    let from = peers[0]["departed"][0]["absentFrom"].as_u64().unwrap();
+    // Player 1 filed inputs up to tick 600 + input delay 2 at most.
+    assert!((500..=602).contains(&from), "{from}");
+    for p in [&peers[0], &peers[2]] {
+        assert_eq!(p["confirmedTick"], 1500);
+        assert_eq!(p["desyncs"], 0);
+        assert_eq!(p["departed"][0]["player"], 1);
+        assert_eq!(p["departed"][0]["absentFrom"], from);
+        assert_eq!(p["confirmedChecksum"], peers[0]["confirmedChecksum"]);
+    }
+    let ok = tickwise(&["verify", dir.join("session.twr").to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0), "{ok:?}");
+    for bad in ["3@10", "1", "x@5", "1@y"] {
+        let o = tickwise(&["netplay", "--players", "3", "--leave", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {o:?}");
+    }
+    let o = tickwise(&["netplay", "--leave", "1@5", "--leave", "1@9"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+}
+
+#[test]
+fn netplay_leave_and_rejoin_the_match_finishes_clean_and_verifies() {
+    let dir = tmp("rejoin");
+    let d = dir.to_str().unwrap();
+    let o = tickwise(&[
+        "netplay",
+        "--players",
+        "4",
+        "--ticks",
+        "2000",
+        "--rtt-ms",
+        "300",
+        "--jitter-ms",
+        "20",
+        "--input-delay",
+        "0",
+        "--loss",
+        "0.1",
+        "--dup",
+        "0.05",
+        "--reorder",
+        "0.05",
+        "--leave",
+        "2@500",
+        "--rejoin",
+        "2@900",
+        "--out",
+        d,
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let v = json(&o);
+    let peers = v["peers"].as_array().unwrap();
+    let sum = peers[0]["confirmedChecksum"].as_str().unwrap().to_owned();
+    let gap = peers[0]["rejoined"][0].clone();
+    assert_eq!(gap["player"], 2);
+    let join = gap["joinedAt"].as_u64().unwrap();
+    assert!((900..=1000).contains(&join), "{gap}");
+    for p in peers {
+        assert_eq!(p["confirmedTick"], 2000);
+        assert_eq!(p["confirmedChecksum"], sum.as_str());
+        assert_eq!(p["desyncs"], 0);
+        if p["player"] != 2 {
+            assert_eq!(p["rejoined"][0], gap);
+        }
+    }
+    let ok = tickwise(&["verify", dir.join("session.twr").to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0), "{ok:?}");
+    // A rejoin without a leave, or before it, is a usage error.
+    for bad in [
+        &["--rejoin", "1@50"][..],
+        &["--leave", "1@50", "--rejoin", "1@40"],
+    ] {
+        let mut args = vec!["netplay", "--players", "3"];
+        args.extend(bad);
+        let o = tickwise(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {o:?}");
+    }
+}

@@ -2,7 +2,8 @@
 
 use core::fmt;
 
-use tickwise::{Capture, Nanos, ReplayInput, Sim, StateVisitor};
+use tickwise::replay::{ByteReader, put_varint};
+use tickwise::{Capture, Nanos, ReplayInput, Sim, SnapshotBytes, SnapshotError, StateVisitor};
 
 use crate::session::{Session, TickOutcome};
 use crate::transport::Transport;
@@ -186,5 +187,49 @@ impl<S: Clone> Clone for Injected<S> {
         self.inner.clone_from(&source.inner);
         self.steps = source.steps;
         self.at = source.at;
+    }
+}
+
+/// The inner sim's bytes after the step counter (a varint), so a rejoined
+/// peer's fault injection counts on from where the donor's was.
+impl<S: SnapshotBytes> SnapshotBytes for Injected<S> {
+    const SNAPSHOT_VERSION: u16 = S::SNAPSHOT_VERSION;
+
+    fn write_state(&self, out: &mut alloc::vec::Vec<u8>) {
+        put_varint(out, self.steps);
+        self.inner.write_state(out);
+    }
+
+    fn read_state(&mut self, r: &mut ByteReader<'_>) -> Result<(), SnapshotError> {
+        self.steps = r
+            .varint("steps")
+            .map_err(SnapshotError::malformed("step counter"))?;
+        self.inner.read_state(r)
+    }
+}
+
+impl<S: 'static> crate::SnapshotCodec<Injected<S>> {
+    /// The encoding of [`Injected`] around a sim with `inner`'s: the step
+    /// counter (a varint), then the inner sim's bytes.
+    #[must_use]
+    pub fn injected(inner: &crate::SnapshotCodec<S>) -> crate::SnapshotCodec<Injected<S>> {
+        let w = inner.clone();
+        let r = inner.clone();
+        crate::SnapshotCodec::from_fns(
+            move |sim: &Injected<S>, out: &mut alloc::vec::Vec<u8>| {
+                put_varint(out, sim.steps);
+                w.write(&sim.inner, out);
+            },
+            move |sim: &mut Injected<S>, bytes: &[u8]| {
+                let mut rd = ByteReader::new(bytes);
+                sim.steps = rd
+                    .varint("steps")
+                    .map_err(SnapshotError::malformed("step counter"))?;
+                let rest = rd
+                    .take(rd.remaining(), "state")
+                    .map_err(SnapshotError::malformed("state"))?;
+                r.read(&mut sim.inner, rest)
+            },
+        )
     }
 }

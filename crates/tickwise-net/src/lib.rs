@@ -72,6 +72,7 @@ mod auth;
 mod config;
 mod game;
 mod probe;
+mod rejoin;
 mod run;
 mod session;
 mod spectator;
@@ -88,11 +89,15 @@ pub use config::{
 };
 pub use game::{Injected, NetGame};
 pub use probe::Probe;
+pub use rejoin::{RejoinError, RejoinProgress, Rejoiner};
 pub use run::{
-    BundleFile, Finding, HostClock, LocalRun, PeerReport, PeerRun, PlayerInput, RunError,
-    RunOptions, SpectatorReport, random_inputs, run_local, run_peer,
+    BundleFile, Finding, HostClock, LocalRun, MAX_REJOIN_SNAPSHOT, PeerReport, PeerRun,
+    PlayerInput, RunError, RunOptions, SpectatorReport, random_inputs, run_local, run_local_rejoin,
+    run_peer,
 };
-pub use session::{Desync, Drops, Session, SessionEnd, SessionError, SessionStats, TickOutcome};
+pub use session::{
+    Desync, Drops, Session, SessionEnd, SessionError, SessionStats, SnapshotCodec, TickOutcome,
+};
 pub use spectator::Spectator;
 pub use transport::{
     Datagram, LinkStats, MAX_SLOTS, NetworkConfig, Port, RECV_BUFFER, SimNetwork, Transport,

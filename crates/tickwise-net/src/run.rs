@@ -15,9 +15,10 @@ use tickwise::{
 };
 
 use crate::auth::SessionKey;
-use crate::config::{ConfigError, FIRST_SPECTATOR_SLOT, SessionConfig};
+use crate::config::{ConfigError, FIRST_SPECTATOR_SLOT, MAX_PLAYERS, SessionConfig};
 use crate::game::{Injected, NetGame};
-use crate::session::{Desync, Session, SessionEnd, SessionError, SessionStats};
+use crate::rejoin::{RejoinError, RejoinProgress, Rejoiner};
+use crate::session::{Desync, Session, SessionEnd, SessionError, SessionStats, SnapshotCodec};
 use crate::spectator::Spectator;
 use crate::transport::{NetworkConfig, SimNetwork, Transport};
 
@@ -30,6 +31,8 @@ pub enum RunError {
     Session(SessionError),
     /// The desync injection tick must be at least 1 (tick 0 is the initial state).
     InjectAtZero,
+    /// A player could not rejoin.
+    Rejoin(RejoinError),
     /// Not one input stream per player.
     Inputs {
         /// Streams given.
@@ -44,6 +47,7 @@ impl core::fmt::Display for RunError {
         match self {
             RunError::Config(e) => write!(f, "{e}"),
             RunError::Session(e) => write!(f, "{e}"),
+            RunError::Rejoin(e) => write!(f, "{e}"),
             RunError::InjectAtZero => f.write_str(
                 "desync injection tick must be at least 1 (tick 0 is the initial state)",
             ),
@@ -96,6 +100,13 @@ pub struct RunOptions {
     /// only `window + input_delay` ticks per latency (it waits for remote
     /// inputs), so a slow network needs a larger limit to finish.
     pub max_rounds: Option<u64>,
+    /// Per player slot, the tick at which that player leaves the match in
+    /// [`run_local`] (it says goodbye and stops; the others go on).
+    pub leave_at: [Option<u64>; MAX_PLAYERS as usize],
+    /// Per player slot, the match tick (the slowest remaining player's) at
+    /// which a player who left starts a new process for its slot and
+    /// rejoins ([`run_local_rejoin`] only; it needs the sim's snapshot).
+    pub rejoin_at: [Option<u64>; MAX_PLAYERS as usize],
 }
 
 impl RunOptions {
@@ -115,6 +126,8 @@ impl RunOptions {
             inject_desync_at: None,
             disconnect_after: 300,
             max_rounds: None,
+            leave_at: [None; MAX_PLAYERS as usize],
+            rejoin_at: [None; MAX_PLAYERS as usize],
         }
     }
 
@@ -182,6 +195,29 @@ pub struct PeerReport {
     pub desync: Option<Desync>,
     /// Why it ended early, if it did.
     pub ended: Option<SessionEnd>,
+    /// The players this peer saw leave, each with the agreed first tick of
+    /// its absent input.
+    pub departed: Vec<(u8, u64)>,
+    /// The players this peer saw rejoin: slot, first absent tick, join tick.
+    pub rejoined: Vec<(u8, u64, u64)>,
+}
+
+fn rejoins<S: Sim + Clone>(s: &Session<S>) -> Vec<(u8, u64, u64)>
+where
+    S::Input: ReplayInput,
+{
+    (0..s.config().players)
+        .filter_map(|p| s.rejoined(p).map(|(a, b)| (p, a, b)))
+        .collect()
+}
+
+fn departures<S: Sim + Clone>(s: &Session<S>) -> Vec<(u8, u64)>
+where
+    S::Input: ReplayInput,
+{
+    (0..s.config().players)
+        .filter_map(|p| s.departed(p).map(|t| (p, t)))
+        .collect()
 }
 
 /// A spectator's outcome.
@@ -291,6 +327,70 @@ pub fn run_local<S: Sim + Clone>(
 where
     S::Input: ReplayInput,
 {
+    run_local_inner(
+        initial, header, inputs, opts, net, spectators, step, clock, None,
+    )
+}
+
+/// [`run_local`] for a sim with a snapshot encoding (`codec`, e.g.
+/// [`SnapshotCodec::new`] for a [`tickwise::SnapshotBytes`] sim), so that
+/// players can rejoin ([`RunOptions::rejoin_at`]): a player who left comes
+/// back as a new [`Rejoiner`] for its slot, loads the donor's chunked
+/// snapshot over the simulated network, and plays on.
+///
+/// # Errors
+///
+/// A [`RunError`] for settings out of range, or a rejoin that failed.
+#[allow(clippy::too_many_arguments, reason = "one call site per front end")]
+pub fn run_local_rejoin<S: Sim + Clone + 'static>(
+    initial: &S,
+    header: &ReplayHeader,
+    inputs: Vec<PlayerInput<'_, S::Input>>,
+    opts: &RunOptions,
+    net: NetworkConfig,
+    spectators: u8,
+    step: Nanos,
+    clock: &mut dyn FnMut() -> u64,
+    codec: &SnapshotCodec<S>,
+) -> Result<LocalRun, RunError>
+where
+    S::Input: ReplayInput,
+{
+    run_local_inner(
+        initial,
+        header,
+        inputs,
+        opts,
+        net,
+        spectators,
+        step,
+        clock,
+        Some(SnapshotCodec::injected(codec)),
+    )
+}
+
+/// The largest snapshot a rejoin in [`run_local_rejoin`] sends: 16 MiB.
+pub const MAX_REJOIN_SNAPSHOT: usize = 16 << 20;
+
+#[allow(
+    clippy::too_many_arguments,
+    clippy::too_many_lines,
+    reason = "the run loop"
+)]
+fn run_local_inner<S: Sim + Clone>(
+    initial: &S,
+    header: &ReplayHeader,
+    inputs: Vec<PlayerInput<'_, S::Input>>,
+    opts: &RunOptions,
+    net: NetworkConfig,
+    spectators: u8,
+    step: Nanos,
+    clock: &mut dyn FnMut() -> u64,
+    codec: Option<SnapshotCodec<Injected<S>>>,
+) -> Result<LocalRun, RunError>
+where
+    S::Input: ReplayInput,
+{
     opts.check()?;
     let mut network = SimNetwork::new(net);
     let mut sessions = Vec::new();
@@ -309,8 +409,15 @@ where
         let mut h = header.clone();
         h.checkpoint_every = opts.checkpoint_every;
         s.start_recording(h)?;
+        if let Some(c) = &codec {
+            s.enable_rejoin(c.clone(), MAX_REJOIN_SNAPSHOT);
+        }
         sessions.push(s);
     }
+    let mut rejoiners: Vec<Option<Rejoiner<Injected<S>>>> =
+        (0..opts.players).map(|_| None).collect();
+    let mut has_left = [false; MAX_PLAYERS as usize];
+    let mut has_rejoined = [false; MAX_PLAYERS as usize];
     let mut specs: Vec<(Spectator<Injected<S>>, u64)> = Vec::new();
     let mut costs: Vec<Vec<u64>> = (0..opts.players).map(|_| Vec::new()).collect();
     let limit = opts.round_limit();
@@ -321,7 +428,56 @@ where
         round += 1;
         let now = Timestamp::from_nanos(step.as_nanos().saturating_mul(round));
         network.advance_to(now);
+        let match_tick = sessions
+            .iter()
+            .filter(|s| s.ended().is_none())
+            .map(Session::current_tick)
+            .min()
+            .unwrap_or(0);
         for (i, s) in sessions.iter_mut().enumerate() {
+            #[allow(clippy::cast_possible_truncation, reason = "at most 4 players")]
+            let slot = i as u8;
+            if let Some(rj) = rejoiners[i].as_mut() {
+                let t0 = clock();
+                let progress = rj.tick(&mut network.port(slot)).map_err(RunError::Rejoin)?;
+                costs[i].push(clock().saturating_sub(t0));
+                if matches!(progress, RejoinProgress::Joined { .. })
+                    && let Some(joined) = rj.take_session()
+                {
+                    *s = joined;
+                    rejoiners[i] = None;
+                }
+                continue;
+            }
+            if s.ended().is_some() {
+                if let (Some(c), Some(t)) = (&codec, opts.rejoin_at[i])
+                    && has_left[i]
+                    && !has_rejoined[i]
+                    && match_tick >= t
+                {
+                    let fault = if slot == 1 {
+                        opts.inject_desync_at
+                    } else {
+                        None
+                    };
+                    let sim = Injected::new(initial.clone(), 0, fault);
+                    let epoch = 0x7e70_0000_0000_0000 ^ (round << 8) ^ u64::from(slot);
+                    rejoiners[i] = Some(Rejoiner::new(
+                        sim,
+                        opts.session(slot, 0),
+                        c.clone(),
+                        epoch,
+                        MAX_REJOIN_SNAPSHOT,
+                    )?);
+                    has_rejoined[i] = true;
+                }
+                continue;
+            }
+            if !has_left[i] && opts.leave_at[i].is_some_and(|t| s.current_tick() >= t) {
+                s.leave(&mut network.port(slot));
+                has_left[i] = true;
+                continue;
+            }
             let input = (gens[i])(s.current_tick());
             let t0 = clock();
             #[allow(clippy::cast_possible_truncation, reason = "at most 4 players")]
@@ -344,13 +500,16 @@ where
             #[allow(clippy::cast_possible_truncation, reason = "at most 8 spectators")]
             let _ = spec.tick_once(&mut network.port(FIRST_SPECTATOR_SLOT + k as u8), 8);
         }
-        let done = sessions.iter().all(Session::is_finished)
+        let waiting = (0..sessions.len())
+            .any(|i| rejoiners[i].is_some() || (opts.rejoin_at[i].is_some() && !has_rejoined[i]));
+        let done = !waiting
+            && sessions.iter().all(|s| s.is_finished() || left(s))
             && specs.iter().all(|(s, _)| s.tick() >= opts.ticks);
         if done {
             finished = true;
             break;
         }
-        if sessions.iter().any(|s| s.ended().is_some()) {
+        if sessions.iter().any(|s| s.ended().is_some() && !left(s)) {
             break;
         }
     }
@@ -375,6 +534,8 @@ where
                 frame_p99_ns: percentile(c, 99),
                 desync: s.desync().cloned(),
                 ended: s.ended(),
+                departed: departures(s),
+                rejoined: rejoins(s),
             }
         })
         .collect();
@@ -393,11 +554,17 @@ where
             }
         })
         .collect();
-    let checksums_agree = peers.windows(2).all(|w| {
+    let stayed: Vec<&PeerReport> = peers
+        .iter()
+        .filter(|p| !matches!(p.ended, Some(SessionEnd::Left { .. })))
+        .collect();
+    let checksums_agree = stayed.windows(2).all(|w| {
         (w[0].confirmed_tick, w[0].confirmed_checksum)
             == (w[1].confirmed_tick, w[1].confirmed_checksum)
     });
-    let replay = sessions[0].replay()?.to_bytes();
+    // The replay of a player who stayed to the end (player 0's unless it left).
+    let recorder = sessions.iter().find(|s| !left(s)).unwrap_or(&sessions[0]);
+    let replay = recorder.replay()?.to_bytes();
     let (desync, bundle) = match first_desync(&sessions) {
         Some((a, b)) => {
             let finding = finding(&sessions, a, b);
@@ -421,6 +588,13 @@ where
         bundle,
         network_ns: network.now().as_nanos(),
     })
+}
+
+fn left<S: Sim + Clone>(s: &Session<S>) -> bool
+where
+    S::Input: ReplayInput,
+{
+    matches!(s.ended(), Some(SessionEnd::Left { .. }))
 }
 
 fn first_desync<S: Sim + Clone>(sessions: &[Session<S>]) -> Option<(u8, u8)>
@@ -660,6 +834,8 @@ where
         frame_p99_ns: percentile(&costs, 99),
         desync: s.desync().cloned(),
         ended: s.ended(),
+        departed: departures(s),
+        rejoined: rejoins(s),
     };
     Ok(PeerRun {
         finished: s.is_finished(),

@@ -26,6 +26,11 @@ use core::fmt;
 use tickwise::replay::ByteReader;
 use tickwise::{Replay, ReplayError, ReplayHeader, ReplayInput, ReplayParts, Run, Sim};
 
+mod rejoin;
+
+pub(crate) use rejoin::Serve;
+pub use rejoin::SnapshotCodec;
+
 use crate::auth::Auth;
 use crate::config::{
     ANCHORS, CHECK_HISTORY, ConfigError, FIRST_SPECTATOR_SLOT, INPUT_RING, MAX_PLAYERS,
@@ -34,9 +39,9 @@ use crate::config::{
 use crate::probe::Probe;
 use crate::transport::{RECV_BUFFER, Transport};
 use crate::wire::{
-    Body, Buf, Envelope, FieldsMsg, InputsMsg, KIND_FIELDS, KIND_INPUTS, KIND_SPECTATE,
-    MAX_CHECKS_PER_PACKET, MAX_FIELDS_PER_PACKET, MAX_INPUTS_PER_PACKET, MAX_PACKET, MAX_UNSEALED,
-    WireError, decode, write_envelope,
+    Body, Buf, DepartureMsg, Envelope, FieldsMsg, InputsMsg, KIND_DEPARTURE, KIND_FIELDS,
+    KIND_GOODBYE, KIND_INPUTS, KIND_SPECTATE, MAX_CHECKS_PER_PACKET, MAX_FIELDS_PER_PACKET,
+    MAX_INPUTS_PER_PACKET, MAX_PACKET, MAX_UNSEALED, WireError, decode, write_envelope,
 };
 
 /// Why datagrams were dropped, counted.
@@ -66,6 +71,9 @@ pub struct Drops {
     /// of ticks the sender cannot have confirmed, a sequence number more
     /// than [`MAX_SEQ_JUMP`] past the last).
     pub far_future: u64,
+    /// From a player this session has declared gone (it left, said
+    /// goodbye or was silent past the timeout): its inputs no longer count.
+    pub departed: u64,
 }
 
 impl Drops {
@@ -81,6 +89,7 @@ impl Drops {
             + self.unauthenticated
             + self.stale
             + self.far_future
+            + self.departed
     }
     /// Counts one datagram refused by the wire layer under `e`'s reason.
     pub const fn count(&mut self, e: &WireError) {
@@ -169,11 +178,19 @@ impl fmt::Display for Desync {
 /// Why a session stopped for good.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SessionEnd {
-    /// A peer was silent for longer than the disconnect timeout.
+    /// A peer was silent for longer than the disconnect timeout. Sessions
+    /// of this version no longer end for that (a silent peer leaves and the
+    /// match goes on, see [`Session::departed`]); the variant is kept for
+    /// front ends that report it.
     Disconnected {
         /// The silent player.
         peer: u8,
         /// The local tick count when it was declared gone.
+        at_local_tick: u64,
+    },
+    /// This peer left the match ([`Session::leave`]).
+    Left {
+        /// The local tick count when it left.
         at_local_tick: u64,
     },
 }
@@ -188,6 +205,9 @@ impl fmt::Display for SessionEnd {
                 f,
                 "player {peer} disconnected (silent past the timeout; local tick {at_local_tick})"
             ),
+            SessionEnd::Left { at_local_tick } => {
+                write!(f, "left the match (local tick {at_local_tick})")
+            }
         }
     }
 }
@@ -307,6 +327,33 @@ struct Peer {
     fields_resend: u8,
 }
 
+/// Answers a settled peer gives to departure messages of one player.
+const DEPARTURE_REPLIES: u8 = 8;
+
+/// A player declared gone, while the remaining players agree on its last
+/// tick with real input (docs/netplay.md, "Leaving").
+#[derive(Clone, Copy, Debug, Default)]
+struct Away {
+    /// The largest `held` heard of, ours included: the agreed end once
+    /// every remaining player has been heard.
+    end: u64,
+    /// Remaining players whose departure message arrived (bit per slot).
+    heard: u8,
+    /// Remaining players that said they settled (bit per slot).
+    done: u8,
+    /// Remaining players whose departure message awaits one answer (so a
+    /// peer that settled and stopped sending still tells one that did not
+    /// hear it), at most [`DEPARTURE_REPLIES`] times each (two settled
+    /// peers would otherwise answer each other for good).
+    reply: u8,
+    /// Answers left per player.
+    replies: [u8; MAX_PLAYERS as usize],
+    /// Each remaining player's `held`, as last heard.
+    held: [u64; MAX_PLAYERS as usize],
+    /// Agreed: from tick `end` on this player's input is the absent input.
+    settled: bool,
+}
+
 #[derive(Clone, Debug, Default)]
 struct SpectatorLink {
     active: bool,
@@ -371,6 +418,21 @@ pub struct Session<S: Sim> {
     probed: u64,
     first_mis: Option<u64>,
     peers: [Peer; MAX_PLAYERS as usize],
+    away: [Option<Away>; MAX_PLAYERS as usize],
+    /// Per slot, the epoch of the process that last took it back.
+    rejoin_epoch: [Option<u64>; MAX_PLAYERS as usize],
+    /// Per slot, the ticks `[from, until)` it was away before it rejoined.
+    gap: [Option<(u64, u64)>; MAX_PLAYERS as usize],
+    /// The rejoin this peer serves as donor.
+    serving: Option<Serve>,
+    /// While a rejoin at this tick is being announced, this peer sends no
+    /// input for it or later (so no peer can confirm it before it knows).
+    gate: Option<u64>,
+    /// The sim's snapshot encoding and the largest snapshot served
+    /// ([`Session::enable_rejoin`]).
+    snap_encode: Option<(SnapshotCodec<S>, usize)>,
+    /// Per donor slot, a rejoin notice to acknowledge: the player and tick.
+    notice_acks: [Option<(u8, u64)>; MAX_PLAYERS as usize],
     spectators: Vec<SpectatorLink>,
     spec_buf: Vec<S::Input>,
     probe: Probe,
@@ -443,6 +505,13 @@ where
             probed: tick,
             first_mis: None,
             peers: core::array::from_fn(|_| Peer::default()),
+            away: [None; MAX_PLAYERS as usize],
+            rejoin_epoch: [None; MAX_PLAYERS as usize],
+            gap: [None; MAX_PLAYERS as usize],
+            serving: None,
+            gate: None,
+            snap_encode: None,
+            notice_acks: [None; MAX_PLAYERS as usize],
             spectators: (0..cfg.spectators)
                 .map(|_| SpectatorLink::default())
                 .collect(),
@@ -625,7 +694,7 @@ where
     fn oldest_local(&self) -> u64 {
         let mut o = self.probed;
         for p in 0..self.cfg.players {
-            if p != self.cfg.local {
+            if p != self.cfg.local && self.away[usize::from(p)].is_none() {
                 o = o.min(self.peers[usize::from(p)].acked);
             }
         }
@@ -651,9 +720,123 @@ where
     fn min_known(&self) -> u64 {
         self.known[..usize::from(self.cfg.players)]
             .iter()
-            .copied()
+            .zip(&self.away)
+            .filter(|(_, a)| !a.is_some_and(|a| a.settled))
+            .map(|(k, _)| *k)
             .min()
-            .unwrap_or(0)
+            .unwrap_or(u64::MAX)
+    }
+
+    /// From this tick on, player `p`'s input is the absent input: it left
+    /// and the remaining players agreed on its last tick.
+    fn absent_from(&self, p: usize) -> Option<u64> {
+        self.away
+            .get(p)
+            .copied()
+            .flatten()
+            .filter(|a| a.settled)
+            .map(|a| a.end)
+    }
+
+    /// Whether player `p`'s input at tick `t` is the absent input: it left
+    /// before `t` (agreed), or `t` is in the ticks it was away before it
+    /// rejoined.
+    fn absent(&self, p: usize, t: u64) -> bool {
+        self.absent_from(p).is_some_and(|e| t >= e)
+            || self
+                .gap
+                .get(p)
+                .copied()
+                .flatten()
+                .is_some_and(|(from, until)| from <= t && t < until)
+    }
+
+    /// The first tick from which player `p` (who left) plays the absent
+    /// input, once the remaining players agreed on it.
+    #[must_use]
+    pub fn departed(&self, p: u8) -> Option<u64> {
+        self.absent_from(usize::from(p))
+    }
+
+    /// Whether player `p` has been declared gone (it may still be waiting
+    /// for the agreement on its last tick).
+    #[must_use]
+    pub fn is_away(&self, p: u8) -> bool {
+        self.away.get(usize::from(p)).is_some_and(Option::is_some)
+    }
+
+    /// Leaves the match: says goodbye to every other player (one datagram
+    /// each; the silence timeout covers a lost one) and ends this session
+    /// ([`SessionEnd::Left`]). The others go on without this player.
+    pub fn leave(&mut self, transport: &mut dyn Transport) {
+        if self.ended.is_some() {
+            return;
+        }
+        for p in 0..self.cfg.players {
+            if p == self.cfg.local || self.away[usize::from(p)].is_some() {
+                continue;
+            }
+            let env = self.env();
+            write_envelope(&mut self.out, KIND_GOODBYE, &env);
+            if self.out.seal(&self.auth) {
+                transport.send(p, self.out.bytes());
+                self.stats.sent += 1;
+            }
+        }
+        self.ended = Some(SessionEnd::Left {
+            at_local_tick: self.stats.local_ticks,
+        });
+    }
+
+    /// The remaining players other than this one and `p` (bit per slot).
+    fn remaining_except(&self, p: usize) -> u8 {
+        let mut m = 0u8;
+        for q in 0..usize::from(self.cfg.players) {
+            if q != p && q != usize::from(self.cfg.local) && self.away[q].is_none() {
+                m |= 1 << q;
+            }
+        }
+        m
+    }
+
+    /// Declares player `p` gone: its inputs stop counting at what this
+    /// peer holds now, and the agreement on its last tick starts.
+    fn declare_away(&mut self, p: usize) {
+        if p == usize::from(self.cfg.local) || p >= usize::from(self.cfg.players) {
+            return;
+        }
+        if self.away[p].is_some() {
+            return;
+        }
+        self.away[p] = Some(Away {
+            end: self.known[p],
+            replies: [DEPARTURE_REPLIES; MAX_PLAYERS as usize],
+            ..Away::default()
+        });
+        // Another player's agreement may have been waiting for p.
+        for q in 0..usize::from(self.cfg.players) {
+            self.try_settle(q);
+        }
+    }
+
+    /// Settles the agreement on `p`'s last tick once every remaining player
+    /// has been heard and every input up to the agreed end is held.
+    fn try_settle(&mut self, p: usize) {
+        let rem = self.remaining_except(p);
+        let known = self.known[p];
+        let Some(a) = self.away.get_mut(p).and_then(Option::as_mut) else {
+            return;
+        };
+        if a.settled || a.heard & rem != rem || known < a.end {
+            return;
+        }
+        a.settled = true;
+        let end = a.end;
+        // Ticks from `end` on were predicted with the leaver's last input;
+        // they are run again with the absent input.
+        if end < self.current {
+            self.first_mis = Some(self.first_mis.map_or(end, |f| f.min(end)));
+        }
     }
 
     /// Runs one of the game's ticks (see the module docs).
@@ -705,6 +888,10 @@ where
     /// Fills `self.merged` for tick `t`: known inputs, or the last known one.
     fn gather(&mut self, t: u64) {
         for p in 0..usize::from(self.cfg.players) {
+            if self.absent(p, t) {
+                self.merged[p] = S::Input::default();
+                continue;
+            }
             let known = self.known[p];
             if t < known {
                 if let Some(s) = self.slot(p, t) {
@@ -773,7 +960,7 @@ where
         }
         let mut ahead = i64::MIN;
         for p in 0..self.cfg.players {
-            if p != self.cfg.local {
+            if p != self.cfg.local && self.away[usize::from(p)].is_none() {
                 ahead = ahead.max(self.peers[usize::from(p)].adv16);
             }
         }
@@ -788,7 +975,9 @@ where
             let t = s - 1;
             // Tick t's confirmed input, for the replay and spectators.
             for p in 0..usize::from(self.cfg.players) {
-                if let Some(slot) = self.slot(p, t) {
+                if self.absent(p, t) {
+                    self.merged[p] = S::Input::default();
+                } else if let Some(slot) = self.slot(p, t) {
                     let input = slot.input.clone();
                     self.merged[p] = input;
                 }
@@ -841,6 +1030,7 @@ where
                 }
             }
             self.probed = s;
+            self.snapshot_if_joining(s);
         }
     }
 
@@ -1012,18 +1202,12 @@ where
 
     fn check_timeouts(&mut self) {
         let now = self.stats.local_ticks;
-        for p in 0..self.cfg.players {
-            if p == self.cfg.local {
+        for p in 0..usize::from(self.cfg.players) {
+            if p == usize::from(self.cfg.local) || self.away[p].is_some() {
                 continue;
             }
-            let peer = &self.peers[usize::from(p)];
-            if now.saturating_sub(peer.last_heard) > self.cfg.disconnect_after
-                && self.ended.is_none()
-            {
-                self.ended = Some(SessionEnd::Disconnected {
-                    peer: p,
-                    at_local_tick: now,
-                });
+            if now.saturating_sub(self.peers[p].last_heard) > self.cfg.disconnect_after {
+                self.declare_away(p);
             }
         }
         for s in &mut self.spectators {
@@ -1099,6 +1283,16 @@ where
             return;
         }
         let p = usize::from(sender);
+        if let Body::Rejoin { epoch } = body {
+            // Epoch-checked, not sequence-checked: a new process for the
+            // slot numbers its datagrams from 1 again.
+            self.receive_rejoin(p, epoch);
+            return;
+        }
+        if self.away[p].is_some() {
+            self.stats.drops.departed += 1;
+            return;
+        }
         if self.peers[p].last_seq.is_some_and(|l| env.seq <= l) {
             self.stats.drops.stale += 1;
             return;
@@ -1117,6 +1311,7 @@ where
                 peer.last_seq = Some(env.seq);
                 peer.last_heard = now;
                 self.receive_inputs(p, &m);
+                self.rejoiner_playing(p);
             }
             Body::Fields(m) => {
                 let peer = &mut self.peers[p];
@@ -1124,15 +1319,119 @@ where
                 peer.last_heard = now;
                 self.receive_fields(p, &m);
             }
+            Body::Goodbye => {
+                self.peers[p].last_seq = Some(env.seq);
+                self.declare_away(p);
+            }
+            Body::Departure(m) => {
+                if !self.departure_plausible(p, &m) {
+                    self.stats.drops.far_future += 1;
+                    return;
+                }
+                let peer = &mut self.peers[p];
+                peer.last_seq = Some(env.seq);
+                peer.last_heard = now;
+                self.receive_departure(p, &m);
+            }
+            Body::Notice {
+                player,
+                epoch,
+                join,
+            } => {
+                self.peers[p].last_seq = Some(env.seq);
+                self.peers[p].last_heard = now;
+                self.receive_notice(p, player, epoch, join);
+            }
+            Body::NoticeAck { player, join } => {
+                self.peers[p].last_seq = Some(env.seq);
+                self.peers[p].last_heard = now;
+                self.receive_notice_ack(p, player, join);
+            }
+            Body::ChunkAck { epoch, next, have } => {
+                self.peers[p].last_seq = Some(env.seq);
+                self.peers[p].last_heard = now;
+                self.receive_chunk_ack(p, epoch, next, have);
+            }
+            Body::Rejoin { .. } | Body::Chunk(_) | Body::Refuse { .. } => {
+                self.stats.drops.unknown_peer += 1;
+            }
             Body::Spectate(_) | Body::SpectatorAck { .. } => {
                 self.stats.drops.unknown_peer += 1;
             }
         }
     }
 
+    /// A departure about another player of the session whose ticks this
+    /// session can hold (an end past the input ring could never be reached).
+    fn departure_plausible(&self, q: usize, m: &DepartureMsg<'_>) -> bool {
+        let p = usize::from(m.leaver);
+        p < usize::from(self.cfg.players)
+            && p != q
+            && m.held <= m.end
+            && m.end <= self.probed.saturating_add(INPUT_RING as u64)
+    }
+
+    fn receive_departure(&mut self, q: usize, m: &DepartureMsg<'_>) {
+        let p = usize::from(m.leaver);
+        if self.gap[p].is_some_and(|(_, until)| m.end < until) && self.away[p].is_none() {
+            // About the leave before its rejoin: settled and done with.
+            return;
+        }
+        if p == usize::from(self.cfg.local) {
+            // The others think this peer left: it cannot take its slot back
+            // without rejoining, so there is nothing to do with it here.
+            return;
+        }
+        self.declare_away(p);
+        let Some(a) = self.away[p].as_mut() else {
+            return;
+        };
+        a.heard |= 1 << q;
+        if a.replies[q] > 0 {
+            a.replies[q] -= 1;
+            a.reply |= 1 << q;
+        }
+        a.held[q] = a.held[q].max(m.held);
+        if !a.settled {
+            a.end = a.end.max(m.end);
+        }
+        if m.settled {
+            a.done |= 1 << q;
+        }
+        let end = a.end;
+        let settled = a.settled;
+        if !settled {
+            let mut r = ByteReader::new(m.inputs);
+            for k in 0..u64::from(m.count) {
+                let Ok(input) = S::Input::decode(&mut r) else {
+                    break;
+                };
+                let t = m.start + k;
+                if t != self.known[p] {
+                    continue;
+                }
+                if t >= end || t >= self.probed + INPUT_RING as u64 {
+                    break;
+                }
+                if let Some(slot) = self.slot(p, t)
+                    && slot.state == SlotState::Predicted
+                    && slot.input != input
+                {
+                    self.stats.mispredictions += 1;
+                    self.first_mis = Some(self.first_mis.map_or(t, |f| f.min(t)));
+                }
+                self.set_input(p, t, input, SlotState::Confirmed);
+                self.known[p] += 1;
+            }
+        }
+        self.try_settle(p);
+    }
+
     fn inputs_plausible(&self, p: usize, m: &InputsMsg<'_>) -> bool {
         let me = usize::from(self.cfg.local);
-        m.ack <= self.known[me]
+        // A rejoined player holds everything before its join tick.
+        let joined = self.gap[p].map_or(0, |(_, until)| until);
+        m.ack <= self.known[me].max(joined)
             && m.start <= self.known[p].saturating_add(INPUT_RING as u64)
             && m.pong <= self.stats.local_ticks
     }
@@ -1208,7 +1507,7 @@ where
 
     fn send_all(&mut self, transport: &mut dyn Transport) {
         for p in 0..self.cfg.players {
-            if p == self.cfg.local {
+            if p == self.cfg.local || self.away[usize::from(p)].is_some() {
                 continue;
             }
             self.send_inputs(p, transport);
@@ -1219,6 +1518,71 @@ where
         }
         for k in 0..self.spectators.len() {
             self.send_spectator(k, transport);
+        }
+        self.send_rejoin(transport);
+        for p in 0..self.cfg.players {
+            let Some(a) = self.away[usize::from(p)] else {
+                continue;
+            };
+            let rem = self.remaining_except(usize::from(p));
+            for q in 0..self.cfg.players {
+                let bit = 1 << q;
+                let quiet = a.settled && a.done & bit != 0 && a.reply & bit == 0;
+                if rem & bit != 0 && !quiet {
+                    self.send_departure(p, q, transport);
+                }
+            }
+            if let Some(a) = self.away[usize::from(p)].as_mut() {
+                a.reply = 0;
+            }
+        }
+    }
+
+    /// Tells remaining player `q` what this peer knows of leaver `p`, with
+    /// the leaver's inputs `q` is missing.
+    fn send_departure(&mut self, p: u8, q: u8, transport: &mut dyn Transport) {
+        let Some(a) = self.away[usize::from(p)] else {
+            return;
+        };
+        let pi = usize::from(p);
+        let env = self.env();
+        let held = self.known[pi];
+        // Relay only once q said what it holds.
+        let start = if a.heard & (1 << q) != 0 {
+            a.held[usize::from(q)]
+        } else {
+            held
+        };
+        let Self {
+            out, inputs, enc, ..
+        } = self;
+        write_envelope(out, KIND_DEPARTURE, &env);
+        out.push(p);
+        out.push(u8::from(a.settled));
+        out.varint(held);
+        out.varint(a.end);
+        out.varint(start);
+        let count_at = out.len();
+        out.push(0);
+        let mut count = 0u8;
+        let mut t = start;
+        while t < held && usize::from(count) < MAX_INPUTS_PER_PACKET {
+            let Some(slot) = find(inputs, pi, t).filter(|s| s.state == SlotState::Confirmed) else {
+                break;
+            };
+            enc.clear();
+            slot.input.encode(enc);
+            if out.len() + enc.len() > MAX_UNSEALED {
+                break;
+            }
+            out.extend(enc);
+            count += 1;
+            t += 1;
+        }
+        out.set(count_at, count);
+        if out.seal(&self.auth) {
+            transport.send(q, out.bytes());
+            self.stats.sent += 1;
         }
     }
 
@@ -1235,6 +1599,7 @@ where
                 peer.checks_they_have,
             )
         };
+        let upto = self.known[me].min(self.gate.unwrap_or(u64::MAX));
         let Self {
             out,
             inputs,
@@ -1257,7 +1622,7 @@ where
         let budget = MAX_UNSEALED - 1 - MAX_CHECKS_PER_PACKET * 18;
         let mut count = 0u8;
         let mut t = start;
-        while t < known[me] && usize::from(count) < MAX_INPUTS_PER_PACKET {
+        while t < upto && usize::from(count) < MAX_INPUTS_PER_PACKET {
             let Some(slot) = find(inputs, me, t) else {
                 break;
             };

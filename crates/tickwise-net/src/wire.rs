@@ -7,7 +7,10 @@
 //! offset size  field
 //! 0      2     magic "TN"
 //! 2      1     wire version (2)
-//! 3      1     kind: 1 inputs, 2 field hashes, 3 spectator inputs, 4 spectator ack
+//! 3      1     kind: 1 inputs, 2 field hashes, 3 spectator inputs, 4 spectator ack,
+//!              5 departure (a leaver's last tick), 6 goodbye, 7 rejoin request,
+//!              8 rejoin notice, 9 rejoin notice ack, 10 snapshot chunk,
+//!              11 snapshot ack, 12 rejoin refused
 //! 4      8     session id (u64 LE, derived from the session key)
 //! 12     1     sender slot (players 0..=3, spectators 4..)
 //! 13     var   sequence number (varint, strictly increasing per sender)
@@ -52,6 +55,16 @@ pub(crate) const KIND_INPUTS: u8 = 1;
 pub(crate) const KIND_FIELDS: u8 = 2;
 pub(crate) const KIND_SPECTATE: u8 = 3;
 pub(crate) const KIND_SPECTATOR_ACK: u8 = 4;
+pub(crate) const KIND_DEPARTURE: u8 = 5;
+pub(crate) const KIND_GOODBYE: u8 = 6;
+pub(crate) const KIND_REJOIN: u8 = 7;
+pub(crate) const KIND_NOTICE: u8 = 8;
+pub(crate) const KIND_NOTICE_ACK: u8 = 9;
+pub(crate) const KIND_CHUNK: u8 = 10;
+pub(crate) const KIND_CHUNK_ACK: u8 = 11;
+pub(crate) const KIND_REFUSE: u8 = 12;
+/// Snapshot bytes per chunk (the last chunk of a snapshot may be shorter).
+pub const CHUNK_BYTES: usize = 400;
 
 /// Why a datagram was dropped before it reached the session's state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +150,113 @@ pub enum Body<'a> {
         /// The spectator has every tick below this one.
         ack: u64,
     },
+    /// A remaining player's view of a player who left, and the leaver's
+    /// inputs relayed to the peers that miss them.
+    Departure(DepartureMsg<'a>),
+    /// The sender leaves the match (it sends nothing after this).
+    Goodbye,
+    /// A player process asks to take its slot back.
+    Rejoin {
+        /// The rejoining process's epoch (a fresh random number per process).
+        epoch: u64,
+    },
+    /// The donor tells a remaining player that `player` plays again from
+    /// tick `join` (it was absent since it left).
+    Notice {
+        /// The rejoining player.
+        player: u8,
+        /// Its process's epoch.
+        epoch: u64,
+        /// The first tick with its input again.
+        join: u64,
+    },
+    /// A remaining player has applied a notice.
+    NoticeAck {
+        /// The rejoining player.
+        player: u8,
+        /// The tick from the notice.
+        join: u64,
+    },
+    /// One chunk of the confirmed state at `join`, donor to rejoiner.
+    Chunk(ChunkMsg<'a>),
+    /// The rejoiner holds every chunk below `next`, and chunk `next + 1 + i`
+    /// for each bit `i` set in `have`.
+    ChunkAck {
+        /// The rejoining process's epoch.
+        epoch: u64,
+        /// See above.
+        next: u64,
+        /// See above.
+        have: u64,
+    },
+    /// The donor cannot serve a rejoin.
+    Refuse {
+        /// The rejoining process's epoch.
+        epoch: u64,
+        /// 1: the sim has no snapshot encoding; 2: its snapshot is over the limit.
+        reason: u8,
+        /// Reason 2: the snapshot's size in bytes; else 0.
+        bytes: u64,
+        /// Reason 2: the limit; else 0.
+        limit: u64,
+    },
+}
+
+/// Body of kind 10:
+///
+/// ```text
+/// epoch    u64 LE  the rejoining process's epoch
+/// join     varint  the snapshot's tick (the rejoiner plays from it)
+/// total    varint  the snapshot's length in bytes
+/// checksum u64 LE  the checksum of the sim state it holds
+/// index    varint  the chunk's number (its bytes start at index × 400)
+/// data     ...     the rest of the datagram: 400 bytes, or the remainder for the last chunk
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkMsg<'a> {
+    /// See the layout.
+    pub epoch: u64,
+    /// See the layout.
+    pub join: u64,
+    /// See the layout.
+    pub total: u64,
+    /// See the layout.
+    pub checksum: u64,
+    /// See the layout.
+    pub index: u64,
+    /// See the layout.
+    pub data: &'a [u8],
+}
+
+/// Body of kind 5, sent by a remaining player to each other remaining
+/// player while the leaver's last tick is being agreed (docs/netplay.md,
+/// "Leaving").
+///
+/// ```text
+/// leaver   u8      the player who left (0..=3)
+/// settled  u8      1: the sender has agreed on `end` and holds every input below it; 0 otherwise
+/// held     varint  the sender holds the leaver's inputs for ticks < held
+/// end      varint  the largest `held` the sender has heard of (its own included)
+/// start    varint  first tick of the relayed inputs below
+/// count    u8      0..=64 of the leaver's inputs, in the sim's replay input encoding
+/// inputs   ...
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DepartureMsg<'a> {
+    /// See the layout.
+    pub leaver: u8,
+    /// See the layout.
+    pub settled: bool,
+    /// See the layout.
+    pub held: u64,
+    /// See the layout.
+    pub end: u64,
+    /// See the layout.
+    pub start: u64,
+    /// See the layout.
+    pub count: u8,
+    /// The encoded inputs (decoded lazily by the session).
+    pub inputs: &'a [u8],
 }
 
 /// Body of kind 1.
@@ -522,6 +642,95 @@ fn decode_opened<'a>(
         KIND_SPECTATOR_ACK => Body::SpectatorAck {
             ack: r.varint("ack").map_err(malformed("ack"))?,
         },
+        KIND_DEPARTURE => {
+            let leaver = r.u8("leaver").map_err(malformed("leaver"))?;
+            let flag = r.u8("settled").map_err(malformed("settled flag"))?;
+            if leaver >= 4 || flag > 1 {
+                return Err(WireError::Malformed {
+                    what: "leaver or settled flag",
+                });
+            }
+            let mut v = [0u64; 3];
+            for (slot, what) in v.iter_mut().zip(["held", "end", "input start"]) {
+                *slot = r.varint(what).map_err(malformed(what))?;
+            }
+            let count = r.u8("count").map_err(malformed("input count"))?;
+            if usize::from(count) > MAX_INPUTS_PER_PACKET {
+                return Err(WireError::Malformed {
+                    what: "input count",
+                });
+            }
+            let inputs = take_inputs(&mut r, bytes, usize::from(count), &mut input_len)?;
+            Body::Departure(DepartureMsg {
+                leaver,
+                settled: flag == 1,
+                held: v[0],
+                end: v[1],
+                start: v[2],
+                count,
+                inputs,
+            })
+        }
+        KIND_GOODBYE => Body::Goodbye,
+        KIND_REJOIN => Body::Rejoin {
+            epoch: r.u64_le("epoch").map_err(malformed("epoch"))?,
+        },
+        KIND_NOTICE => {
+            let player = r.u8("player").map_err(malformed("player"))?;
+            let epoch = r.u64_le("epoch").map_err(malformed("epoch"))?;
+            let join = r.varint("join").map_err(malformed("join tick"))?;
+            Body::Notice {
+                player,
+                epoch,
+                join,
+            }
+        }
+        KIND_NOTICE_ACK => {
+            let player = r.u8("player").map_err(malformed("player"))?;
+            let join = r.varint("join").map_err(malformed("join tick"))?;
+            Body::NoticeAck { player, join }
+        }
+        KIND_CHUNK => {
+            let epoch = r.u64_le("epoch").map_err(malformed("epoch"))?;
+            let join = r.varint("join").map_err(malformed("join tick"))?;
+            let total = r.varint("total").map_err(malformed("snapshot length"))?;
+            let checksum = r.u64_le("checksum").map_err(malformed("checksum"))?;
+            let index = r.varint("index").map_err(malformed("chunk index"))?;
+            let data = r
+                .take(r.remaining(), "data")
+                .map_err(malformed("chunk data"))?;
+            if data.len() > CHUNK_BYTES {
+                return Err(WireError::Malformed {
+                    what: "chunk length",
+                });
+            }
+            Body::Chunk(ChunkMsg {
+                epoch,
+                join,
+                total,
+                checksum,
+                index,
+                data,
+            })
+        }
+        KIND_CHUNK_ACK => Body::ChunkAck {
+            epoch: r.u64_le("epoch").map_err(malformed("epoch"))?,
+            next: r.varint("next").map_err(malformed("chunk ack"))?,
+            have: r.u64_le("have").map_err(malformed("chunk bitmap"))?,
+        },
+        KIND_REFUSE => {
+            let epoch = r.u64_le("epoch").map_err(malformed("epoch"))?;
+            let reason = r.u8("reason").map_err(malformed("reason"))?;
+            if !(1..=2).contains(&reason) {
+                return Err(WireError::Malformed { what: "reason" });
+            }
+            Body::Refuse {
+                epoch,
+                reason,
+                bytes: r.varint("bytes").map_err(malformed("size"))?,
+                limit: r.varint("limit").map_err(malformed("limit"))?,
+            }
+        }
         kind => return Err(WireError::UnknownKind { kind }),
     };
     if r.remaining() != 0 {

@@ -154,7 +154,7 @@ fn each_bad_packet_kind_is_counted_under_its_reason() {
     v1[2] = 1; // the previous wire version (no MAC)
     s.handle_datagram(Some(1), &v1);
     assert_eq!(s.stats().drops.version, 1);
-    s.handle_datagram(Some(1), &seal(envelope(9, 1, 5)));
+    s.handle_datagram(Some(1), &seal(envelope(99, 1, 5)));
     assert_eq!(s.stats().drops.unknown_kind, 1);
     let mut other = envelope(1, 1, 6);
     other[4..12].copy_from_slice(&(auth().session_id() ^ 1).to_le_bytes());
@@ -237,28 +237,36 @@ fn a_checks_ack_past_every_check_is_harmless() {
 }
 
 #[test]
-fn a_silent_peer_is_reported_as_disconnected() {
+fn a_silent_peer_leaves_and_the_match_goes_on() {
     let (sim, _, _) = island(2);
     let mut net = SimNetwork::new(NetworkConfig::PERFECT);
     let mut cfg = SessionConfig::new(2, 0, KEY);
     cfg.disconnect_after = 60;
     let mut s = Session::new(sim, cfg).unwrap();
-    let mut ended = None;
-    for _ in 0..100 {
-        if let tickwise_net::TickOutcome::Ended(e) = s.tick(&0, &mut net.port(0)) {
-            ended = Some(e);
-            break;
-        }
+    for _ in 0..60 {
+        assert!(!matches!(
+            s.tick(&0, &mut net.port(0)),
+            tickwise_net::TickOutcome::Ended(_)
+        ));
     }
-    assert_eq!(
-        ended,
-        Some(tickwise_net::SessionEnd::Disconnected {
-            peer: 1,
-            at_local_tick: 61
-        })
-    );
-    // Nothing ran past the window while waiting.
+    // Nothing ran past the window while waiting, and player 1 (who never
+    // sent an input) is not gone yet: 60 ticks of silence are allowed.
     assert_eq!(s.current_tick(), 8);
+    assert_eq!(s.departed(1), None);
+    let _ = s.tick(&0, &mut net.port(0));
+    // Silent past the timeout: gone, its input is the absent input from
+    // tick 0 (the only other player has nothing to add), and the match
+    // goes on without stalling.
+    assert_eq!(s.departed(1), Some(0));
+    for _ in 0..100 {
+        assert_eq!(
+            s.tick(&0, &mut net.port(0)),
+            tickwise_net::TickOutcome::Advanced
+        );
+    }
+    assert_eq!(s.ended(), None);
+    // Tick 61 declared it gone and ran tick 8, then 100 more ran.
+    assert_eq!(s.current_tick(), 109);
 }
 
 /// The schedule that once failed `any_network_schedule_agrees` under the

@@ -70,6 +70,7 @@ mod digest;
 mod fixed_loop;
 mod input;
 mod lifecycle;
+mod persist;
 mod present;
 pub mod replay;
 mod resume_summary;
@@ -90,6 +91,7 @@ pub use input::{
     PlayerSources, TickInput, TickInputs,
 };
 pub use lifecycle::{AppState, CatchUpPolicy, Lifecycle, LifecycleError, ResumeReport};
+pub use persist::{SnapshotBytes, SnapshotError, read_snapshot, write_snapshot};
 pub use present::{Capture, Presenter};
 pub use replay::{
     BlockFault, Checkpoint, Comparison, DEFAULT_CHECKPOINT_EVERY, Divergence, FORMAT_VERSION,

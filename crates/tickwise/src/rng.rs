@@ -80,6 +80,16 @@ impl Pcg32 {
         (self.state, self.inc)
     }
 
+    /// The generator with these [`Pcg32::parts`] (a snapshot read back);
+    /// `None` for an even increment, which no seeding produces.
+    #[must_use]
+    pub const fn from_parts(state: u64, inc: u64) -> Option<Pcg32> {
+        if inc & 1 == 0 {
+            return None;
+        }
+        Some(Pcg32 { state, inc })
+    }
+
     /// The next 32 random bits.
     pub const fn next_u32(&mut self) -> u32 {
         let old = self.state;

@@ -22,6 +22,10 @@ impl CatalogSim for Duel {
     const VERSION: u32 = VERSION;
     const DEFAULT_CONFIG: &'static [u8] = DEFAULT_CONFIG;
     type Config = DuelConfig;
+
+    fn snapshot_codec() -> Option<tickwise_catalog::tickwise_net::SnapshotCodec<Self>> {
+        Some(tickwise_catalog::tickwise_net::SnapshotCodec::new())
+    }
     type ConfigError = ConfigError;
 
     fn parse_config(bytes: &[u8]) -> Result<DuelConfig, ConfigError> {

@@ -58,6 +58,7 @@
 
 mod catalog;
 mod config;
+mod persist;
 pub mod session;
 #[cfg(test)]
 mod tests;

@@ -69,7 +69,8 @@ pub struct SessionArgs {
     /// desync caught.
     #[arg(long, value_name = "T", value_parser = clap::value_parser!(u64).range(1..))]
     pub inject_desync_at: Option<u64>,
-    /// A peer silent for this many ticks is reported as disconnected.
+    /// A peer silent for this many ticks has left: the others agree on its
+    /// last tick and go on with its absent input (docs/netplay.md, "Leaving").
     #[arg(long, value_name = "TICKS", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub disconnect_after: u64,
@@ -261,6 +262,28 @@ pub struct Args {
     #[arg(long, value_name = "S", default_value_t = 0,
           value_parser = clap::value_parser!(u8).range(..=8))]
     pub spectators: u8,
+    /// Player P leaves the match at its tick T (says goodbye and stops);
+    /// the others go on. Repeatable, once per player.
+    #[arg(long = "leave", value_name = "P@T", value_parser = parse_at)]
+    pub leave: Vec<(u8, u64)>,
+    /// Player P, who left (`--leave`), starts again as a new process for
+    /// its slot when the match reaches tick T, loads the confirmed state
+    /// from another player in chunks over the simulated network, and plays
+    /// on. Repeatable, once per player; the sim needs a snapshot encoding.
+    #[arg(long = "rejoin", value_name = "P@T", value_parser = parse_at)]
+    pub rejoin: Vec<(u8, u64)>,
+}
+
+/// A `P@T` value: player slot and tick.
+fn parse_at(s: &str) -> Result<(u8, u64), String> {
+    let (p, t) = s
+        .split_once('@')
+        .ok_or_else(|| format!("{s:?} is not PLAYER@TICK (e.g. 2@2000)"))?;
+    let p: u8 = p
+        .parse()
+        .map_err(|_| format!("{p:?} is not a player slot (0 to 3)"))?;
+    let t: u64 = t.parse().map_err(|_| format!("{t:?} is not a tick"))?;
+    Ok((p, t))
 }
 
 fn probability(s: &str) -> Result<f64, String> {
@@ -305,7 +328,48 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         Some(k) => k,
         None => random_key()?,
     };
-    let opts = s.options(key);
+    let mut opts = s.options(key);
+    for &(p, t) in &args.leave {
+        let slot = opts
+            .leave_at
+            .get_mut(usize::from(p))
+            .filter(|_| p < s.players)
+            .ok_or_else(|| {
+                Failure::usage(anyhow::anyhow!(
+                    "--leave {p}@{t}: player {p} is not in a {}-player match (slots 0 to {})",
+                    s.players,
+                    s.players - 1
+                ))
+            })?;
+        if slot.replace(t).is_some() {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--leave {p}@{t}: player {p} already leaves once (one --leave per player)"
+            )));
+        }
+    }
+    for &(p, t) in &args.rejoin {
+        let left = opts
+            .leave_at
+            .get(usize::from(p))
+            .copied()
+            .flatten()
+            .filter(|_| p < s.players);
+        let Some(l) = left else {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--rejoin {p}@{t}: player {p} does not leave (give --leave {p}@TICK first)"
+            )));
+        };
+        if t <= l {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--rejoin {p}@{t}: player {p} leaves at tick {l}; it can rejoin only later"
+            )));
+        }
+        if opts.rejoin_at[usize::from(p)].replace(t).is_some() {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--rejoin {p}@{t}: player {p} already rejoins once (one --rejoin per player)"
+            )));
+        }
+    }
     let origin = Instant::now();
     let mut clock = || u64::try_from(origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
     let run = catalog
@@ -393,13 +457,19 @@ pub fn peer_json(p: &PeerReport) -> Value {
             "tick": d.tick, "peer": d.peer, "fields": d.fields,
         })),
         "ended": p.ended.map(|e| e.to_string()),
+        "departed": p.departed.iter().map(|&(player, from)| json!({
+            "player": player, "absentFrom": from,
+        })).collect::<Vec<_>>(),
+        "rejoined": p.rejoined.iter().map(|&(player, from, join)| json!({
+            "player": player, "absentFrom": from, "joinedAt": join,
+        })).collect::<Vec<_>>(),
     })
 }
 
 /// Drops that are neither undecodable, unauthenticated nor stale.
 #[must_use]
 pub const fn other_drops(d: &Drops) -> u64 {
-    d.unknown_peer + d.wrong_session + d.far_future
+    d.unknown_peer + d.wrong_session + d.far_future + d.departed
 }
 
 fn paths_json(written: &[PathBuf]) -> Vec<String> {
@@ -465,6 +535,23 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf], round_limit: u64
             s.drops.unauthenticated,
             s.desyncs
         );
+    }
+    for p in &run.peers {
+        if let Some(e) = p.ended {
+            println!("player {}: {e}", p.slot);
+        }
+        for &(q, from) in &p.departed {
+            println!(
+                "player {}: player {q} left; its input is the absent input from tick {from}",
+                p.slot
+            );
+        }
+        for &(q, from, join) in &p.rejoined {
+            println!(
+                "player {}: player {q} was away for ticks {from}..{join} (absent input) and rejoined at {join}",
+                p.slot
+            );
+        }
     }
     for s in &run.spectators {
         println!(

@@ -117,6 +117,7 @@ mod grid;
 mod hero;
 mod input;
 mod par;
+mod persist;
 mod reference;
 mod separate;
 mod snapshot;

@@ -118,7 +118,7 @@ impl SlotOf {
 
     /// Records that enemy `id` is now in `slot`.
     #[inline]
-    fn set(&self, id: u32, slot: u32) {
+    pub(super) fn set(&self, id: u32, slot: u32) {
         if let Some(s) = self.0.get(id as usize) {
             s.store(slot, Ordering::Relaxed);
         }
@@ -129,7 +129,7 @@ impl SlotOf {
         self.0.iter().map(|s| s.load(Ordering::Relaxed) as usize)
     }
 
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.0.len()
     }
 }
@@ -188,17 +188,17 @@ pub struct HordeWorld {
     /// steers for, `enemySpeed · (K − c) / K` (a table: no division per enemy).
     want: Vec<i64>,
     // State (visited).
-    tick: u64,
-    rng: Pcg32,
+    pub(super) tick: u64,
+    pub(super) rng: Pcg32,
     /// Heroes in use (`players`, 1..=[`MAX_HEROES`]); fixed when built.
     pub(super) players: usize,
     /// The heroes; only `heroes[..players]` exist.
     pub(super) heroes: [Hero; MAX_HEROES],
     /// Times every hero was down at once.
     pub(super) wipes: u64,
-    kills: u64,
-    waves: u64,
-    alive: u32,
+    pub(super) kills: u64,
+    pub(super) waves: u64,
+    pub(super) alive: u32,
     pub(super) last_pairs: u64,
     pub(super) last_contacts: u32,
     pub(super) e: Enemies,

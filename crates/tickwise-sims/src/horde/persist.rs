@@ -1,0 +1,138 @@
+//! The horde's state as bytes ([`tickwise::SnapshotBytes`]), for a player
+//! who rejoins a netplay match.
+//!
+//! Layout (version 1; varints are LEB128, `i32`/`i64` zig-zag varints):
+//! tick, rng state, rng increment, players, then per hero x, y, hp, downs,
+//! invuln, attack timer; wipes, kills, waves, alive, last pairs, last
+//! contacts; the enemy count `n` (must equal the config's), then per storage
+//! slot x, y, id, vx, vy, hp, crowd. Slots are kept in storage order, and
+//! where each id is stored follows from the ids, so the restored world steps
+//! exactly as the original.
+
+use alloc::vec::Vec;
+
+use tickwise::replay::{ByteReader, put_varint};
+use tickwise::{Pcg32, SnapshotBytes, SnapshotError};
+
+use super::hero::MAX_HEROES;
+use super::world::HordeWorld;
+
+const fn zig(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)).cast_unsigned()
+}
+
+const fn zag(v: u64) -> i64 {
+    (v >> 1).cast_signed() ^ -((v & 1).cast_signed())
+}
+
+fn get(r: &mut ByteReader<'_>, what: &'static str) -> Result<u64, SnapshotError> {
+    r.varint(what).map_err(SnapshotError::malformed(what))
+}
+
+fn get_i32(r: &mut ByteReader<'_>, what: &'static str) -> Result<i32, SnapshotError> {
+    i32::try_from(zag(get(r, what)?)).map_err(|_| SnapshotError::Malformed { what })
+}
+
+fn get_u32(r: &mut ByteReader<'_>, what: &'static str) -> Result<u32, SnapshotError> {
+    u32::try_from(get(r, what)?).map_err(|_| SnapshotError::Malformed { what })
+}
+
+impl SnapshotBytes for HordeWorld {
+    const SNAPSHOT_VERSION: u16 = 1;
+
+    fn write_state(&self, out: &mut Vec<u8>) {
+        put_varint(out, self.tick);
+        let (state, inc) = self.rng.parts();
+        put_varint(out, state);
+        put_varint(out, inc);
+        put_varint(out, self.players as u64);
+        for h in &self.heroes[..self.players] {
+            put_varint(out, zig(i64::from(h.x)));
+            put_varint(out, zig(i64::from(h.y)));
+            put_varint(out, zig(h.hp));
+            put_varint(out, h.downs);
+            put_varint(out, u64::from(h.invuln));
+            put_varint(out, u64::from(h.attack_timer));
+        }
+        for v in [self.wipes, self.kills, self.waves, u64::from(self.alive)] {
+            put_varint(out, v);
+        }
+        put_varint(out, self.last_pairs);
+        put_varint(out, u64::from(self.last_contacts));
+        let e = &self.e;
+        put_varint(out, e.body.len() as u64);
+        for k in 0..e.body.len() {
+            let b = &e.body[k];
+            put_varint(out, zig(i64::from(b.x)));
+            put_varint(out, zig(i64::from(b.y)));
+            put_varint(out, u64::from(b.id));
+            put_varint(out, zig(i64::from(e.vel[k][0])));
+            put_varint(out, zig(i64::from(e.vel[k][1])));
+            put_varint(out, zig(i64::from(e.hp[k])));
+            put_varint(out, u64::from(e.crowd[k]));
+        }
+    }
+
+    fn read_state(&mut self, r: &mut ByteReader<'_>) -> Result<(), SnapshotError> {
+        self.tick = get(r, "tick")?;
+        let state = get(r, "rng state")?;
+        let inc = get(r, "rng increment")?;
+        self.rng = Pcg32::from_parts(state, inc).ok_or(SnapshotError::Malformed {
+            what: "rng increment",
+        })?;
+        let players = get(r, "players")?;
+        if players != self.players as u64 || self.players > MAX_HEROES {
+            return Err(SnapshotError::Config {
+                what: "player count",
+            });
+        }
+        for h in &mut self.heroes[..self.players] {
+            h.x = get_i32(r, "hero x")?;
+            h.y = get_i32(r, "hero y")?;
+            h.hp = zag(get(r, "hero hp")?);
+            h.downs = get(r, "hero downs")?;
+            h.invuln = get_u32(r, "hero invulnerability")?;
+            h.attack_timer = get_u32(r, "hero attack timer")?;
+        }
+        self.wipes = get(r, "wipes")?;
+        self.kills = get(r, "kills")?;
+        self.waves = get(r, "waves")?;
+        self.alive = get_u32(r, "alive")?;
+        self.last_pairs = get(r, "last pairs")?;
+        self.last_contacts = get_u32(r, "last contacts")?;
+        let n = get(r, "enemy count")?;
+        if n != self.e.body.len() as u64 || self.slot_of.len() != self.e.body.len() {
+            return Err(SnapshotError::Config {
+                what: "enemy count",
+            });
+        }
+        // Every id exactly once: `seen` marks ids already placed.
+        let mut seen = alloc::vec![false; self.e.body.len()];
+        for k in 0..self.e.body.len() {
+            let x = get_i32(r, "enemy x")?;
+            let y = get_i32(r, "enemy y")?;
+            let id = get_u32(r, "enemy id")?;
+            match seen.get_mut(id as usize) {
+                Some(s) if !*s => *s = true,
+                _ => return Err(SnapshotError::Malformed { what: "enemy id" }),
+            }
+            let vx = get_i32(r, "enemy velocity")?;
+            let vy = get_i32(r, "enemy velocity")?;
+            let hp = get_i32(r, "enemy hp")?;
+            let crowd =
+                u16::try_from(get(r, "enemy crowd")?).map_err(|_| SnapshotError::Malformed {
+                    what: "enemy crowd",
+                })?;
+            let b = &mut self.e.body[k];
+            b.x = x;
+            b.y = y;
+            b.id = id;
+            self.e.vel[k] = [vx, vy];
+            self.e.hp[k] = hp;
+            self.e.crowd[k] = crowd;
+            #[allow(clippy::cast_possible_truncation, reason = "slots fit in u32 (ids do)")]
+            self.slot_of.set(id, k as u32);
+        }
+        Ok(())
+    }
+}
