@@ -78,7 +78,8 @@ impl Refusal {
             | CatalogError::SeedMismatch { .. }
             | CatalogError::Inputs(_)
             | CatalogError::Net(_)
-            | CatalogError::DifferentSims { .. } => Refusal::Corrupt,
+            | CatalogError::DifferentSims { .. }
+            | CatalogError::NoSnapshot { .. } => Refusal::Corrupt,
         }
     }
 
