@@ -234,7 +234,9 @@ def main() -> int:
             b, c = per_tick_counts(base, n, t0, t1), per_tick_counts(cur, n, t0, t1)
             names = {"I": "instructions", "D1": "D1 misses", "LL": "LL misses"}
             parts = [
-                f"{names[k]} {b[k] / 1e6:.3f}M -> {c[k] / 1e6:.3f}M ({c[k] / max(b[k], 1):.2f}x)"
+                # A ratio of a few hundred misses says nothing: counts only.
+                f"{names[k]} {b[k]:,.0f} -> {c[k]:,.0f}"
+                + (f" ({c[k] / b[k]:.2f}x)" if b[k] >= 1000 else "")
                 for k in names
             ]
             print(f"  horde {n:,}: " + "; ".join(parts), flush=True)
