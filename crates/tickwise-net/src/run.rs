@@ -197,6 +197,11 @@ pub struct PeerReport {
     pub departed: Vec<(u8, u64)>,
     /// The players this peer saw rejoin: slot, first absent tick, join tick.
     pub rejoined: Vec<(u8, u64, u64)>,
+    /// Bytes of the datagrams this peer sent (0 over UDP: unknown).
+    pub bytes_sent: u64,
+    /// When this peer rejoined ([`run_local_rejoin`]): the ticks of network
+    /// time from its first request to playing, and the snapshot's size.
+    pub rejoin: Option<(u64, u64)>,
 }
 
 fn rejoins<S: Sim + Clone>(s: &Session<S>) -> Vec<(u8, u64, u64)>
@@ -415,6 +420,8 @@ where
         (0..opts.players).map(|_| None).collect();
     let mut has_left = [false; MAX_PLAYERS as usize];
     let mut has_rejoined = [false; MAX_PLAYERS as usize];
+    let mut rejoin_started = [0u64; MAX_PLAYERS as usize];
+    let mut rejoin_cost: [Option<(u64, u64)>; MAX_PLAYERS as usize] = [None; MAX_PLAYERS as usize];
     let mut specs: Vec<(Spectator<Injected<S>>, u64)> = Vec::new();
     let mut costs: Vec<Vec<u64>> = (0..opts.players).map(|_| Vec::new()).collect();
     let limit = opts.round_limit();
@@ -441,6 +448,7 @@ where
                 if matches!(progress, RejoinProgress::Joined { .. })
                     && let Some(joined) = rj.take_session()
                 {
+                    rejoin_cost[i] = Some((round - rejoin_started[i], rj.snapshot_bytes()));
                     *s = joined;
                     rejoiners[i] = None;
                 }
@@ -467,6 +475,7 @@ where
                         MAX_REJOIN_SNAPSHOT,
                     )?);
                     has_rejoined[i] = true;
+                    rejoin_started[i] = round;
                 }
                 continue;
             }
@@ -532,6 +541,8 @@ where
                 ended: s.ended(),
                 departed: departures(s),
                 rejoined: rejoins(s),
+                bytes_sent: network.stats(slot).bytes,
+                rejoin: rejoin_cost[i],
             }
         })
         .collect();
@@ -831,6 +842,8 @@ where
         ended: s.ended(),
         departed: departures(s),
         rejoined: rejoins(s),
+        bytes_sent: 0,
+        rejoin: None,
     };
     Ok(PeerRun {
         finished: s.is_finished(),

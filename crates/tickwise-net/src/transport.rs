@@ -93,6 +93,9 @@ impl NetworkConfig {
 pub struct LinkStats {
     /// Datagrams handed to the network.
     pub sent: u64,
+    /// Bytes of the datagrams handed to the network (MACs included, UDP
+    /// and IP headers not).
+    pub bytes: u64,
     /// Datagrams the network lost.
     pub lost: u64,
     /// Extra copies delivered.
@@ -265,6 +268,7 @@ impl SimNetwork {
             return;
         }
         self.stats[f].sent += 1;
+        self.stats[f].bytes += bytes.len() as u64;
         if bytes.len() > MAX_PACKET {
             self.stats[f].oversized += 1;
             return;
