@@ -440,6 +440,9 @@ pub struct PeerIo<'a> {
     pub linger: tickwise::Nanos,
     /// Give up after this long.
     pub deadline: tickwise::Nanos,
+    /// `Some(epoch)`: this process takes its slot back in a running match
+    /// (a rejoin; `epoch` is random per process).
+    pub rejoin: Option<u64>,
 }
 
 impl core::fmt::Debug for PeerIo<'_> {
@@ -1036,6 +1039,10 @@ impl<S: CatalogSim> Entry<S> {
             io.clock,
             io.linger,
             io.deadline,
+            tickwise_net::PeerRejoin {
+                codec: S::snapshot_codec().as_ref(),
+                epoch: io.rejoin,
+            },
         )?)
     }
 }

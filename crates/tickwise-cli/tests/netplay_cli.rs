@@ -456,3 +456,80 @@ fn netplay_leave_and_rejoin_the_match_finishes_clean_and_verifies() {
         assert_eq!(o.status.code(), Some(2), "{bad:?}: {o:?}");
     }
 }
+
+/// Issue 17's "Done when" over UDP with real processes: `kill -9` one peer,
+/// start a new process for its slot with `--rejoin`, and the match
+/// finishes clean: both confirm every tick with the same checksum, and the
+/// peer that stayed writes a replay that verifies.
+#[test]
+fn a_killed_udp_peer_restarted_with_rejoin_takes_its_slot_back() {
+    let (pa, pb) = (free_port(), free_port());
+    let (a, b) = (format!("127.0.0.1:{pa}"), format!("127.0.0.1:{pb}"));
+    let dir = tmp("udp-rejoin");
+    let cfg = dir.join("horde.json");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut c: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../config/horde.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    c["tickHz"] = 60.into();
+    c["enemies"] = 200.into();
+    std::fs::write(&cfg, c.to_string()).unwrap();
+    let spawn = |k: usize, bind: &str, remote: &str, extra: &[&str]| {
+        let mut args = vec![
+            "peer",
+            "--bind",
+            bind,
+            "--remote",
+            remote,
+            "--config",
+            cfg.to_str().unwrap(),
+            "--ticks",
+            "900",
+            "--disconnect-after",
+            "60",
+            "--timeout-s",
+            "60",
+            "--session-key",
+            KEY,
+            "--json",
+        ];
+        let k = k.to_string();
+        args.extend(["--player", &k]);
+        args.extend(extra);
+        Command::new(env!("CARGO_BIN_EXE_tickwise"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let out0 = dir.join("p0");
+    let c0 = spawn(0, &a, &b, &["--out", out0.to_str().unwrap()]);
+    let mut c1 = spawn(1, &b, &a, &[]);
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    c1.kill().unwrap(); // SIGKILL: no goodbye
+    let _ = c1.wait();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let c1b = spawn(1, &b, &a, &["--rejoin"]);
+    let (o0, o1) = (
+        c0.wait_with_output().unwrap(),
+        c1b.wait_with_output().unwrap(),
+    );
+    assert_eq!(o0.status.code(), Some(0), "{o0:?}");
+    assert_eq!(o1.status.code(), Some(0), "{o1:?}");
+    let (v0, v1) = (json(&o0), json(&o1));
+    assert_eq!(v0["confirmedTick"], 900);
+    assert_eq!(v1["confirmedTick"], 900);
+    assert_eq!(v0["confirmedChecksum"], v1["confirmedChecksum"]);
+    assert_eq!(v0["desyncs"], 0);
+    assert_eq!(v1["desyncs"], 0);
+    let gap = &v0["rejoined"][0];
+    assert_eq!(gap["player"], 1, "{v0}");
+    let ok = tickwise(&["verify", out0.join("session.twr").to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0), "{ok:?}");
+}

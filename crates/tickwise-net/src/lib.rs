@@ -91,7 +91,7 @@ pub use game::{Injected, NetGame};
 pub use probe::Probe;
 pub use rejoin::{RejoinError, RejoinProgress, Rejoiner};
 pub use run::{
-    BundleFile, Finding, HostClock, LocalRun, MAX_REJOIN_SNAPSHOT, PeerReport, PeerRun,
+    BundleFile, Finding, HostClock, LocalRun, MAX_REJOIN_SNAPSHOT, PeerRejoin, PeerReport, PeerRun,
     PlayerInput, RunError, RunOptions, SpectatorReport, random_inputs, run_local, run_local_rejoin,
     run_peer,
 };

@@ -120,6 +120,7 @@ pub struct Rejoiner<S: Sim> {
     incoming: Option<Incoming>,
     session: Option<Session<S>>,
     joined: Option<u64>,
+    loaded: u64,
     out: Buf,
     rbuf: Vec<u8>,
     drops: Drops,
@@ -157,6 +158,7 @@ where
             incoming: None,
             session: None,
             joined: None,
+            loaded: 0,
             out: Buf::new(),
             rbuf: vec![0; RECV_BUFFER],
             drops: Drops::default(),
@@ -167,6 +169,12 @@ where
     #[must_use]
     pub const fn drops(&self) -> &Drops {
         &self.drops
+    }
+
+    /// The size of the snapshot loaded (or being loaded), in bytes.
+    #[must_use]
+    pub const fn snapshot_bytes(&self) -> u64 {
+        self.loaded
     }
 
     /// The session, once joined (once).
@@ -291,6 +299,7 @@ where
                 next: 0,
                 received: 0,
             });
+            self.loaded = m.total;
         }
         let Some(inc) = self.incoming.as_mut() else {
             return Ok(());

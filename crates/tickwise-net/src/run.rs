@@ -33,6 +33,8 @@ pub enum RunError {
     InjectAtZero,
     /// A player could not rejoin.
     Rejoin(RejoinError),
+    /// A rejoining peer got no snapshot before its deadline.
+    RejoinTimeout,
     /// Not one input stream per player.
     Inputs {
         /// Streams given.
@@ -48,6 +50,9 @@ impl core::fmt::Display for RunError {
             RunError::Config(e) => write!(f, "{e}"),
             RunError::Session(e) => write!(f, "{e}"),
             RunError::Rejoin(e) => write!(f, "{e}"),
+            RunError::RejoinTimeout => f.write_str(
+                "rejoin: no snapshot arrived before the deadline (is the match still running, with the same key?)",
+            ),
             RunError::InjectAtZero => f.write_str(
                 "desync injection tick must be at least 1 (tick 0 is the initial state)",
             ),
@@ -200,6 +205,9 @@ pub struct PeerReport {
     pub departed: Vec<(u8, u64)>,
     /// The players this peer saw rejoin: slot, first absent tick, join tick.
     pub rejoined: Vec<(u8, u64, u64)>,
+    /// When this peer rejoined ([`run_local_rejoin`]): the ticks of network
+    /// time from its first request to playing, and the snapshot's size.
+    pub rejoin: Option<(u64, u64)>,
 }
 
 fn rejoins<S: Sim + Clone>(s: &Session<S>) -> Vec<(u8, u64, u64)>
@@ -418,6 +426,8 @@ where
         (0..opts.players).map(|_| None).collect();
     let mut has_left = [false; MAX_PLAYERS as usize];
     let mut has_rejoined = [false; MAX_PLAYERS as usize];
+    let mut rejoin_started = [0u64; MAX_PLAYERS as usize];
+    let mut rejoin_cost: [Option<(u64, u64)>; MAX_PLAYERS as usize] = [None; MAX_PLAYERS as usize];
     let mut specs: Vec<(Spectator<Injected<S>>, u64)> = Vec::new();
     let mut costs: Vec<Vec<u64>> = (0..opts.players).map(|_| Vec::new()).collect();
     let limit = opts.round_limit();
@@ -444,6 +454,7 @@ where
                 if matches!(progress, RejoinProgress::Joined { .. })
                     && let Some(joined) = rj.take_session()
                 {
+                    rejoin_cost[i] = Some((round - rejoin_started[i], rj.snapshot_bytes()));
                     *s = joined;
                     rejoiners[i] = None;
                 }
@@ -470,6 +481,7 @@ where
                         MAX_REJOIN_SNAPSHOT,
                     )?);
                     has_rejoined[i] = true;
+                    rejoin_started[i] = round;
                 }
                 continue;
             }
@@ -536,6 +548,7 @@ where
                 ended: s.ended(),
                 departed: departures(s),
                 rejoined: rejoins(s),
+                rejoin: rejoin_cost[i],
             }
         })
         .collect();
@@ -726,6 +739,25 @@ where
     ])
 }
 
+/// How [`run_peer`] takes part in rejoins: the sim's snapshot encoding (a
+/// peer with one serves players who rejoin), and, for a process taking a
+/// slot back in a running match, its epoch (a random number per process).
+pub struct PeerRejoin<'a, S> {
+    /// The sim's snapshot encoding, if it has one.
+    pub codec: Option<&'a SnapshotCodec<S>>,
+    /// `Some`: this process rejoins a running match.
+    pub epoch: Option<u64>,
+}
+
+impl<S> core::fmt::Debug for PeerRejoin<'_, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PeerRejoin")
+            .field("codec", &self.codec.is_some())
+            .field("epoch", &self.epoch)
+            .finish()
+    }
+}
+
 /// A host's clock, for [`run_peer`]: the only place real time enters.
 pub trait HostClock {
     /// Monotonic host time.
@@ -757,7 +789,7 @@ pub struct PeerRun {
 ///
 /// A [`RunError`] for settings out of range.
 #[allow(clippy::too_many_arguments, reason = "one call site per front end")]
-pub fn run_peer<S: Sim + Clone>(
+pub fn run_peer<S: Sim + Clone + 'static>(
     initial: &S,
     header: &ReplayHeader,
     input: PlayerInput<'_, S::Input>,
@@ -768,6 +800,7 @@ pub fn run_peer<S: Sim + Clone>(
     host: &mut dyn HostClock,
     linger: Nanos,
     deadline: Nanos,
+    rejoin: PeerRejoin<'_, S>,
 ) -> Result<PeerRun, RunError>
 where
     S::Input: ReplayInput,
@@ -782,15 +815,48 @@ where
         None
     };
     let sim = Injected::new(initial.clone(), 0, fault);
-    let mut session = Session::new(sim, cfg)?;
-    let mut h = header.clone();
-    h.checkpoint_every = opts.checkpoint_every;
-    session.start_recording(h)?;
+    let codec = rejoin.codec.map(SnapshotCodec::injected);
+    let start = host.now();
+    let mut session = match (rejoin.epoch, &codec) {
+        (Some(epoch), Some(c)) => {
+            // A new process for a slot of a running match: load the
+            // confirmed state from the donor first, at the sim's step.
+            let step = clock_config.step().steps_to_nanos(1).as_nanos().max(1);
+            let mut rj = Rejoiner::new(sim, cfg, c.clone(), epoch, MAX_REJOIN_SNAPSHOT)?;
+            let mut next = start.as_nanos();
+            loop {
+                let now = host.now().as_nanos();
+                if now >= next {
+                    next = next.saturating_add(step);
+                    if let RejoinProgress::Joined { .. } =
+                        rj.tick(transport).map_err(RunError::Rejoin)?
+                        && let Some(s) = rj.take_session()
+                    {
+                        break s;
+                    }
+                }
+                if now.saturating_sub(start.as_nanos()) >= deadline.as_nanos() {
+                    return Err(RunError::RejoinTimeout);
+                }
+                host.sleep(Nanos::from_millis(1));
+            }
+        }
+        (Some(_), None) => return Err(RunError::Rejoin(RejoinError::NoSnapshotEncoding)),
+        (None, _) => {
+            let mut session = Session::new(sim, cfg)?;
+            let mut h = header.clone();
+            h.checkpoint_every = opts.checkpoint_every;
+            session.start_recording(h)?;
+            session
+        }
+    };
+    if let Some(c) = &codec {
+        session.enable_rejoin(c.clone(), MAX_REJOIN_SNAPSHOT);
+    }
     let mut gen_input = input;
     let inputs = FnInputs(move |t: Tick| gen_input(t.get()));
     let game = NetGame::new(session, transport);
     let mut lp = FixedLoop::new(game, inputs, clock_config, CatchUpPolicy::Full);
-    let start = host.now();
     let mut costs = Vec::new();
     let mut finished_at: Option<Timestamp> = None;
     loop {
@@ -836,10 +902,16 @@ where
         ended: s.ended(),
         departed: departures(s),
         rejoined: rejoins(s),
+        rejoin: None,
     };
     Ok(PeerRun {
         finished: s.is_finished(),
-        replay: s.replay()?.to_bytes(),
+        // A rejoined peer does not record (its session starts mid-match).
+        replay: match s.replay() {
+            Ok(r) => r.to_bytes(),
+            Err(SessionError::NotRecording) => Vec::new(),
+            Err(e) => return Err(e.into()),
+        },
         report,
         loop_ticks,
     })

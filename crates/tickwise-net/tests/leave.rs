@@ -263,3 +263,95 @@ fn horde_four_players_leave_at_2000_rejoin_at_3500_chaos_three_seeds() {
         }
     }
 }
+
+/// A rejoin the donor cannot serve is refused with a reason the rejoiner
+/// reports: no snapshot encoding, a snapshot over the donor's limit, or
+/// one over the rejoiner's own limit (checked before it allocates).
+#[test]
+fn rejoins_that_cannot_be_served_are_refused_clearly() {
+    use tickwise_net::{RejoinError, Rejoiner, Session};
+    let (sim, _) = horde(300, 2);
+    // (donor's limit or no encoding, rejoiner's limit) and the error.
+    let cases = [
+        (None, 1 << 20, RejoinError::NoSnapshotEncoding),
+        (
+            Some(100),
+            1 << 20,
+            RejoinError::TooLarge {
+                bytes: 0,
+                limit: 100,
+            },
+        ),
+        (
+            Some(1 << 20),
+            1_000,
+            RejoinError::TooLarge {
+                bytes: 0,
+                limit: 1_000,
+            },
+        ),
+    ];
+    for (donor_limit, own_limit, want) in cases {
+        let mut net = SimNetwork::new(NetworkConfig::PERFECT);
+        let mut cfg = SessionConfig::new(2, 0, KEY);
+        cfg.input_delay = 0;
+        let mut host = Session::new(sim.clone(), cfg).unwrap();
+        if let Some(limit) = donor_limit {
+            host.enable_rejoin(SnapshotCodec::new(), limit);
+        }
+        let mut leaver = Session::new(sim.clone(), SessionConfig::new(2, 1, KEY)).unwrap();
+        for round in 1..=20u64 {
+            net.advance_to(tickwise::Timestamp::from_nanos(round * 16_666_667));
+            let _ = host.tick(&TickInput::default(), &mut net.port(0));
+            let _ = leaver.tick(&TickInput::default(), &mut net.port(1));
+        }
+        leaver.leave(&mut net.port(1));
+        let mut rj = Rejoiner::new(
+            sim.clone(),
+            SessionConfig::new(2, 1, KEY),
+            SnapshotCodec::new(),
+            42,
+            own_limit,
+        )
+        .unwrap();
+        let mut got = None;
+        for round in 21..=200u64 {
+            net.advance_to(tickwise::Timestamp::from_nanos(round * 16_666_667));
+            let _ = host.tick(&TickInput::default(), &mut net.port(0));
+            if let Err(e) = rj.tick(&mut net.port(1)) {
+                got = Some(e);
+                break;
+            }
+        }
+        let got = got.expect("refused");
+        match (&got, &want) {
+            (
+                RejoinError::TooLarge { bytes, limit },
+                RejoinError::TooLarge {
+                    limit: want_limit, ..
+                },
+            ) => {
+                // A 300-enemy horde is several kilobytes.
+                assert!(*bytes > 3_000, "{got}");
+                assert_eq!(limit, want_limit);
+                assert!(got.to_string().contains("over the limit"), "{got}");
+            }
+            _ => assert_eq!(got, want),
+        }
+        // The host goes on without the leaver: at once when it refused;
+        // when the rejoiner gave up on its own (its limit), after the
+        // rejoiner's silence reached the timeout (300 ticks), as a leave.
+        let before = host.current_tick();
+        for round in 300..=700u64 {
+            net.advance_to(tickwise::Timestamp::from_nanos(round * 16_666_667));
+            let _ = host.tick(&TickInput::default(), &mut net.port(0));
+        }
+        assert!(host.departed(1).is_some());
+        assert_eq!(host.ended(), None);
+        assert!(
+            host.current_tick() > before + 50,
+            "{before} {}",
+            host.current_tick()
+        );
+    }
+}

@@ -444,6 +444,8 @@ pub fn peer_json(p: &PeerReport) -> Value {
         "frameCostP99Ns": p.frame_p99_ns,
         "packetsSent": s.sent,
         "bytesSent": p.bytes_sent,
+        "rejoinTicks": p.rejoin.map(|r| r.0),
+        "rejoinSnapshotBytes": p.rejoin.map(|r| r.1),
         "packetsLost": p.lost,
         "packetsDuplicated": p.duplicated,
         "packetsReordered": p.reordered,
@@ -543,6 +545,12 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf], round_limit: u64
         for &(q, from) in &p.departed {
             println!(
                 "player {}: player {q} left; its input is the absent input from tick {from}",
+                p.slot
+            );
+        }
+        if let Some((ticks, bytes)) = p.rejoin {
+            println!(
+                "player {}: rejoined after {ticks} ticks of network time ({bytes}-byte snapshot)",
                 p.slot
             );
         }

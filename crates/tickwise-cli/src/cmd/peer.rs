@@ -30,6 +30,12 @@ pub struct Args {
     /// Give up after this many seconds.
     #[arg(long, value_name = "S", default_value_t = 120)]
     pub timeout_s: u64,
+    /// Take this slot back in a running match (after this player's process
+    /// was killed, or left): load the confirmed state from another player
+    /// and play on. Needs the same `--player`, key and settings; the sim
+    /// needs a snapshot encoding. A rejoined peer writes no replay.
+    #[arg(long)]
+    pub rejoin: bool,
 }
 
 struct RealClock(Instant);
@@ -85,11 +91,25 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         local: args.player,
         linger: Nanos::from_millis(1_500),
         deadline: Nanos::from_secs(args.timeout_s),
+        rejoin: if args.rejoin {
+            let mut b = [0u8; 8];
+            getrandom::fill(&mut b).map_err(|e| {
+                anyhow::anyhow!("cannot read the OS's random source for a rejoin epoch: {e}")
+            })?;
+            Some(u64::from_le_bytes(b))
+        } else {
+            None
+        },
     };
     let run = catalog
         .peer_within(sim, Some(&config), &plan, &s.options(key), io, &s.limits())
         .map_err(|e| hints::catalog(e).context("refusing to start the peer"))?;
-    let written = write_outputs(s.out.as_deref(), &run.replay, &[])?;
+    // A rejoined peer has no replay of the match (the others have it).
+    let written = if run.replay.is_empty() {
+        Vec::new()
+    } else {
+        write_outputs(s.out.as_deref(), &run.replay, &[])?
+    };
     let ok = run.finished && run.report.desync.is_none();
     if s.json {
         let mut v = peer_json(&run.report);
