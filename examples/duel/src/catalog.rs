@@ -22,10 +22,6 @@ impl CatalogSim for Duel {
     const VERSION: u32 = VERSION;
     const DEFAULT_CONFIG: &'static [u8] = DEFAULT_CONFIG;
     type Config = DuelConfig;
-
-    fn snapshot_codec() -> Option<tickwise_catalog::tickwise_net::SnapshotCodec<Self>> {
-        Some(tickwise_catalog::tickwise_net::SnapshotCodec::new())
-    }
     type ConfigError = ConfigError;
 
     fn parse_config(bytes: &[u8]) -> Result<DuelConfig, ConfigError> {
@@ -69,6 +65,12 @@ impl CatalogSim for Duel {
     /// [`json_input`].
     fn json_input(value: &Value) -> Result<TickInput, String> {
         json_input(value)
+    }
+
+    /// The duel's [`tickwise::SnapshotBytes`], so a player can rejoin a
+    /// netplay match.
+    fn snapshot_codec() -> Option<tickwise_catalog::tickwise_net::SnapshotCodec<Self>> {
+        Some(tickwise_catalog::tickwise_net::SnapshotCodec::new())
     }
 }
 
