@@ -117,7 +117,7 @@ pub struct RunOptions {
 impl RunOptions {
     /// Defaults for a session with key `key`: delay 2, window 8, every
     /// tick checked, a checkpoint every 60 ticks, 5 s (300 ticks) of
-    /// silence is a disconnect.
+    /// silence is a leave.
     #[must_use]
     pub const fn new(players: u8, ticks: u64, key: SessionKey) -> RunOptions {
         RunOptions {
