@@ -259,6 +259,42 @@ fn capture_spectating(rounds: usize) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// One hand-made datagram of each leave and rejoin kind (docs/netplay.md),
+/// without its MAC: player 1 says goodbye, asks for its slot back (epoch
+/// 0), acknowledges a notice and chunks; "player 0" sends the fuzz target's
+/// rejoiner (slot 1, epoch 0) a snapshot chunk and a refusal; player 1
+/// sends a departure and a notice naming player 0.
+fn leave_and_rejoin_datagrams() -> Vec<Vec<u8>> {
+    let id = tickwise_net::Auth::new(&fuzz_checks::NET_KEY).session_id();
+    let env = |kind: u8, sender: u8, seq: u8| {
+        let mut v = b"TN".to_vec();
+        v.extend([tickwise_net::wire::WIRE_VERSION, kind]);
+        v.extend(id.to_le_bytes());
+        v.extend([sender, seq]);
+        v
+    };
+    let epoch = 0u64.to_le_bytes();
+    let with = |mut v: Vec<u8>, parts: &[&[u8]]| {
+        for p in parts {
+            v.extend(*p);
+        }
+        v
+    };
+    vec![
+        with(env(5, 1, 1), &[&[0, 0, 5, 5, 0, 0]]),
+        with(env(8, 1, 2), &[&[0], &epoch, &[5]]),
+        with(env(6, 1, 3), &[]),
+        with(env(7, 1, 4), &[&epoch]),
+        with(env(9, 1, 5), &[&[1, 5]]),
+        with(env(11, 1, 6), &[&epoch, &[0], &0u64.to_le_bytes()]),
+        with(
+            env(10, 0, 7),
+            &[&epoch, &[5, 10], &7u64.to_le_bytes(), &[0], b"0123456789"],
+        ),
+        with(env(12, 0, 8), &[&epoch, &[2, 0x88, 0x27, 0x80, 0x20]]),
+    ]
+}
+
 /// `batch_upload`'s input for these limits, cut points and body (see
 /// `BatchCase::from_input`).
 fn batch_input(
@@ -299,6 +335,10 @@ fn network_seeds() -> Vec<(&'static str, Vec<u8>)> {
             join(capture_match(fuzz_checks::IslandPair::new(other), 24)),
         ),
         ("net_datagram/spectator", join(capture_spectating(20))),
+        (
+            "net_datagram/leave_and_rejoin",
+            join(leave_and_rejoin_datagrams()),
+        ),
         (
             "batch_upload/three_replays",
             batch_input(
@@ -392,6 +432,12 @@ fn network_seeds_are_current_and_reach_the_session() {
     let s = fuzz_checks::net_datagram_session(&seed("desync_and_fields"));
     let d = s.desync().expect("a desync");
     assert!(d.fields.as_ref().is_some_and(|f| !f.is_empty()), "{d}");
+    // The leave-and-rejoin seed: player 1's goodbye is taken (it is gone,
+    // absent from tick 0 in a 2-player match), and its later acks are
+    // `departed` drops.
+    let s = fuzz_checks::net_datagram_session(&seed("leave_and_rejoin"));
+    assert_eq!(s.departed(1), Some(0));
+    assert!(s.stats().drops.departed >= 2, "{:?}", s.stats().drops);
     let spectator = seed("spectator");
     let n = fuzz_checks::split_datagrams(&spectator).len() as u64;
     let s = fuzz_checks::net_datagram_session(&spectator);

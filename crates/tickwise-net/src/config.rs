@@ -25,11 +25,12 @@ pub const CHECK_HISTORY: usize = 128;
 /// Confirmed ticks kept for spectators (all players' inputs per tick).
 pub const SPECTATOR_BUFFER: usize = 256;
 /// The largest step a peer's sequence number may take from one accepted
-/// datagram to the next. A legitimate peer sends at most 14 datagrams per
-/// tick (3 players and 8 spectators, a field-hash message to each player)
-/// and is declared disconnected after `disconnect_after` silent ticks, so a
-/// gap of 2^20 means over 74 000 ticks (20 minutes at 60 Hz) of datagrams
-/// all lost; a larger jump is a bug of the sender and is dropped as
+/// datagram to the next. A legitimate peer sends at most 31 datagrams per
+/// tick (inputs to 3 players and 8 spectators, a field-hash message and a
+/// departure message to each player, and as a rejoin's donor 2 notices and
+/// 8 snapshot chunks) and has left after `disconnect_after` silent ticks,
+/// so a gap of 2^20 means over 33 000 ticks (9 minutes at 60 Hz) of
+/// datagrams all lost; a larger jump is a bug of the sender and is dropped as
 /// `far_future`, so it can never make every later datagram look stale.
 pub const MAX_SEQ_JUMP: u64 = 1 << 20;
 /// Forensic snapshots of confirmed states kept (one every
@@ -57,8 +58,9 @@ pub struct SessionConfig {
     /// every datagram is authenticated with it, and the session id on the
     /// wire is derived from it ([`crate::Auth`]).
     pub key: SessionKey,
-    /// A peer heard from for no longer than this many local ticks is
-    /// reported as disconnected and the session ends.
+    /// A peer not heard from for more than this many local ticks has
+    /// left: the others agree on its last tick and go on with its absent
+    /// input (docs/netplay.md, "Leaving").
     pub disconnect_after: u64,
     /// The session stops simulating at this tick (it keeps talking so the
     /// others can confirm it too).

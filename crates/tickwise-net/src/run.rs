@@ -117,7 +117,7 @@ pub struct RunOptions {
 impl RunOptions {
     /// Defaults for a session with key `key`: delay 2, window 8, every
     /// tick checked, a checkpoint every 60 ticks, 5 s (300 ticks) of
-    /// silence is a disconnect.
+    /// silence is a leave.
     #[must_use]
     pub const fn new(players: u8, ticks: u64, key: SessionKey) -> RunOptions {
         RunOptions {
@@ -205,8 +205,10 @@ pub struct PeerReport {
     pub departed: Vec<(u8, u64)>,
     /// The players this peer saw rejoin: slot, first absent tick, join tick.
     pub rejoined: Vec<(u8, u64, u64)>,
-    /// When this peer rejoined ([`run_local_rejoin`]): the ticks of network
-    /// time from its first request to playing, and the snapshot's size.
+    /// When this peer rejoined ([`run_local_rejoin`], or [`run_peer`] with
+    /// an epoch): the ticks (of network time; over UDP, of the sim's step
+    /// on the host clock) from its first request to playing, and the
+    /// snapshot's size.
     pub rejoin: Option<(u64, u64)>,
 }
 
@@ -817,6 +819,7 @@ where
     let sim = Injected::new(initial.clone(), 0, fault);
     let codec = rejoin.codec.map(SnapshotCodec::injected);
     let start = host.now();
+    let mut rejoined = None;
     let mut session = match (rejoin.epoch, &codec) {
         (Some(epoch), Some(c)) => {
             // A new process for a slot of a running match: load the
@@ -824,14 +827,17 @@ where
             let step = clock_config.step().steps_to_nanos(1).as_nanos().max(1);
             let mut rj = Rejoiner::new(sim, cfg, c.clone(), epoch, MAX_REJOIN_SNAPSHOT)?;
             let mut next = start.as_nanos();
+            let mut ticks = 0u64;
             loop {
                 let now = host.now().as_nanos();
                 if now >= next {
                     next = next.saturating_add(step);
+                    ticks += 1;
                     if let RejoinProgress::Joined { .. } =
                         rj.tick(transport).map_err(RunError::Rejoin)?
                         && let Some(s) = rj.take_session()
                     {
+                        rejoined = Some((ticks, rj.snapshot_bytes()));
                         break s;
                     }
                 }
@@ -902,7 +908,7 @@ where
         ended: s.ended(),
         departed: departures(s),
         rejoined: rejoins(s),
-        rejoin: None,
+        rejoin: rejoined,
     };
     Ok(PeerRun {
         finished: s.is_finished(),

@@ -67,7 +67,8 @@ impl CatalogSim for Duel {
         json_input(value)
     }
 
-    /// Rejoining players get the duel's state as bytes ([`tickwise::SnapshotBytes`]).
+    /// The duel's [`tickwise::SnapshotBytes`], so a player can rejoin a
+    /// netplay match.
     fn snapshot_codec() -> Option<tickwise_catalog::tickwise_net::SnapshotCodec<Self>> {
         Some(tickwise_catalog::tickwise_net::SnapshotCodec::new())
     }
