@@ -852,21 +852,12 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         let mut sb = S::build(&cfg);
         let mut live = PlanInputs::<S>::new(plan, sb.players())?;
         let mut recorded = ra.tick_inputs();
-        let mut left = 0u64;
         let comparison = compare_lockstep_with_events(
             &mut sa,
             &mut sb,
+            // At most the replay's ticks are asked for: it never runs out.
             |_, out: &mut [S::Input]| {
-                if left == 0 {
-                    match recorded.next_stretch() {
-                        Some((inputs, len)) => {
-                            out.clone_from_slice(&inputs[..out.len().min(inputs.len())]);
-                            left = len;
-                        }
-                        None => return,
-                    }
-                }
-                left -= 1;
+                recorded.next_tick(out);
             },
             |_, out: &mut [S::Input]| live.fill(out),
             ra.host_events(),

@@ -227,27 +227,13 @@ where
 }
 
 /// A replay's inputs tick by tick, all players, decoded stretch by stretch
-/// (constant memory); called once per tick in order.
+/// (constant memory); called once per tick in order. Past the last tick
+/// every player gets the absent input.
 fn expand<I: ReplayInput>(replay: &Replay<I>) -> impl FnMut(u64, &mut [I]) + '_ {
     let mut cursor = replay.tick_inputs();
-    let mut left = 0u64;
     move |_tick, out: &mut [I]| {
-        if left == 0 {
-            match cursor.next_stretch() {
-                Some((inputs, len)) => {
-                    for (o, i) in out.iter_mut().zip(inputs) {
-                        o.clone_from(i);
-                    }
-                    left = len;
-                }
-                None => {
-                    for o in out.iter_mut() {
-                        *o = I::default();
-                    }
-                    return;
-                }
-            }
+        if !cursor.next_tick(out) {
+            out.fill(I::default());
         }
-        left -= 1;
     }
 }

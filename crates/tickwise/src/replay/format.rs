@@ -1044,7 +1044,28 @@ impl<'a, I: ReplayInput> TickInputsCursor<'a, I> {
     /// after the last tick. The stretch is never empty; every player's
     /// stream covers the same ticks (the reader checked it).
     pub fn next_stretch(&mut self) -> Option<(&[I], u64)> {
-        let mut len = u64::MAX;
+        let len = self.advance(u64::MAX)?;
+        Some((&self.current, len))
+    }
+
+    /// The next single tick's inputs, written into `out` (one entry per
+    /// player, slot order), or `false` after the last tick (then `out` is
+    /// left as it was). For callers that step tick by tick, such as a
+    /// lockstep comparison.
+    pub fn next_tick(&mut self, out: &mut [I]) -> bool {
+        if self.advance(1).is_none() {
+            return false;
+        }
+        for (o, c) in out.iter_mut().zip(&self.current) {
+            o.clone_from(c);
+        }
+        true
+    }
+
+    /// Moves on by up to `max` ticks in which no player's input changes;
+    /// returns how many (never 0), or `None` after the last tick.
+    fn advance(&mut self, max: u64) -> Option<u64> {
+        let mut len = max;
         for p in 0..self.decoders.len() {
             if self.left[p] == 0 {
                 let run = self.decoders[p].next()?;
@@ -1059,6 +1080,6 @@ impl<'a, I: ReplayInput> TickInputsCursor<'a, I> {
         for left in &mut self.left {
             *left -= len;
         }
-        Some((&self.current, len))
+        Some(len)
     }
 }
