@@ -1065,6 +1065,22 @@ impl<'a, I: ReplayInput> TickInputsCursor<'a, I> {
     /// Moves on by up to `max` ticks in which no player's input changes;
     /// returns how many (never 0), or `None` after the last tick.
     fn advance(&mut self, max: u64) -> Option<u64> {
+        // One player (most replays): no loop over the streams, so a replay
+        // of short runs costs what the single-stream reader cost.
+        if let ([decoder], [left], [current]) = (
+            self.decoders.as_mut_slice(),
+            self.left.as_mut_slice(),
+            self.current.as_mut_slice(),
+        ) {
+            if *left == 0 {
+                let run = decoder.next()?;
+                *current = run.input;
+                *left = run.len;
+            }
+            let len = (*left).min(max);
+            *left -= len;
+            return (len > 0).then_some(len);
+        }
         let mut len = max;
         for p in 0..self.decoders.len() {
             if self.left[p] == 0 {
