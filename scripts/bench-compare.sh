@@ -12,8 +12,9 @@
 # target/bench-compare/tickwise-<sha>, so a second run builds only this tree.
 # Then scripts/bench_compare.py runs both binaries alternately:
 # horde 10k / 100k / 1M enemies on one thread (and 100k / 1M on two threads
-# against the base's one), an island recording, and cachegrind's
-# instruction counts and simulated cache misses per tick.
+# against the base's one), an island recording, an island verify of a
+# random-input replay, and cachegrind's instruction counts (and simulated
+# cache misses) per tick.
 #
 # --quick: the short version scripts/test-all.sh runs, under about two
 # minutes: 10k and 100k enemies, 30 ticks, 3 runs each. It is a REPORT, not
@@ -23,7 +24,9 @@
 #
 # Variables: BENCH_BASE (the default commit), BENCH_SIZES (enemy counts,
 # comma-separated), BENCH_TICKS, BENCH_RUNS, BENCH_COUNT_SIZES (cachegrind's
-# enemy counts; empty: none).
+# enemy counts; empty: none), BENCH_VERIFY_TICKS (the timed island verify;
+# 0: none), BENCH_VERIFY_COUNT_TICKS (the island verify cachegrind counts,
+# default 1000000; 0: none).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -40,10 +43,12 @@ base_ref="${1:-${BENCH_BASE:-$ROUND1}}"
 if [ -n "$quick" ]; then
   sizes="${BENCH_SIZES:-10000,100000}" ticks="${BENCH_TICKS:-30}" runs="${BENCH_RUNS:-3}"
   island=10000000 count_sizes="${BENCH_COUNT_SIZES-10000}"
+  verify="${BENCH_VERIFY_TICKS:-2000000}"
   echo "bench-compare --quick: a REPORT, not a test; it never fails the run."
 else
   sizes="${BENCH_SIZES:-10000,100000,1000000}" ticks="${BENCH_TICKS:-100}" runs="${BENCH_RUNS:-5}"
   island=30000000 count_sizes="${BENCH_COUNT_SIZES-10000,100000}"
+  verify="${BENCH_VERIFY_TICKS:-10000000}"
 fi
 
 # In quick mode every failure below is reported and the script exits 0,
@@ -101,5 +106,6 @@ python3 scripts/bench_compare.py \
   --base "$base_bin" --base-dir "$base_src" \
   --current "$cur_bin" --current-dir "$root" \
   --sizes "$sizes" --ticks "$ticks" --runs "$runs" \
-  --island-ticks "$island" --count-sizes "$count_sizes" ||
+  --island-ticks "$island" --count-sizes "$count_sizes" \
+  --verify-ticks "$verify" --verify-count-ticks "${BENCH_VERIFY_COUNT_TICKS:-1000000}" ||
   give_up "the comparison failed"

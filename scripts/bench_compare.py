@@ -15,6 +15,11 @@ What it measures, per workload:
   printed as DIFFERENT, the comparison is then meaningless);
 * the island: `tickwise record --sim island --ticks T` to a scratch file,
   the whole process's user + system CPU time;
+* island verify: each build records its own replay of T island ticks with
+  random inputs (`--inputs random:7`: the input changes almost every tick,
+  so decoding the inputs costs as much as the step) and `verify --jobs 1`
+  re-simulates it: whole-process CPU time, and cachegrind's instruction
+  count per tick (a 1,000,000-tick replay less a 1-tick one);
 * instruction counts and simulated cache misses (valgrind's cachegrind
   with a fixed cache, D1 32 KiB and LL 16 MiB, so the figures do not depend
   on the machine): the difference between a run of T1 and one of T0 ticks,
@@ -133,6 +138,58 @@ def island_series(base: Build, cur: Build, ticks: int, runs: int, scratch: str) 
     return s
 
 
+def record_random_island(b: Build, ticks: int, out: str) -> None:
+    """A replay of `ticks` island ticks with random inputs (seed 7), written by `b`.
+
+    Random inputs change almost every tick (runs of 1.5 ticks on average),
+    so re-simulating it costs the replay's input decoding as much as the
+    island's step: the workload that caught the per-player plumbing
+    (issue 21, verify at 1.20x the build before players)."""
+    cmd = [b.exe, "record", "--sim", "island", "--ticks", str(ticks), "--inputs", "random:7"]
+    cmd += ["--max-ticks", str(ticks), "--out", out]
+    run(cmd, b.cwd)
+
+
+def verify_cmd(b: Build, path: str, ticks: int) -> list[str]:
+    """One replay verified on one thread (the summary line only)."""
+    return [b.exe, "verify", "-q", "--jobs", "1", "--max-ticks", str(ticks), path]
+
+
+def verify_series(base: Build, cur: Build, ticks: int, runs: int, scratch: str) -> Series:
+    """Alternating `verify` runs of each build's own random-input island
+    replay (each build reads its own format), whole-process CPU time."""
+    s = Series(f"island verify, {ticks:,} random-input ticks (whole process)", "s CPU")
+    files = {}
+    for b in (base, cur):
+        files[b.name] = os.path.join(scratch, f"verify-{b.name}-{ticks}.twr")
+        record_random_island(b, ticks, files[b.name])
+    for _ in range(runs):
+        for b, dst in ((base, s.base), (cur, s.cur)):
+            r = run(verify_cmd(b, files[b.name], ticks), b.cwd)
+            if " 0 failed" not in r.stdout:
+                raise RuntimeError(f"{b.name}: verify did not pass: {r.stdout.strip()[:400]}")
+            dst.append(r.cpu_s)
+    return s
+
+
+def verify_instructions(b: Build, ticks: int, scratch: str) -> float:
+    """Instructions per tick of verifying a random-input island replay:
+    (verify of `ticks` ticks − verify of 1 tick) / (ticks − 1), so start-up
+    and reading the file's header cancel out (cachegrind, no cache model)."""
+    total = []
+    for t in (1, ticks):
+        path = os.path.join(scratch, f"count-{b.name}-{t}.twr")
+        record_random_island(b, t, path)
+        cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no"]
+        cmd += ["--cachegrind-out-file=/dev/null"] + verify_cmd(b, path, t)
+        p = subprocess.run(cmd, cwd=b.cwd, capture_output=True, text=True, check=False)
+        m = re.search(CG_FIELDS["I"], p.stderr)
+        if p.returncode != 0 or not m:
+            raise RuntimeError(f"cachegrind of verify failed: {p.stderr.strip()[-400:]}")
+        total.append(int(m.group(1).replace(",", "")))
+    return (total[1] - total[0]) / (ticks - 1)
+
+
 CG_FIELDS = {
     "I": r"I\s+refs:\s+([\d,]+)",
     "D1": r"D1\s+misses:\s+([\d,]+)",
@@ -199,6 +256,15 @@ def main() -> int:
         "--count-sizes", default="10000,100000", help="enemy counts for cachegrind ('' = none)"
     )
     ap.add_argument("--count-ticks", default="10,30", help="T0,T1 of the cachegrind runs")
+    ap.add_argument(
+        "--verify-ticks", type=int, default=10_000_000, help="ticks of the timed island verify"
+    )
+    ap.add_argument(
+        "--verify-count-ticks",
+        type=int,
+        default=1_000_000,
+        help="ticks of the island replay whose verify cachegrind counts (0 = none)",
+    )
     a = ap.parse_args()
 
     base = Build("base", a.base, a.base_dir)
@@ -223,10 +289,24 @@ def main() -> int:
     if a.island_ticks > 0:
         with tempfile.TemporaryDirectory() as scratch:
             print(ratio_line(island_series(base, cur, a.island_ticks, a.runs, scratch)), flush=True)
+    if a.verify_ticks > 0:
+        with tempfile.TemporaryDirectory() as scratch:
+            s = verify_series(base, cur, a.verify_ticks, a.runs, scratch)
+            print(ratio_line(s), flush=True)
     count_sizes = [int(x) for x in a.count_sizes.split(",") if x]
-    if count_sizes and shutil.which("valgrind") is None:
+    if (count_sizes or a.verify_count_ticks > 1) and shutil.which("valgrind") is None:
         print("instruction counts: skipped (valgrind is not installed)")
-    elif count_sizes:
+        count_sizes, a.verify_count_ticks = [], 0
+    if a.verify_count_ticks > 1:
+        with tempfile.TemporaryDirectory() as scratch:
+            b = verify_instructions(base, a.verify_count_ticks, scratch)
+            c = verify_instructions(cur, a.verify_count_ticks, scratch)
+        print(
+            f"island verify, random inputs: instructions per tick {b:.1f} -> {c:.1f} "
+            f"({c / b:.3f}x; cachegrind, {a.verify_count_ticks:,}-tick replay less a 1-tick one)",
+            flush=True,
+        )
+    if count_sizes:
         t0, t1 = (int(x) for x in a.count_ticks.split(","))
         print("instructions and simulated cache misses per tick, one thread (cachegrind,")
         print(f"D1 32 KiB, LL 16 MiB; ticks {t0}..{t1}):")

@@ -4,8 +4,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::blocks::RunDecoder;
 use super::codec::ReplayInput;
-use super::format::{Checkpoint, HostEvent, Replay};
+use super::format::{Checkpoint, HostEvent, Replay, TickInputsCursor};
 use super::probe::Probe;
 use crate::sim::Sim;
 
@@ -163,6 +164,104 @@ fn apply_events<S: Sim>(sim: &mut S, events: &[HostEvent], next: &mut usize, tic
     u64::MAX
 }
 
+/// Where a re-simulation takes each stretch of ticks' inputs from: the
+/// inputs of every player and how many ticks in a row they hold (possibly
+/// 0, which steps nothing).
+trait Stretches<I> {
+    fn next_stretch(&mut self) -> Option<(&[I], u64)>;
+}
+
+impl<I: ReplayInput> Stretches<I> for TickInputsCursor<'_, I> {
+    #[inline]
+    fn next_stretch(&mut self) -> Option<(&[I], u64)> {
+        TickInputsCursor::next_stretch(self)
+    }
+}
+
+/// A one-player replay's single stream: each run is a stretch.
+struct OneStream<'a, I> {
+    runs: RunDecoder<'a, I>,
+    input: [I; 1],
+}
+
+impl<I: ReplayInput> Stretches<I> for OneStream<'_, I> {
+    #[inline]
+    fn next_stretch(&mut self) -> Option<(&[I], u64)> {
+        let run = self.runs.next()?;
+        self.input[0] = run.input;
+        Some((&self.input, run.len))
+    }
+}
+
+/// What [`resimulate`] did.
+enum Resimulated {
+    /// Every stretch ran: the ticks run and the last tick whose checkpoint
+    /// matched.
+    Ran { tick: u64, last_good: u64 },
+    /// A checkpoint did not match: the report to return.
+    Diverged(VerifyReport),
+}
+
+/// Steps `sim` through every stretch, checking the checkpoints and applying
+/// the host events on the way (see [`verify`]).
+#[inline]
+fn resimulate<S: Sim>(
+    sim: &mut S,
+    replay: &Replay<S::Input>,
+    probe: &mut Probe,
+    mut stretches: impl Stretches<S::Input>,
+) -> Resimulated
+where
+    S::Input: ReplayInput,
+{
+    let names = replay.field_names();
+    let every = replay.header().checkpoint_every;
+    let events = replay.host_events();
+    let mut next_event = 0usize;
+    let mut event_tick = apply_events(sim, events, &mut next_event, 0);
+    let mut tick = 0u64;
+    let mut checkpoint_tick = every;
+    // The next tick at which anything besides a step happens.
+    let mut stop = checkpoint_tick.min(event_tick);
+    let mut j = 0usize;
+    let mut last_good = 0u64;
+    while let Some((inputs, len)) = stretches.next_stretch() {
+        let mut left = len;
+        while left > 0 {
+            // Steps up to the next checkpoint or event without a test per tick.
+            let burst = left.min(stop - tick);
+            for _ in 0..burst {
+                sim.step(inputs);
+            }
+            tick += burst;
+            left -= burst;
+            if tick != stop {
+                continue;
+            }
+            if tick == checkpoint_tick {
+                checkpoint_tick = checkpoint_tick.saturating_add(every);
+                probe.take(sim);
+                if let Some(stored) = replay.checkpoint(j)
+                    && let Some(d) = check(probe, &stored, names, Some(j), last_good)
+                {
+                    return Resimulated::Diverged(VerifyReport {
+                        ticks_run: tick,
+                        verdict: ReplayVerdict::Diverged(d),
+                        claimed_digest: replay.final_digest().into(),
+                    });
+                }
+                last_good = tick;
+                j += 1;
+            }
+            if tick == event_tick {
+                event_tick = apply_events(sim, events, &mut next_event, tick);
+            }
+            stop = checkpoint_tick.min(event_tick);
+        }
+    }
+    Resimulated::Ran { tick, last_good }
+}
+
 /// Re-simulates `replay` on `sim` (which must be the initial state built
 /// from the replay's config) and checks every checkpoint and the final
 /// state. Stops at the first divergence.
@@ -213,51 +312,23 @@ where
             },
         };
     }
-    let every = replay.header().checkpoint_every;
-    let events = replay.host_events();
-    let mut next_event = 0usize;
-    let mut event_tick = apply_events(&mut sim, events, &mut next_event, 0);
-    let mut tick = 0u64;
-    let mut checkpoint_tick = every;
-    // The next tick at which anything besides a step happens.
-    let mut stop = checkpoint_tick.min(event_tick);
-    let mut j = 0usize;
-    let mut last_good = 0u64;
-    let mut stretches = replay.tick_inputs();
-    while let Some((inputs, len)) = stretches.next_stretch() {
-        let mut left = len;
-        while left > 0 {
-            // Steps up to the next checkpoint or event without a test per tick.
-            let burst = left.min(stop - tick);
-            for _ in 0..burst {
-                sim.step(inputs);
-            }
-            tick += burst;
-            left -= burst;
-            if tick != stop {
-                continue;
-            }
-            if tick == checkpoint_tick {
-                checkpoint_tick = checkpoint_tick.saturating_add(every);
-                probe.take(&sim);
-                if let Some(stored) = replay.checkpoint(j)
-                    && let Some(d) = check(&probe, &stored, names, Some(j), last_good)
-                {
-                    return VerifyReport {
-                        ticks_run: tick,
-                        verdict: ReplayVerdict::Diverged(d),
-                        claimed_digest: replay.final_digest().into(),
-                    };
-                }
-                last_good = tick;
-                j += 1;
-            }
-            if tick == event_tick {
-                event_tick = apply_events(&mut sim, events, &mut next_event, tick);
-            }
-            stop = checkpoint_tick.min(event_tick);
-        }
-    }
+    // One player (most replays): its runs are the stretches, read straight
+    // from the decoder as before replays had players, so the loop that
+    // steps the sim costs no more than it did then. Several players: the
+    // cursor that walks their streams in step.
+    let ran = if replay.players() == 1 {
+        let one = OneStream {
+            runs: replay.encoded_runs(0),
+            input: [S::Input::default()],
+        };
+        resimulate(&mut sim, replay, &mut probe, one)
+    } else {
+        resimulate(&mut sim, replay, &mut probe, replay.tick_inputs())
+    };
+    let (tick, last_good) = match ran {
+        Resimulated::Ran { tick, last_good } => (tick, last_good),
+        Resimulated::Diverged(report) => return report,
+    };
     probe.take(&sim);
     let digest = sim.digest();
     let divergence = check(&probe, &replay.final_state(), names, None, last_good);
