@@ -194,6 +194,9 @@ impl Incoming {
     }
 }
 
+/// The players absent for good (slot, absent-from tick), from a payload.
+pub(crate) type Absent = Vec<(u8, u64)>;
+
 /// Reads the payload header around the sim's bytes (the player count, the
 /// players absent for good) and returns them with the sim's bytes.
 ///
@@ -204,7 +207,7 @@ pub(crate) fn read_payload(
     buf: &[u8],
     players: u8,
     local: Option<u8>,
-) -> Result<(Vec<(u8, u64)>, &[u8]), RejoinError> {
+) -> Result<(Absent, &[u8]), RejoinError> {
     let bad = |what| RejoinError::Payload { what };
     let mut r = ByteReader::new(buf);
     let n_players = r.u8("players").map_err(|_| bad("player count"))?;

@@ -324,7 +324,12 @@ where
             self.drops.unknown_peer += 1;
             return Ok(());
         }
-        if self.host_seq.is_some_and(|l| env.seq <= l) {
+        // A chunk is checked by MAC and epoch, not by sequence number: the
+        // player sends up to 9 datagrams a tick to a loading spectator, and
+        // jitter reorders datagrams of one tick, so a chunk overtaken by a
+        // later datagram is still news (a copy of one is filed once).
+        let chunk = matches!(body, Body::Chunk(m) if m.epoch == self.epoch);
+        if !chunk && self.host_seq.is_some_and(|l| env.seq <= l) {
             self.drops.stale += 1;
             return Ok(());
         }
@@ -351,7 +356,7 @@ where
                 self.slot = Some(r.slot);
             }
             Body::Chunk(m) if m.epoch == self.epoch => {
-                self.host_seq = Some(env.seq);
+                self.host_seq = Some(self.host_seq.map_or(env.seq, |l| l.max(env.seq)));
                 self.silent = 0;
                 Incoming::receive(
                     &mut self.incoming,
