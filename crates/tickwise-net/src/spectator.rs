@@ -11,8 +11,8 @@ use crate::config::{FIRST_SPECTATOR_SLOT, MAX_SEQ_JUMP, SPECTATOR_BUFFER};
 use crate::session::Drops;
 use crate::transport::{RECV_BUFFER, Transport};
 use crate::wire::{
-    Body, Buf, Envelope, KIND_SPECTATOR_ACK, WATCH_BEHIND, WATCH_SILENT, WatchReplyMsg, decode,
-    write_envelope,
+    Body, Buf, ChunkMsg, Envelope, KIND_SPECTATOR_ACK, WATCH_BEHIND, WATCH_SILENT, WatchReplyMsg,
+    decode, write_envelope,
 };
 
 /// A spectator: holds a confirmed state and steps it with the confirmed
@@ -207,7 +207,9 @@ where
             }
             // The welcome and chunks that were on their way when it
             // finished loading.
-            Body::WatchReply(_) | Body::Chunk(_) => {
+            Body::WatchReply(WatchReplyMsg { epoch, .. }) | Body::Chunk(ChunkMsg { epoch, .. })
+                if Some(epoch) == self.epoch =>
+            {
                 self.last_seq = Some(env.seq);
                 self.silent = 0;
                 return;
