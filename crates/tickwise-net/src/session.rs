@@ -367,8 +367,9 @@ struct SpectatorLink {
     last_seq: Option<u64>,
     last_heard: u64,
     error: Option<u64>,
-    /// A spectator process admitted over the wire: its epoch.
+    /// A spectator process admitted over the wire: its epoch, and when.
     epoch: Option<u64>,
+    admitted_at: u64,
     /// Its snapshot, while it loads (no inputs are sent until it acks one).
     loading: Option<Serve>,
     /// Why it was dropped (a watch reply code and its two values), and how

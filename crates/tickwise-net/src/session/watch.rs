@@ -20,6 +20,11 @@ use crate::wire::{
     WATCH_NO_SNAPSHOT, WATCH_TOO_LARGE, write_envelope,
 };
 
+/// Ticks before a new spectator process at an admitted address (or slot)
+/// may replace a live one: admissions encode a checkpoint each, so a
+/// spectator that keeps restarting costs one encoding per this many ticks.
+const REPLACE_TICKS: u64 = 30;
+
 impl<S: Sim + Clone> Session<S>
 where
     S::Input: ReplayInput,
@@ -54,8 +59,14 @@ where
             // network), or a new process at an admitted address.
             Some(s) if s >= FIRST_SPECTATOR_SLOT => {
                 let k = usize::from(s - FIRST_SPECTATOR_SLOT);
-                if k >= self.spectators.len() {
+                let Some(l) = self.spectators.get(k) else {
                     self.stats.drops.unknown_peer += 1;
+                    return;
+                };
+                // A new process replaces a live one at most once every
+                // REPLACE_TICKS (each admission encodes a checkpoint).
+                if l.active && now.saturating_sub(l.admitted_at) < REPLACE_TICKS {
+                    self.stats.drops.stale += 1;
                     return;
                 }
                 Some(k)
@@ -97,6 +108,7 @@ where
                 active: true,
                 acked: tick,
                 last_heard: now,
+                admitted_at: now,
                 epoch: Some(epoch),
                 loading: Some(Serve::spectator(slot, epoch, tick, bytes, checksum)),
                 ..SpectatorLink::default()
