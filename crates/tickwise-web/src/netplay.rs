@@ -20,7 +20,7 @@
 //!   stop). Hidden for longer than `disconnect_after`, the local peer is
 //!   declared gone by the remote, and on return it rejoins through
 //!   [`tickwise_net::Rejoiner`]: the remote sends the confirmed state in
-//!   chunks and the local peer plays on ([`away`]).
+//!   chunks and the local peer plays on (`netplay/away.rs`).
 //! * **Controls at runtime.** Round trip and loss go to
 //!   [`SimNetwork::set_config`] (from the next datagram on); the input
 //!   delay goes to each session's [`tickwise_net::Session::set_input_delay`]
