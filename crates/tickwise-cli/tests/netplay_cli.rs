@@ -590,6 +590,27 @@ fn a_udp_spectator_joins_a_running_match_and_ends_with_the_players_checksum() {
     }
     assert_eq!(vs["confirmedChecksum"], v0["confirmedChecksum"]);
     assert_eq!(vs["confirmedChecksum"], v1["confirmedChecksum"]);
+    // Usage errors: two players to watch, a slot past the players, --out
+    // (a spectator writes no replay), --player with --spectate.
+    for bad in [
+        &["--spectate", "--remote", "127.0.0.1:9"][..],
+        &["--spectate", "--watch", "2"],
+        &["--spectate", "--out", "x"],
+        &["--spectate", "--player", "1"],
+    ] {
+        let mut args = vec![
+            "peer",
+            "--bind",
+            "127.0.0.1:0",
+            "--remote",
+            "127.0.0.1:9",
+            "--session-key",
+            KEY,
+        ];
+        args.extend(bad);
+        let o = tickwise(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {o:?}");
+    }
 }
 
 /// A spectator stopped with SIGSTOP for 3 s (longer than the players' 1 s

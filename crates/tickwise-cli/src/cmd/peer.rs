@@ -179,6 +179,11 @@ fn spectate(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             s.players
         )));
     }
+    if s.out.is_some() {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "a spectator writes no replay (--out): the players' replays hold the match"
+        )));
+    }
     let [remote] = args.remote[..] else {
         return Err(Failure::usage(anyhow::anyhow!(
             "a spectator watches one player: give one --remote address (the player in slot --watch), got {}",
@@ -224,7 +229,11 @@ fn spectate(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     } else {
         println!(
             "spectator {}: confirmed {} ticks, checksum {:016x}, joined at tick {} (checkpoint of {} bytes, watching in {} ticks), dropped {} unauthenticated and {} other datagrams",
-            r.slot,
+            if r.slot >= FIRST_SPECTATOR_SLOT + MAX_SPECTATORS {
+                "(never admitted)".to_owned()
+            } else {
+                format!("in slot {}", r.slot)
+            },
             r.confirmed_tick,
             r.confirmed_checksum,
             run.joined_at.map_or_else(|| "-".into(), |t| t.to_string()),
