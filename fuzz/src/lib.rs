@@ -572,6 +572,8 @@ fn encode_message<I: ReplayInput>(env: &Envelope, body: &Body<'_>) -> Vec<u8> {
         Body::Chunk(_) => 10,
         Body::ChunkAck { .. } => 11,
         Body::Refuse { .. } => 12,
+        Body::Watch { .. } => 13,
+        Body::WatchReply(_) => 14,
     });
     out.extend_from_slice(&Auth::new(&NET_KEY).session_id().to_le_bytes());
     assert!(
@@ -656,6 +658,14 @@ fn encode_message<I: ReplayInput>(env: &Envelope, body: &Body<'_>) -> Vec<u8> {
             out.push(*reason);
             put_varint(&mut out, *bytes);
             put_varint(&mut out, *limit);
+        }
+        Body::Watch { epoch } => out.extend_from_slice(&epoch.to_le_bytes()),
+        Body::WatchReply(r) => {
+            out.extend_from_slice(&r.epoch.to_le_bytes());
+            out.push(r.code);
+            out.push(r.slot);
+            put_varint(&mut out, r.a);
+            put_varint(&mut out, r.b);
         }
     }
     net_seal(&out)
@@ -765,6 +775,20 @@ fn check_drops(
         }
         Ok(x) => x,
     };
+    // A watch request (sender byte 255) from an unknown address is how a
+    // spectator arrives: answered (admitted, or refused with a reply), not
+    // dropped; with a slot in its sender byte, or from a player, it is
+    // `unknown_peer`.
+    if let Body::Watch { .. } = body
+        && !from_peer
+        && env.sender == wire::UNASSIGNED_SLOT
+    {
+        assert!(
+            d == Drops::default() || d == one(|x| x.stale = 1),
+            "watch request: {d:?}"
+        );
+        return;
+    }
     if !from_peer || env.sender != 1 {
         assert!(d == one(|x| x.unknown_peer = 1), "unknown peer: {d:?}");
         return;
@@ -814,7 +838,11 @@ fn check_drops(
             d == stale || d == far || d == one(|x| x.unknown_peer = 1),
             "chunk or refusal sent to a session: {d:?}"
         ),
-        Body::Spectate(_) | Body::SpectatorAck { .. } => {
+        Body::Watch { .. } => assert!(
+            d == one(|x| x.unknown_peer = 1),
+            "watch request from a player: {d:?}"
+        ),
+        Body::Spectate(_) | Body::SpectatorAck { .. } | Body::WatchReply(_) => {
             assert!(
                 d == stale || d == far || d == one(|x| x.unknown_peer = 1),
                 "spectator message from a player: {d:?}"

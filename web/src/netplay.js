@@ -6,6 +6,13 @@
 // Rust (the `Netplay` class); this file draws, forwards events and sliders,
 // and exposes the test API.
 //
+// Player 1 is this tab's own peer: hidden (visibilitychange, or the page
+// frozen: freeze/resume), it stops. Player 2 stands in for a peer on another
+// machine and runs on the page's clock whatever the tab does; back from a
+// hide longer than `disconnectAfter` ticks (URL ?disconnectAfter=N, default
+// 300 = 10 s), player 1 finds itself declared gone and rejoins
+// (docs/browser.md, "Hidden tab: leave and rejoin").
+//
 // window.__tickwiseNet
 //   frameAt(ms) -> ticks run            one display frame at browser time ms
 //   stepFrames(n, ms) -> tick           n frames of ms, no real time (test API)
@@ -14,6 +21,8 @@
 //                                       bad ones throw an Error naming them)
 //   endMatch() -> tick                  both sessions stop at this tick and confirm it
 //   state() -> { rttMs, lossPct, inputDelay, window, frames, networkMs,
+//                hidden, leaves, rejoins, rejoining: null | { phase, ticks, ... },
+//                rejoinError, disconnectAfter,
 //                peers: [{ confirmedTick, confirmedChecksum, rollbacks,
 //                          mispredictions, stalls, desyncs, packetsSent,
 //                          packetsLost, finished, heroes: [{ x, y, hp }, ...],
@@ -22,9 +31,11 @@
 //                                       state, by player (x, y in 1/256 px)
 //   interpolated(p) -> number[]         view p's drawing positions in px: [n, hero0X, hero0Y,
 //                                       hero1X, hero1Y, enemy x, y, …] (n heroes, then enemies)
-//   replay(p = 0) -> base64             player p's replay of the confirmed inputs
-//                                       (what `tickwise netplay --out` writes)
-//   downloadReplay() -> file name       the same bytes as netplay-<tick>.twr
+//   replay(p) -> base64                 player p's replay of the confirmed inputs
+//                                       (what `tickwise netplay --out` writes); no p:
+//                                       the match's (player 1's, or player 2's once
+//                                       player 1 rejoined: a rejoined peer records nothing)
+//   downloadReplay() -> file name       the match's replay as netplay-<tick>.twr
 //   reset(), setRealtime(on), realtime() -> bool
 //   benchSimSteps(n)                    n bare sim steps (to time the sim alone)
 import init, { Netplay } from './pkg/tickwise_web.js';
@@ -57,6 +68,7 @@ export async function boot() {
   await init();
   const params = new URLSearchParams(location.search);
   const net = new Netplay();
+  if (params.has('disconnectAfter')) net.setDisconnectAfter(Number(params.get('disconnectAfter')));
   const info = JSON.parse(net.drawInfo());
   const $ = (id) => document.getElementById(id);
   const canvases = [$('view0'), $('view1')];
@@ -95,7 +107,11 @@ export async function boot() {
     ROWS.forEach(([, f], i) => s.peers.forEach((p, k) => { cells[i][k].textContent = String(f(p)); }));
     showSliders(s);
     const end = s.peers.find((p) => p.ended || p.desync);
-    $('status').textContent = end ? `${end.ended || end.desync}` : status;
+    const away = s.rejoining
+      ? `player 1 was declared gone and rejoins (${s.rejoining.phase}) — `
+      : s.rejoinError ? `rejoin failed: ${s.rejoinError} — ` : '';
+    const counts = s.leaves ? ` (player 1 left ${s.leaves}×, rejoined ${s.rejoins}×)` : '';
+    $('status').textContent = `${away}${end ? `${end.ended || end.desync}` : status}${counts}`;
     $('realtime').setAttribute('aria-pressed', String(loop.running));
     return s;
   }
@@ -120,14 +136,18 @@ export async function boot() {
   }
 
   wireKeys(globalThis, net);
-  // Both peers live in this tab: hidden, they stop together; visible again,
-  // the clock re-anchors, so the time away does not exist for either.
-  wireVisibility(document, (hidden, ms) => {
-    if (hidden) net.releaseAll(ms);
-    else net.reanchor();
-    status = `visibilitychange: ${hidden ? 'hidden (both peers stop)' : 'visible (both peers go on)'}`;
+  // Hidden, player 1 (this tab's peer) stops; player 2 (the "remote") plays
+  // on its own clock, caught up in wall-clock time when frames come again.
+  // Visible again, player 1 goes on, or rejoins if player 2 declared it gone.
+  const away = (hidden, ms, why) => {
+    if (hidden) net.hide(ms);
+    else net.show(ms);
+    status = `${why}: ${hidden ? 'hidden (player 1 stops, player 2 plays on)' : 'visible (player 1 is back)'}`;
     readout();
-  });
+  };
+  wireVisibility(document, (hidden, ms) => away(hidden, ms, 'visibilitychange'));
+  document.addEventListener('freeze', () => away(true, performance.now(), 'freeze'));
+  document.addEventListener('resume', () => away(false, performance.now(), 'resume'));
 
   const setting = (f) => (v) => {
     f(Number(v));
@@ -153,10 +173,10 @@ export async function boot() {
     },
     state: () => ({ ...snapshot(), realtime: loop.running, paintCount }),
     interpolated: (p) => Array.from(net.interpolated(p)),
-    replay: (p = 0) => net.replay(p),
+    replay: (p) => net.replay(p),
     downloadReplay: () => {
       const s = snapshot();
-      const name = downloadBase64(net.replay(0), `netplay-${s.peers[0].confirmedTick}.twr`);
+      const name = downloadBase64(net.replay(), `netplay-${s.peers[1].confirmedTick}.twr`);
       status = `saved ${name}`;
       readout();
       return name;

@@ -1350,6 +1350,104 @@ describe('netplay page (two rollback peers over the network simulator)', () => {
     await page.close();
   });
 
+  /** Waits for `pred(state, arg)` in the page (the test API's state; `pred`
+   * runs in the page, so it sees only `arg`, as JSON), then returns the state. */
+  const until = async (page, pred, arg = null, timeout = 15000) => {
+    await page.waitForFunction(`(${pred})(window.__tickwiseNet.state(), ${JSON.stringify(arg)})`, null, { timeout });
+    return page.evaluate(() => window.__tickwiseNet.state());
+  };
+
+  test('hidden tab past disconnect_after: player 1 stops, player 2 declares it gone; back, player 1 rejoins, the match finishes clean and verifies', async () => {
+    // Peers declare each other gone after 45 ticks (1.5 s at 30 Hz).
+    const { page, problems } = await open(`${ORIGIN}/netplay.html?disconnectAfter=45`);
+    const api = (f, ...args) => page.evaluate(([fn, a]) => window.__tickwiseNet[fn](...a), [f, args]);
+    const t0 = Date.now();
+    await until(page, (s) => s.peers[0].confirmedTick > 30);
+    await page.keyboard.down('ArrowRight');
+    await page.waitForTimeout(300);
+    // Hidden for 3 s (visibilityState overridden, visibilitychange
+    // dispatched; the frames go on, as in a headless tab).
+    await setVisibilityOf(page, true);
+    await page.waitForTimeout(300);
+    const h1 = await api('state');
+    await page.waitForTimeout(2700);
+    const h2 = await api('state');
+    assert.equal(h2.hidden, true);
+    assert.equal(h2.peers[0].loopTick, h1.peers[0].loopTick, 'player 1 does not tick while hidden');
+    assert.ok(h2.peers[1].loopTick >= h1.peers[1].loopTick + 60,
+      `player 2 plays on: ${h1.peers[1].loopTick} -> ${h2.peers[1].loopTick}`);
+    assert.equal(h2.leaves, 0, 'no rejoin while hidden');
+    assert.equal(h2.rejoining, null);
+    await setVisibilityOf(page, false);
+    await page.keyboard.up('ArrowRight');
+    const back = await until(page, (s) => s.rejoins === 1 && !s.rejoining);
+    assert.equal(back.leaves, 1, 'player 2 declared player 1 gone once');
+    // Rejoined, player 1 plays again: its ticks and confirmed checks go on.
+    const r1 = await until(page, (s) => s.peers[0].checksCompared > 30);
+    const stop = await api('endMatch');
+    await until(page, (s) => s.peers.every((p) => p.finished));
+    await api('setRealtime', false);
+    const end = await api('state');
+    assert.deepEqual([end.leaves, end.rejoins, end.rejoinError], [1, 1, null]);
+    assertAgreed(end, stop);
+    // The match's replay (player 2's: a rejoined peer records nothing)
+    // verifies natively, absent input and all, to the confirmed checksum.
+    checkNetplayReplay(dir, 'netplay-rejoin.twr', await api('replay'), end.peers[1]);
+    assert.match(await page.textContent('#status'), /left 1×, rejoined 1×/);
+    report.netplay.hiddenRejoin = {
+      disconnectAfter: end.disconnectAfter, hiddenMs: 3000, stopTick: stop,
+      rejoinedConfirmedTick: r1.peers[0].confirmedTick, seconds: (Date.now() - t0) / 1000,
+    };
+
+    // A page whose frames just stop for 3 s with no event at all (as a
+    // frozen or stalled tab: here the main thread is blocked): the next
+    // frame runs player 2 through the gap a tick at a time, player 2
+    // declares player 1 gone on the way, and player 1 rejoins.
+    await api('reset');
+    await api('setRealtime', true);
+    await until(page, (s) => s.peers[0].confirmedTick > 30);
+    const b0 = await api('state');
+    await blockMainThread(page, 3000);
+    const thawed = await until(page, (s) => s.rejoins === 1 && !s.rejoining);
+    assert.equal(thawed.leaves, 1, 'frames stopped 3 s: declared gone once');
+    assert.ok(thawed.peers[1].loopTick >= b0.peers[1].loopTick + 85,
+      `player 2 caught up the 3 s: ${b0.peers[1].loopTick} -> ${thawed.peers[1].loopTick}`);
+    const stop2 = await api('endMatch');
+    await until(page, (s) => s.peers.every((p) => p.finished));
+    await api('setRealtime', false);
+    const end2 = await api('state');
+    assertAgreed(end2, stop2);
+    checkNetplayReplay(dir, 'netplay-stalled-rejoin.twr', await api('replay'), end2.peers[1]);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('a short hide (< disconnect_after): player 1 stops, then catches up without a leave', async () => {
+    const { page, problems } = await open(`${ORIGIN}/netplay.html?disconnectAfter=45`);
+    const api = (f, ...args) => page.evaluate(([fn, a]) => window.__tickwiseNet[fn](...a), [f, args]);
+    await until(page, (s) => s.peers[0].confirmedTick > 30);
+    await setVisibilityOf(page, true);
+    await page.waitForTimeout(100);
+    const h1 = await api('state');
+    await page.waitForTimeout(600); // 0.7 s < 1.5 s
+    const h2 = await api('state');
+    assert.equal(h2.peers[0].loopTick, h1.peers[0].loopTick, 'player 1 does not tick while hidden');
+    assert.ok(h2.peers[1].loopTick > h1.peers[1].loopTick, 'player 2 does');
+    await setVisibilityOf(page, false);
+    // Back: player 1 ticks again and confirms past where it stopped.
+    await until(page, (s, t) => s.peers[0].confirmedTick > t, h2.peers[1].confirmedTick + 30);
+    const stop = await api('endMatch');
+    await until(page, (s) => s.peers.every((p) => p.finished));
+    await api('setRealtime', false);
+    const end = await api('state');
+    assert.deepEqual([end.leaves, end.rejoins], [0, 0], 'no leave, no rejoin');
+    assert.ok(end.peers[1].stalls > 0, 'player 2 waited for player 1 within its window');
+    assertAgreed(end, stop);
+    checkNetplayReplay(dir, 'netplay-short-hide.twr', await api('replay'), end.peers[0]);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('bad slider values throw an Error naming them and change nothing', async () => {
     const { page } = await open(`${ORIGIN}/netplay.html?manual`);
     const out = await page.evaluate(() => {

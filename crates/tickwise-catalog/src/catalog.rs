@@ -455,7 +455,54 @@ impl core::fmt::Debug for PeerIo<'_> {
     }
 }
 
+/// What a spectator process needs besides the sim: its transport, the
+/// host clock, the player it watches, its epoch and its deadline.
+pub struct SpectateIo<'a> {
+    /// The datagram transport (UDP for real processes), mapping `host`.
+    pub transport: &'a mut dyn tickwise_net::Transport,
+    /// The host clock.
+    pub clock: &'a mut dyn tickwise_net::HostClock,
+    /// The slot of the player that feeds this spectator.
+    pub host: u8,
+    /// A random number of this process.
+    pub epoch: u64,
+    /// Give up after this long.
+    pub deadline: tickwise::Nanos,
+}
+
+impl core::fmt::Debug for SpectateIo<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SpectateIo")
+            .field("host", &self.host)
+            .field("deadline", &self.deadline)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Catalog {
+    /// Watches a running match of sim `id` as a spectator over `io`
+    /// ([`tickwise_net::run_spectator`]), under `limits`: the work of
+    /// stepping `opts.ticks` ticks and the memory of two states (the
+    /// state and the checkpoint being loaded).
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
+    /// [`CatalogError::TooMuchWork`], [`CatalogError::TooMuchMemory`],
+    /// [`CatalogError::NoSnapshot`], [`CatalogError::Players`],
+    /// [`CatalogError::Net`] for settings out of range.
+    pub fn spectate_within(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        opts: &tickwise_net::RunOptions,
+        io: SpectateIo<'_>,
+        limits: &NetLimits,
+    ) -> Result<tickwise_net::SpectatorRun, CatalogError> {
+        let (e, config) = self.entry_with_config(id, config)?;
+        e.spectate(config, opts, io, limits)
+    }
+
     /// Runs a netplay session of sim `id` (config: its default when `None`)
     /// with all players in this process over the network simulator
     /// ([`tickwise_net::run_local`]), one tick of network time per sim step;
@@ -695,6 +742,13 @@ pub(crate) trait ErasedSim: Send + Sync {
         io: PeerIo<'_>,
         limits: &NetLimits,
     ) -> Result<tickwise_net::PeerRun, CatalogError>;
+    fn spectate(
+        &self,
+        config: &[u8],
+        opts: &tickwise_net::RunOptions,
+        io: SpectateIo<'_>,
+        limits: &NetLimits,
+    ) -> Result<tickwise_net::SpectatorRun, CatalogError>;
 }
 
 /// The erased entry for `S`: zero-sized, `Send + Sync` whatever `S` is.
@@ -939,6 +993,38 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
     ) -> Result<tickwise_net::PeerRun, CatalogError> {
         Self::peer_impl(config, plan, opts, io, limits)
     }
+
+    fn spectate(
+        &self,
+        config: &[u8],
+        opts: &tickwise_net::RunOptions,
+        io: SpectateIo<'_>,
+        limits: &NetLimits,
+    ) -> Result<tickwise_net::SpectatorRun, CatalogError> {
+        let cfg = parse_config::<S>(config)?;
+        check_work(opts.ticks, S::work_per_tick(&cfg), limits.run.max_work)?;
+        check_snapshots(2, S::state_bytes(&cfg), limits.run.max_snapshot_bytes)?;
+        let codec = S::snapshot_codec().ok_or(CatalogError::NoSnapshot { sim: S::ID })?;
+        let sim = S::build(&cfg);
+        if sim.players() != usize::from(opts.players) {
+            return Err(CatalogError::Players {
+                sim: S::ID,
+                takes: sim.players(),
+                asked: usize::from(opts.players),
+            });
+        }
+        Ok(tickwise_net::run_spectator(
+            &sim,
+            S::clock_config(&cfg),
+            opts,
+            io.host,
+            Some(&codec),
+            io.epoch,
+            io.transport,
+            io.clock,
+            io.deadline,
+        )?)
+    }
 }
 
 impl<S: CatalogSim> Entry<S> {
@@ -1015,7 +1101,8 @@ impl<S: CatalogSim> Entry<S> {
         limits: &NetLimits,
     ) -> Result<tickwise_net::PeerRun, CatalogError> {
         let cfg = parse_config::<S>(config)?;
-        let sim = Self::check_net(config, &cfg, opts, 1, 0, limits)?;
+        // Each spectator being admitted holds its checkpoint's bytes.
+        let sim = Self::check_net(config, &cfg, opts, 1, opts.spectators, limits)?;
         let header = header_for::<S>(config, &cfg, opts.checkpoint_every);
         let mut plan = PlanInputs::<S>::new(plan, sim.players())?;
         let input = player_stream::<S>(plan.take_player(usize::from(io.local)));

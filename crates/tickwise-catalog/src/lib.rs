@@ -132,7 +132,7 @@ mod sim;
 mod tick_input_json;
 mod verdict;
 
-pub use catalog::{Catalog, NetLimits, PeerIo, Recorded, RunComparison, replay_header};
+pub use catalog::{Catalog, NetLimits, PeerIo, Recorded, RunComparison, SpectateIo, replay_header};
 pub use error::{CatalogError, InputsError};
 pub use inputs::{InputPlan, MAX_INPUTS_BYTES, parse_inputs};
 pub use limits::{

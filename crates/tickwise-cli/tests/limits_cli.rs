@@ -646,11 +646,39 @@ fn issue_17_netplay_and_peer_refuse_over_their_limits_at_once() {
             "32",
             "--ticks",
             "10",
+            "--spectators",
+            "0",
         ],
         Stdio::null(),
         10,
     );
     refused(&o, "39 state snapshots of about");
+    // Each spectator a peer admits (4 by default) holds an encoded
+    // checkpoint while it loads: window + 7 + 4 states.
+    let o = tickwise_in(
+        &[
+            "peer",
+            "--bind",
+            "127.0.0.1:0",
+            "--remote",
+            "127.0.0.1:9",
+            "--player",
+            "0",
+            "--session-key",
+            "00112233445566778899aabbccddeeff",
+            "--sim",
+            "horde",
+            "--config",
+            c,
+            "--window",
+            "32",
+            "--ticks",
+            "10",
+        ],
+        Stdio::null(),
+        10,
+    );
+    refused(&o, "43 state snapshots of about");
     let o = tickwise_in(
         &[
             "peer",

@@ -1,8 +1,8 @@
 //! `tickwise netplay` and `tickwise peer` through the real binary.
 
 use std::net::UdpSocket;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
 
 fn tickwise(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tickwise"))
@@ -457,17 +457,10 @@ fn netplay_leave_and_rejoin_the_match_finishes_clean_and_verifies() {
     }
 }
 
-/// Issue 17's "Done when" over UDP with real processes: `kill -9` one peer,
-/// start a new process for its slot with `--rejoin`, and the match
-/// finishes clean: both confirm every tick with the same checksum, and the
-/// peer that stayed writes a replay that verifies.
-#[test]
-fn a_killed_udp_peer_restarted_with_rejoin_takes_its_slot_back() {
-    let (pa, pb) = (free_port(), free_port());
-    let (a, b) = (format!("127.0.0.1:{pa}"), format!("127.0.0.1:{pb}"));
-    let dir = tmp("udp-rejoin");
+/// `config/horde.json` at 60 Hz with `enemies` enemies, written in `dir`.
+fn horde60(dir: &Path, enemies: u64) -> PathBuf {
     let cfg = dir.join("horde.json");
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(dir).unwrap();
     let mut c: serde_json::Value = serde_json::from_slice(
         &std::fs::read(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -477,45 +470,67 @@ fn a_killed_udp_peer_restarted_with_rejoin_takes_its_slot_back() {
     )
     .unwrap();
     c["tickHz"] = 60.into();
-    c["enemies"] = 200.into();
+    c["enemies"] = enemies.into();
     std::fs::write(&cfg, c.to_string()).unwrap();
-    let spawn = |k: usize, bind: &str, remote: &str, extra: &[&str]| {
-        let mut args = vec![
-            "peer",
-            "--bind",
-            bind,
-            "--remote",
-            remote,
-            "--config",
-            cfg.to_str().unwrap(),
-            "--ticks",
-            "900",
-            "--disconnect-after",
-            "60",
-            "--timeout-s",
-            "60",
-            "--session-key",
-            KEY,
-            "--json",
-        ];
-        let k = k.to_string();
-        args.extend(["--player", &k]);
-        args.extend(extra);
-        Command::new(env!("CARGO_BIN_EXE_tickwise"))
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
+    cfg
+}
+
+/// A `tickwise peer` process of a `ticks`-tick match of the horde at `cfg`
+/// (1 s of silence is a leave), bound to `bind`, talking to `remote`, with
+/// `extra` arguments (`--player K`, `--spectate`, ...).
+fn spawn_peer(cfg: &Path, ticks: u64, bind: &str, remote: &str, extra: &[&str]) -> Child {
+    let ticks = ticks.to_string();
+    let mut args = vec![
+        "peer",
+        "--bind",
+        bind,
+        "--remote",
+        remote,
+        "--config",
+        cfg.to_str().unwrap(),
+        "--ticks",
+        &ticks,
+        "--disconnect-after",
+        "60",
+        "--timeout-s",
+        "60",
+        "--session-key",
+        KEY,
+        "--json",
+    ];
+    args.extend(extra);
+    Command::new(env!("CARGO_BIN_EXE_tickwise"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Issue 17's "Done when" over UDP with real processes: `kill -9` one peer,
+/// start a new process for its slot with `--rejoin`, and the match
+/// finishes clean: both confirm every tick with the same checksum, and the
+/// peer that stayed writes a replay that verifies.
+#[test]
+fn a_killed_udp_peer_restarted_with_rejoin_takes_its_slot_back() {
+    let (pa, pb) = (free_port(), free_port());
+    let (a, b) = (format!("127.0.0.1:{pa}"), format!("127.0.0.1:{pb}"));
+    let dir = tmp("udp-rejoin");
+    let cfg = horde60(&dir, 200);
     let out0 = dir.join("p0");
-    let c0 = spawn(0, &a, &b, &["--out", out0.to_str().unwrap()]);
-    let mut c1 = spawn(1, &b, &a, &[]);
+    let c0 = spawn_peer(
+        &cfg,
+        900,
+        &a,
+        &b,
+        &["--player", "0", "--out", out0.to_str().unwrap()],
+    );
+    let mut c1 = spawn_peer(&cfg, 900, &b, &a, &["--player", "1"]);
     std::thread::sleep(std::time::Duration::from_secs(3));
     c1.kill().unwrap(); // SIGKILL: no goodbye
     let _ = c1.wait();
     std::thread::sleep(std::time::Duration::from_secs(2));
-    let c1b = spawn(1, &b, &a, &["--rejoin"]);
+    let c1b = spawn_peer(&cfg, 900, &b, &a, &["--player", "1", "--rejoin"]);
     let (o0, o1) = (
         c0.wait_with_output().unwrap(),
         c1b.wait_with_output().unwrap(),
@@ -532,4 +547,116 @@ fn a_killed_udp_peer_restarted_with_rejoin_takes_its_slot_back() {
     assert_eq!(gap["player"], 1, "{v0}");
     let ok = tickwise(&["verify", out0.join("session.twr").to_str().unwrap()]);
     assert_eq!(ok.status.code(), Some(0), "{ok:?}");
+}
+
+/// Two players of a horde match over UDP, and a spectator process started
+/// about 5 s (300 ticks at 60 Hz) into it: it loads the player's latest
+/// confirmed checkpoint, follows the match to its end, and its final
+/// checksum is both players'.
+#[test]
+fn a_udp_spectator_joins_a_running_match_and_ends_with_the_players_checksum() {
+    let (pa, pb, ps) = (free_port(), free_port(), free_port());
+    let (a, b, s) = (
+        format!("127.0.0.1:{pa}"),
+        format!("127.0.0.1:{pb}"),
+        format!("127.0.0.1:{ps}"),
+    );
+    let dir = tmp("udp-spectate");
+    let cfg = horde60(&dir, 200);
+    let c0 = spawn_peer(&cfg, 720, &a, &b, &["--player", "0"]);
+    let c1 = spawn_peer(&cfg, 720, &b, &a, &["--player", "1"]);
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    let cs = spawn_peer(&cfg, 720, &s, &a, &["--spectate"]);
+    let (o0, o1, os) = (
+        c0.wait_with_output().unwrap(),
+        c1.wait_with_output().unwrap(),
+        cs.wait_with_output().unwrap(),
+    );
+    for o in [&o0, &o1, &os] {
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+    }
+    let (v0, v1, vs) = (json(&o0), json(&o1), json(&os));
+    assert_eq!(vs["spectator"], true, "{vs}");
+    assert_eq!(vs["player"], 4, "{vs}");
+    // It started from a checkpoint of the running match (one every 64
+    // ticks), not from tick 0.
+    let joined = vs["joinedAt"].as_u64().unwrap();
+    assert!(joined >= 128 && joined.is_multiple_of(64), "{vs}");
+    assert!(vs["snapshotBytes"].as_u64().unwrap() > 1000, "{vs}");
+    for v in [&v0, &v1, &vs] {
+        assert_eq!(v["confirmedTick"], 720, "{v}");
+        assert_eq!(v["desyncs"], 0, "{v}");
+        assert_eq!(v["droppedUnauthenticated"], 0, "{v}");
+    }
+    assert_eq!(vs["confirmedChecksum"], v0["confirmedChecksum"]);
+    assert_eq!(vs["confirmedChecksum"], v1["confirmedChecksum"]);
+    // Usage errors: two players to watch, a slot past the players, --out
+    // (a spectator writes no replay), --player with --spectate.
+    for bad in [
+        &["--spectate", "--remote", "127.0.0.1:9"][..],
+        &["--spectate", "--watch", "2"],
+        &["--spectate", "--out", "x"],
+        &["--spectate", "--player", "1"],
+    ] {
+        let mut args = vec![
+            "peer",
+            "--bind",
+            "127.0.0.1:0",
+            "--remote",
+            "127.0.0.1:9",
+            "--session-key",
+            KEY,
+        ];
+        args.extend(bad);
+        let o = tickwise(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {o:?}");
+    }
+}
+
+/// A spectator stopped with SIGSTOP for 3 s (longer than the players' 1 s
+/// timeout, 60 ticks) is dropped: after SIGCONT it hears why and exits 1
+/// with a clear message, and the players finish clean.
+#[test]
+fn a_stopped_udp_spectator_is_dropped_and_the_players_finish_clean() {
+    let (pa, pb, ps) = (free_port(), free_port(), free_port());
+    let (a, b, s) = (
+        format!("127.0.0.1:{pa}"),
+        format!("127.0.0.1:{pb}"),
+        format!("127.0.0.1:{ps}"),
+    );
+    let dir = tmp("udp-spectate-stop");
+    let cfg = horde60(&dir, 200);
+    let c0 = spawn_peer(&cfg, 720, &a, &b, &["--player", "0"]);
+    let c1 = spawn_peer(&cfg, 720, &b, &a, &["--player", "1"]);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let cs = spawn_peer(&cfg, 720, &s, &a, &["--spectate"]);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let pid = cs.id().to_string();
+    let signal = |sig: &str| {
+        let st = Command::new("kill").args([sig, &pid]).status().unwrap();
+        assert!(st.success(), "kill {sig} {pid}");
+    };
+    signal("-STOP");
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    signal("-CONT");
+    let (o0, o1, os) = (
+        c0.wait_with_output().unwrap(),
+        c1.wait_with_output().unwrap(),
+        cs.wait_with_output().unwrap(),
+    );
+    assert_eq!(os.status.code(), Some(1), "{os:?}");
+    let err = String::from_utf8_lossy(&os.stderr);
+    assert!(err.contains("dropped by the player"), "{err}");
+    let vs = json(&os);
+    assert_eq!(vs["finished"], false, "{vs}");
+    assert!(vs["confirmedTick"].as_u64().unwrap() < 720, "{vs}");
+    for o in [&o0, &o1] {
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+    }
+    let (v0, v1) = (json(&o0), json(&o1));
+    for v in [&v0, &v1] {
+        assert_eq!(v["confirmedTick"], 720, "{v}");
+        assert_eq!(v["desyncs"], 0, "{v}");
+    }
+    assert_eq!(v0["confirmedChecksum"], v1["confirmedChecksum"]);
 }

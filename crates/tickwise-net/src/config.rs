@@ -25,12 +25,13 @@ pub const CHECK_HISTORY: usize = 128;
 /// Confirmed ticks kept for spectators (all players' inputs per tick).
 pub const SPECTATOR_BUFFER: usize = 256;
 /// The largest step a peer's sequence number may take from one accepted
-/// datagram to the next. A legitimate peer sends at most 31 datagrams per
-/// tick (inputs to 3 players and 8 spectators, a field-hash message and a
-/// departure message to each player, and as a rejoin's donor 2 notices and
-/// 8 snapshot chunks) and has left after `disconnect_after` silent ticks,
-/// so a gap of 2^20 means over 33 000 ticks (9 minutes at 60 Hz) of
-/// datagrams all lost; a larger jump is a bug of the sender and is dropped as
+/// datagram to the next. A legitimate peer sends under 100 datagrams per
+/// tick (inputs, a field-hash message and a departure message to each of 3
+/// players, as a rejoin's donor 2 notices and 8 snapshot chunks, and to
+/// each of 8 spectators its inputs or, while it loads, a welcome and 8
+/// chunks) and has left after `disconnect_after` silent ticks, so a gap of
+/// 2^20 means over 10 000 ticks (almost 3 minutes at 60 Hz) of datagrams
+/// all lost; a larger jump is a bug of the sender and is dropped as
 /// `far_future`, so it can never make every later datagram look stale.
 pub const MAX_SEQ_JUMP: u64 = 1 << 20;
 /// Forensic snapshots of confirmed states kept (one every
@@ -65,8 +66,9 @@ pub struct SessionConfig {
     /// The session stops simulating at this tick (it keeps talking so the
     /// others can confirm it too).
     pub stop_at: Option<u64>,
-    /// Spectators this host feeds (slots 4, 5, ...). Only the player in
-    /// slot 0 hosts spectators.
+    /// Spectators this player feeds at most (slots 4, 5, ...): added with
+    /// [`crate::Session::add_spectator`] in one process, or admitted over
+    /// the wire when a spectator process asks ([`crate::Watcher`]).
     pub spectators: u8,
     /// A forensic snapshot of the confirmed state is kept every this many
     /// ticks (the last [`ANCHORS`] of them); spectators join from it too.

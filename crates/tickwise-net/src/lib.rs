@@ -79,6 +79,7 @@ mod spectator;
 mod transport;
 #[cfg(feature = "std")]
 mod udp;
+mod watch;
 pub mod wire;
 
 pub use auth::{Auth, KeyError, KeyHex, MAC_LEN, SessionKey};
@@ -104,3 +105,6 @@ pub use transport::{
 };
 #[cfg(feature = "std")]
 pub use udp::UdpTransport;
+pub use watch::{
+    SPECTATOR_CATCH_UP, SpectatorRun, WatchError, WatchProgress, Watcher, run_spectator,
+};

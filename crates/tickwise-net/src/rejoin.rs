@@ -91,17 +91,144 @@ pub enum RejoinProgress {
     },
 }
 
-/// The snapshot being received.
+/// A snapshot being received in chunks (a rejoiner's, or a spectator's).
 #[derive(Debug)]
-struct Incoming {
-    donor: u8,
-    join: u64,
-    total: u64,
-    checksum: u64,
-    buf: Vec<u8>,
+pub(crate) struct Incoming {
+    pub(crate) donor: u8,
+    pub(crate) join: u64,
+    pub(crate) total: u64,
+    pub(crate) checksum: u64,
+    pub(crate) buf: Vec<u8>,
     have: Vec<bool>,
     next: u64,
-    received: u64,
+    pub(crate) received: u64,
+}
+
+impl Incoming {
+    /// Files chunk `m` from `donor` into `slot`, starting a new snapshot
+    /// when it is of another one (allocated once at its declared size,
+    /// checked against `max_bytes` first); a chunk of the wrong length or
+    /// index is dropped and counted.
+    ///
+    /// # Errors
+    ///
+    /// [`RejoinError::TooLarge`] for a snapshot over `max_bytes`.
+    pub(crate) fn receive(
+        slot: &mut Option<Incoming>,
+        donor: u8,
+        m: &ChunkMsg<'_>,
+        max_bytes: usize,
+        drops: &mut Drops,
+    ) -> Result<(), RejoinError> {
+        let same = slot.as_ref().is_some_and(|i| {
+            (i.donor, i.join, i.total, i.checksum) == (donor, m.join, m.total, m.checksum)
+        });
+        if !same {
+            if m.total > max_bytes as u64 {
+                return Err(RejoinError::TooLarge {
+                    bytes: m.total,
+                    limit: max_bytes as u64,
+                });
+            }
+            if m.total == 0 {
+                drops.malformed += 1;
+                return Ok(());
+            }
+            let total = usize::try_from(m.total).unwrap_or(usize::MAX);
+            let chunks = total.div_ceil(CHUNK_BYTES);
+            *slot = Some(Incoming {
+                donor,
+                join: m.join,
+                total: m.total,
+                checksum: m.checksum,
+                buf: vec![0; total],
+                have: vec![false; chunks],
+                next: 0,
+                received: 0,
+            });
+        }
+        let Some(inc) = slot.as_mut() else {
+            return Ok(());
+        };
+        let Ok(i) = usize::try_from(m.index) else {
+            drops.far_future += 1;
+            return Ok(());
+        };
+        let lo = i.saturating_mul(CHUNK_BYTES);
+        let hi = inc.buf.len().min(lo.saturating_add(CHUNK_BYTES));
+        if i >= inc.have.len() || hi.saturating_sub(lo) != m.data.len() {
+            drops.malformed += 1;
+            return Ok(());
+        }
+        if !inc.have[i] {
+            inc.have[i] = true;
+            inc.buf[lo..hi].copy_from_slice(m.data);
+            inc.received += m.data.len() as u64;
+        }
+        while inc
+            .have
+            .get(usize::try_from(inc.next).unwrap_or(usize::MAX))
+            .copied()
+            .unwrap_or(false)
+        {
+            inc.next += 1;
+        }
+        Ok(())
+    }
+
+    /// Every chunk is in.
+    pub(crate) fn complete(&self) -> bool {
+        self.next * CHUNK_BYTES as u64 >= self.total
+    }
+
+    /// The ack: every chunk below `next` held, and the 64-chunk bitmap past it.
+    pub(crate) fn ack(&self) -> (u64, u64) {
+        let mut have = 0u64;
+        for b in 0..64u64 {
+            let k = usize::try_from(self.next + 1 + b).unwrap_or(usize::MAX);
+            if self.have.get(k).copied().unwrap_or(false) {
+                have |= 1 << b;
+            }
+        }
+        (self.next, have)
+    }
+}
+
+/// The players absent for good (slot, absent-from tick), from a payload.
+pub(crate) type Absent = Vec<(u8, u64)>;
+
+/// Reads the payload header around the sim's bytes (the player count, the
+/// players absent for good) and returns them with the sim's bytes.
+///
+/// # Errors
+///
+/// [`RejoinError::Payload`] when it is malformed or of another player count.
+pub(crate) fn read_payload(
+    buf: &[u8],
+    players: u8,
+    local: Option<u8>,
+) -> Result<(Absent, &[u8]), RejoinError> {
+    let bad = |what| RejoinError::Payload { what };
+    let mut r = ByteReader::new(buf);
+    let n_players = r.u8("players").map_err(|_| bad("player count"))?;
+    if n_players != players {
+        return Err(bad("player count"));
+    }
+    let n = r.u8("absent").map_err(|_| bad("absent count"))?;
+    if n > players {
+        return Err(bad("absent count"));
+    }
+    let mut absent = Vec::new();
+    for _ in 0..n {
+        let p = r.u8("player").map_err(|_| bad("absent player"))?;
+        let from = r.varint("from").map_err(|_| bad("absent tick"))?;
+        if p >= players || Some(p) == local {
+            return Err(bad("absent player"));
+        }
+        absent.push((p, from));
+    }
+    let rest = r.take(r.remaining(), "state").map_err(|_| bad("state"))?;
+    Ok((absent, rest))
 }
 
 /// A player process taking its slot back in a running match. Tick it from
@@ -207,11 +334,7 @@ where
         }
         self.rbuf = buf;
         result?;
-        if self
-            .incoming
-            .as_ref()
-            .is_some_and(|i| i.next * CHUNK_BYTES as u64 >= i.total)
-        {
+        if self.incoming.as_ref().is_some_and(Incoming::complete) {
             return self.finish();
         }
         self.send(transport);
@@ -273,59 +396,15 @@ where
     }
 
     fn receive_chunk(&mut self, donor: u8, m: &ChunkMsg<'_>) -> Result<(), RejoinError> {
-        let same = self.incoming.as_ref().is_some_and(|i| {
-            (i.donor, i.join, i.total, i.checksum) == (donor, m.join, m.total, m.checksum)
-        });
-        if !same {
-            if m.total > self.max_bytes as u64 {
-                return Err(RejoinError::TooLarge {
-                    bytes: m.total,
-                    limit: self.max_bytes as u64,
-                });
-            }
-            if m.total == 0 {
-                self.drops.malformed += 1;
-                return Ok(());
-            }
-            let total = usize::try_from(m.total).unwrap_or(usize::MAX);
-            let chunks = total.div_ceil(CHUNK_BYTES);
-            self.incoming = Some(Incoming {
-                donor,
-                join: m.join,
-                total: m.total,
-                checksum: m.checksum,
-                buf: vec![0; total],
-                have: vec![false; chunks],
-                next: 0,
-                received: 0,
-            });
-            self.loaded = m.total;
-        }
-        let Some(inc) = self.incoming.as_mut() else {
-            return Ok(());
-        };
-        let Ok(i) = usize::try_from(m.index) else {
-            self.drops.far_future += 1;
-            return Ok(());
-        };
-        let lo = i.saturating_mul(CHUNK_BYTES);
-        let hi = inc.buf.len().min(lo.saturating_add(CHUNK_BYTES));
-        if i >= inc.have.len() || hi - lo != m.data.len() {
-            self.drops.malformed += 1;
-            return Ok(());
-        }
-        if !inc.have[i] {
-            inc.have[i] = true;
-            inc.buf[lo..hi].copy_from_slice(m.data);
-            inc.received += m.data.len() as u64;
-        }
-        while inc
-            .have
-            .get(usize::try_from(inc.next).unwrap_or(usize::MAX))
-            .copied()
-            .unwrap_or(false)
-        {
-            inc.next += 1;
+        Incoming::receive(
+            &mut self.incoming,
+            donor,
+            m,
+            self.max_bytes,
+            &mut self.drops,
+        )?;
+        if let Some(i) = &self.incoming {
+            self.loaded = i.total;
         }
         Ok(())
     }
@@ -351,16 +430,7 @@ where
                 transport.send(p, self.out.bytes());
             }
         }
-        let Some((donor, next, have)) = self.incoming.as_ref().map(|i| {
-            let mut have = 0u64;
-            for b in 0..64u64 {
-                let k = usize::try_from(i.next + 1 + b).unwrap_or(usize::MAX);
-                if i.have.get(k).copied().unwrap_or(false) {
-                    have |= 1 << b;
-                }
-            }
-            (i.donor, i.next, have)
-        }) else {
+        let Some((donor, (next, have))) = self.incoming.as_ref().map(|i| (i.donor, i.ack())) else {
             return;
         };
         let env = self.env();
@@ -377,27 +447,11 @@ where
         let Some(inc) = self.incoming.take() else {
             return Ok(RejoinProgress::Asking);
         };
-        let bad = |what| RejoinError::Payload { what };
-        let mut r = ByteReader::new(&inc.buf);
-        let players = r.u8("players").map_err(|_| bad("player count"))?;
-        if players != self.cfg.players {
-            return Err(bad("player count"));
-        }
-        let n = r.u8("absent").map_err(|_| bad("absent count"))?;
-        if n > players {
-            return Err(bad("absent count"));
-        }
-        let mut absent = Vec::new();
-        for _ in 0..n {
-            let p = r.u8("player").map_err(|_| bad("absent player"))?;
-            let from = r.varint("from").map_err(|_| bad("absent tick"))?;
-            if p >= players || p == self.cfg.local {
-                return Err(bad("absent player"));
-            }
-            absent.push((p, from));
-        }
-        let rest = r.take(r.remaining(), "state").map_err(|_| bad("state"))?;
-        let mut sim = self.sim.take().ok_or(bad("state"))?;
+        let (absent, rest) = read_payload(&inc.buf, self.cfg.players, Some(self.cfg.local))?;
+        let mut sim = self
+            .sim
+            .take()
+            .ok_or(RejoinError::Payload { what: "state" })?;
         self.codec
             .read(&mut sim, rest)
             .map_err(RejoinError::Snapshot)?;

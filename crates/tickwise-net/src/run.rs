@@ -112,6 +112,9 @@ pub struct RunOptions {
     /// which a player who left starts a new process for its slot and
     /// rejoins ([`run_local_rejoin`] only; it needs the sim's snapshot).
     pub rejoin_at: [Option<u64>; MAX_PLAYERS as usize],
+    /// Spectator processes each player of [`run_peer`] admits over the
+    /// wire (its cap, at most [`crate::MAX_SPECTATORS`]; 0: none).
+    pub spectators: u8,
 }
 
 impl RunOptions {
@@ -133,6 +136,7 @@ impl RunOptions {
             max_rounds: None,
             leave_at: [None; MAX_PLAYERS as usize],
             rejoin_at: [None; MAX_PLAYERS as usize],
+            spectators: 0,
         }
     }
 
@@ -808,7 +812,7 @@ where
     S::Input: ReplayInput,
 {
     opts.check()?;
-    let mut cfg = opts.session(local, 0);
+    let mut cfg = opts.session(local, opts.spectators);
     cfg.validate()?;
     cfg.stop_at = Some(opts.ticks);
     let fault = if local == 1 {

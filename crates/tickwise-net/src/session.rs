@@ -27,6 +27,7 @@ use tickwise::replay::ByteReader;
 use tickwise::{Replay, ReplayError, ReplayHeader, ReplayInput, ReplayParts, Run, Sim};
 
 mod rejoin;
+mod watch;
 
 pub(crate) use rejoin::Serve;
 pub use rejoin::SnapshotCodec;
@@ -41,8 +42,13 @@ use crate::transport::{RECV_BUFFER, Transport};
 use crate::wire::{
     Body, Buf, DepartureMsg, Envelope, FieldsMsg, InputsMsg, KIND_DEPARTURE, KIND_FIELDS,
     KIND_GOODBYE, KIND_INPUTS, KIND_SPECTATE, MAX_CHECKS_PER_PACKET, MAX_FIELDS_PER_PACKET,
-    MAX_INPUTS_PER_PACKET, MAX_PACKET, MAX_UNSEALED, WireError, decode, write_envelope,
+    MAX_INPUTS_PER_PACKET, MAX_PACKET, MAX_UNSEALED, WATCH_BEHIND, WATCH_SILENT, WireError, decode,
+    write_envelope,
 };
+
+/// Times a player tells a spectator it dropped it (and once more for each
+/// datagram the spectator sends afterwards, at most once a tick).
+const DROP_NOTICES: u8 = 8;
 
 /// Why datagrams were dropped, counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -361,6 +367,15 @@ struct SpectatorLink {
     last_seq: Option<u64>,
     last_heard: u64,
     error: Option<u64>,
+    /// A spectator process admitted over the wire: its epoch, and when.
+    epoch: Option<u64>,
+    admitted_at: u64,
+    /// Its snapshot, while it loads (no inputs are sent until it acks one).
+    loading: Option<Serve>,
+    /// Why it was dropped (a watch reply code and its two values), and how
+    /// many more times to say so.
+    dropped: Option<(u8, u64, u64)>,
+    notices: u8,
 }
 
 /// Live recording of the confirmed run, checkpoints every `every` ticks.
@@ -433,6 +448,12 @@ pub struct Session<S: Sim> {
     snap_encode: Option<(SnapshotCodec<S>, usize)>,
     /// Per donor slot, a rejoin notice to acknowledge: the player and tick.
     notice_acks: [Option<(u8, u64)>; MAX_PLAYERS as usize],
+    /// A spectator slot to bind the last unknown source to (a watch
+    /// request admitted), done by `poll` through the transport.
+    pending_admit: Option<u8>,
+    /// A watch reply to a spectator that has no slot (or its slot): where
+    /// (`None`: the last unknown source), epoch, code, values.
+    pending_reply: Option<(Option<u8>, u64, u8, u64, u64)>,
     spectators: Vec<SpectatorLink>,
     spec_buf: Vec<S::Input>,
     probe: Probe,
@@ -512,6 +533,8 @@ where
             gate: None,
             snap_encode: None,
             notice_acks: [None; MAX_PLAYERS as usize],
+            pending_admit: None,
+            pending_reply: None,
             spectators: (0..cfg.spectators)
                 .map(|_| SpectatorLink::default())
                 .collect(),
@@ -1213,6 +1236,11 @@ where
         for s in &mut self.spectators {
             if s.active && now.saturating_sub(s.last_heard) > self.cfg.disconnect_after {
                 s.active = false;
+                s.loading = None;
+                if s.epoch.is_some() {
+                    s.dropped = Some((WATCH_SILENT, self.cfg.disconnect_after, 0));
+                    s.notices = DROP_NOTICES;
+                }
             }
         }
     }
@@ -1227,6 +1255,7 @@ where
                 continue;
             }
             self.handle_datagram(d.from, &buf[..len]);
+            self.admit_spectator(transport);
         }
         self.rbuf = buf;
     }
@@ -1246,6 +1275,11 @@ where
                 return;
             }
         };
+        if let Body::Watch { epoch } = body {
+            // Checked by MAC and epoch: the spectator has no slot yet.
+            self.receive_watch(from, env.sender, epoch);
+            return;
+        }
         if from != Some(env.sender) {
             self.stats.drops.unknown_peer += 1;
             return;
@@ -1253,29 +1287,7 @@ where
         let now = self.stats.local_ticks;
         let sender = env.sender;
         if sender >= FIRST_SPECTATOR_SLOT {
-            let k = usize::from(sender - FIRST_SPECTATOR_SLOT);
-            let probed = self.probed;
-            let Some(link) = self.spectators.get_mut(k).filter(|l| l.active) else {
-                self.stats.drops.unknown_peer += 1;
-                return;
-            };
-            if link.last_seq.is_some_and(|l| env.seq <= l) {
-                self.stats.drops.stale += 1;
-                return;
-            }
-            if seq_jump(link.last_seq, env.seq) {
-                self.stats.drops.far_future += 1;
-                return;
-            }
-            match body {
-                Body::SpectatorAck { ack } if ack <= probed => {
-                    link.last_seq = Some(env.seq);
-                    link.last_heard = now;
-                    link.acked = link.acked.max(ack);
-                }
-                Body::SpectatorAck { .. } => self.stats.drops.far_future += 1,
-                _ => self.stats.drops.unknown_peer += 1,
-            }
+            self.receive_from_spectator(sender, &env, &body);
             return;
         }
         if sender >= self.cfg.players || sender == self.cfg.local {
@@ -1355,7 +1367,10 @@ where
             Body::Rejoin { .. } | Body::Chunk(_) | Body::Refuse { .. } => {
                 self.stats.drops.unknown_peer += 1;
             }
-            Body::Spectate(_) | Body::SpectatorAck { .. } => {
+            Body::Spectate(_)
+            | Body::SpectatorAck { .. }
+            | Body::Watch { .. }
+            | Body::WatchReply(_) => {
                 self.stats.drops.unknown_peer += 1;
             }
         }
@@ -1517,7 +1532,7 @@ where
             }
         }
         for k in 0..self.spectators.len() {
-            self.send_spectator(k, transport);
+            self.send_to_spectator(k, transport);
         }
         self.send_rejoin(transport);
         for p in 0..self.cfg.players {
@@ -1713,9 +1728,15 @@ where
         let oldest = self.probed.saturating_sub(SPECTATOR_BUFFER as u64);
         if link.acked < oldest {
             let needs = link.acked;
+            let probed = self.probed;
             if let Some(l) = self.spectators.get_mut(k) {
                 l.error = Some(needs);
                 l.active = false;
+                l.loading = None;
+                if l.epoch.is_some() {
+                    l.dropped = Some((WATCH_BEHIND, needs, probed));
+                    l.notices = DROP_NOTICES;
+                }
             }
             return;
         }
@@ -1832,7 +1853,7 @@ where
             acked: from,
             last_seq: None,
             last_heard: now,
-            error: None,
+            ..SpectatorLink::default()
         };
         Ok(())
     }

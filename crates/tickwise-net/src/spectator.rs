@@ -10,7 +10,10 @@ use crate::auth::{Auth, SessionKey};
 use crate::config::{FIRST_SPECTATOR_SLOT, MAX_SEQ_JUMP, SPECTATOR_BUFFER};
 use crate::session::Drops;
 use crate::transport::{RECV_BUFFER, Transport};
-use crate::wire::{Body, Buf, Envelope, KIND_SPECTATOR_ACK, decode, write_envelope};
+use crate::wire::{
+    Body, Buf, ChunkMsg, Envelope, KIND_SPECTATOR_ACK, WATCH_BEHIND, WATCH_SILENT, WatchReplyMsg,
+    decode, write_envelope,
+};
 
 /// A spectator: holds a confirmed state and steps it with the confirmed
 /// inputs the host (player 0) sends. It never predicts, so it never rolls
@@ -25,6 +28,15 @@ pub struct Spectator<S: Sim> {
     tick: u64,
     known: u64,
     slot: u8,
+    /// The player feeding it (0 unless [`Spectator::watching`] said otherwise).
+    host: u8,
+    /// The epoch of the process (a spectator admitted over the wire): drop
+    /// notices carry it.
+    epoch: Option<u64>,
+    /// Why the host dropped it, once it said so.
+    dropped: Option<WatchReplyMsg>,
+    /// Calls to [`Spectator::tick_once`] since the host's last datagram.
+    silent: u64,
     auth: Auth,
     players: u8,
     buf: Vec<S::Input>,
@@ -52,6 +64,10 @@ where
             tick,
             known: tick,
             slot: slot.max(FIRST_SPECTATOR_SLOT),
+            host: 0,
+            epoch: None,
+            dropped: None,
+            silent: 0,
             auth: Auth::new(key),
             players: players.clamp(2, 4),
             buf: vec![S::Input::default(); SPECTATOR_BUFFER * n],
@@ -62,6 +78,44 @@ where
             rbuf: vec![0; RECV_BUFFER],
             drops: Drops::default(),
         }
+    }
+
+    /// Follows player `host` instead of player 0, as a process of `epoch`
+    /// admitted by it whose datagrams go on numbering from `seq`, having
+    /// last accepted the host's datagram `host_seq`
+    /// ([`crate::Watcher`] makes one so).
+    pub(crate) const fn watching(
+        mut self,
+        host: u8,
+        epoch: u64,
+        seq: u64,
+        host_seq: Option<u64>,
+    ) -> Spectator<S> {
+        self.host = host;
+        self.epoch = Some(epoch);
+        self.seq = seq;
+        self.last_seq = host_seq;
+        self
+    }
+
+    /// The host's word that it dropped this spectator (too far behind, or
+    /// silent past its timeout), once it arrived.
+    #[must_use]
+    pub const fn dropped(&self) -> Option<&WatchReplyMsg> {
+        self.dropped.as_ref()
+    }
+
+    /// Calls to [`Spectator::tick_once`] since the last datagram from the
+    /// host that was used.
+    #[must_use]
+    pub const fn silent_ticks(&self) -> u64 {
+        self.silent
+    }
+
+    /// Its slot.
+    #[must_use]
+    pub const fn slot(&self) -> u8 {
+        self.slot
     }
 
     /// The state.
@@ -85,6 +139,7 @@ where
     /// Reads the host's datagrams, runs up to `max_steps` confirmed ticks
     /// (a spectator that is behind catches up at that rate) and acks.
     pub fn tick_once(&mut self, transport: &mut dyn Transport, max_steps: u64) -> u64 {
+        self.silent = self.silent.saturating_add(1);
         let mut rbuf = core::mem::take(&mut self.rbuf);
         while let Some(d) = transport.recv(&mut rbuf) {
             let len = d.len.min(rbuf.len());
@@ -111,7 +166,7 @@ where
         write_envelope(&mut self.out, KIND_SPECTATOR_ACK, &env);
         self.out.varint(self.known);
         if self.out.seal(&self.auth) {
-            transport.send(0, self.out.bytes());
+            transport.send(self.host, self.out.bytes());
         }
         ran
     }
@@ -128,7 +183,7 @@ where
             Ok(x) => x,
             Err(e) => return self.drops.count(&e),
         };
-        if from != Some(0) || env.sender != 0 {
+        if from != Some(self.host) || env.sender != self.host {
             self.drops.unknown_peer += 1;
             return;
         }
@@ -140,15 +195,36 @@ where
             self.drops.far_future += 1;
             return;
         }
-        let Body::Spectate(m) = body else {
-            self.drops.unknown_peer += 1;
-            return;
+        let m = match body {
+            Body::Spectate(m) => m,
+            Body::WatchReply(r)
+                if Some(r.epoch) == self.epoch
+                    && (r.code == WATCH_BEHIND || r.code == WATCH_SILENT) =>
+            {
+                self.last_seq = Some(env.seq);
+                self.dropped = Some(r);
+                return;
+            }
+            // The welcome and chunks that were on their way when it
+            // finished loading.
+            Body::WatchReply(WatchReplyMsg { epoch, .. }) | Body::Chunk(ChunkMsg { epoch, .. })
+                if Some(epoch) == self.epoch =>
+            {
+                self.last_seq = Some(env.seq);
+                self.silent = 0;
+                return;
+            }
+            _ => {
+                self.drops.unknown_peer += 1;
+                return;
+            }
         };
         if m.players != self.players || m.start > self.known {
             self.drops.far_future += 1;
             return;
         }
         self.last_seq = Some(env.seq);
+        self.silent = 0;
         let n = usize::from(self.players);
         let mut r = ByteReader::new(m.inputs);
         for k in 0..u64::from(m.count) {

@@ -39,6 +39,22 @@ pub trait Transport {
     /// none right now. A datagram longer than `buf` is cut to `buf.len()`
     /// and reported with its full length.
     fn recv(&mut self, buf: &mut [u8]) -> Option<Datagram>;
+    /// Binds the source of the last datagram [`Transport::recv`] returned
+    /// with `from: None` to spectator slot `slot` (replacing the address
+    /// the slot had), so that a spectator process the session admitted
+    /// (docs/netplay.md, "Spectators over UDP") is sent to and heard from
+    /// by slot. Returns whether it did; a transport whose slots are fixed
+    /// (the default) never does. Player slots are never rebound.
+    fn admit(&mut self, slot: u8) -> bool {
+        let _ = slot;
+        false
+    }
+    /// Sends `bytes` to the source of the last datagram [`Transport::recv`]
+    /// returned with `from: None` (a refusal to a spectator that has no
+    /// slot); the default sends nothing.
+    fn reply(&mut self, bytes: &[u8]) {
+        let _ = bytes;
+    }
 }
 
 /// A borrowed transport is a transport (so [`crate::NetGame`] can own its
@@ -50,6 +66,14 @@ impl<T: Transport + ?Sized> Transport for &mut T {
 
     fn recv(&mut self, buf: &mut [u8]) -> Option<Datagram> {
         (**self).recv(buf)
+    }
+
+    fn admit(&mut self, slot: u8) -> bool {
+        (**self).admit(slot)
+    }
+
+    fn reply(&mut self, bytes: &[u8]) {
+        (**self).reply(bytes);
     }
 }
 

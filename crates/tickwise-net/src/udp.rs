@@ -4,15 +4,20 @@ use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
 use std::vec::Vec;
 
+use crate::config::FIRST_SPECTATOR_SLOT;
 use crate::transport::{Datagram, Transport};
 
-/// A non-blocking UDP socket with a fixed map from slots to addresses.
-/// A datagram from an address not in the map is delivered with
-/// `from: None`, and the session counts it as from an unknown peer.
+/// A non-blocking UDP socket with a map from slots to addresses: the
+/// players' are fixed; a spectator's is added when a session admits it
+/// ([`Transport::admit`]). A datagram from an address not in the map is
+/// delivered with `from: None`, and the session counts it as from an
+/// unknown peer (unless it is an authenticated watch request).
 #[derive(Debug)]
 pub struct UdpTransport {
     socket: UdpSocket,
     peers: Vec<(u8, SocketAddr)>,
+    /// The source of the last datagram from an address not in the map.
+    last_unknown: Option<SocketAddr>,
     /// Send errors (the OS refused a datagram), counted, never fatal.
     pub send_errors: u64,
 }
@@ -29,6 +34,7 @@ impl UdpTransport {
         Ok(UdpTransport {
             socket,
             peers,
+            last_unknown: None,
             send_errors: 0,
         })
     }
@@ -57,6 +63,9 @@ impl Transport for UdpTransport {
             match self.socket.recv_from(buf) {
                 Ok((len, addr)) => {
                     let from = self.peers.iter().find(|(_, a)| *a == addr).map(|(s, _)| *s);
+                    if from.is_none() {
+                        self.last_unknown = Some(addr);
+                    }
                     return Some(Datagram { from, len });
                 }
                 // A reset from an unreachable peer (Windows) or an
@@ -65,6 +74,26 @@ impl Transport for UdpTransport {
                 Err(e) if e.kind() == ErrorKind::ConnectionReset => {}
                 Err(_) => return None,
             }
+        }
+    }
+
+    fn admit(&mut self, slot: u8) -> bool {
+        let Some(addr) = self.last_unknown else {
+            return false;
+        };
+        if slot < FIRST_SPECTATOR_SLOT {
+            return false;
+        }
+        self.peers.retain(|(s, _)| *s != slot);
+        self.peers.push((slot, addr));
+        true
+    }
+
+    fn reply(&mut self, bytes: &[u8]) {
+        if let Some(addr) = self.last_unknown
+            && self.socket.send_to(bytes, addr).is_err()
+        {
+            self.send_errors += 1;
         }
     }
 }

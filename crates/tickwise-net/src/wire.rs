@@ -10,7 +10,8 @@
 //! 3      1     kind: 1 inputs, 2 field hashes, 3 spectator inputs, 4 spectator ack,
 //!              5 departure (a leaver's last tick), 6 goodbye, 7 rejoin request,
 //!              8 rejoin notice, 9 rejoin notice ack, 10 snapshot chunk,
-//!              11 snapshot ack, 12 rejoin refused
+//!              11 snapshot ack, 12 rejoin refused, 13 watch request,
+//!              14 watch reply
 //! 4      8     session id (u64 LE, derived from the session key)
 //! 12     1     sender slot (players 0..=3, spectators 4..)
 //! 13     var   sequence number (varint, strictly increasing per sender)
@@ -63,6 +64,11 @@ pub(crate) const KIND_NOTICE_ACK: u8 = 9;
 pub(crate) const KIND_CHUNK: u8 = 10;
 pub(crate) const KIND_CHUNK_ACK: u8 = 11;
 pub(crate) const KIND_REFUSE: u8 = 12;
+pub(crate) const KIND_WATCH: u8 = 13;
+pub(crate) const KIND_WATCH_REPLY: u8 = 14;
+/// The sender byte of a watch request (kind 13): a spectator process has
+/// no slot until a player admits it and says which one in its reply.
+pub const UNASSIGNED_SLOT: u8 = 255;
 /// Snapshot bytes per chunk (the last chunk of a snapshot may be shorter).
 pub const CHUNK_BYTES: usize = 400;
 
@@ -200,7 +206,54 @@ pub enum Body<'a> {
         /// Reason 2: the limit; else 0.
         limit: u64,
     },
+    /// A spectator process asks a player to be fed the match (sent with
+    /// sender byte [`UNASSIGNED_SLOT`]).
+    Watch {
+        /// The spectator process's epoch (a fresh random number per process).
+        epoch: u64,
+    },
+    /// A player's answer to a spectator: admitted, refused or dropped.
+    WatchReply(WatchReplyMsg),
 }
+
+/// Body of kind 14, player to spectator:
+///
+/// ```text
+/// epoch  u64 LE  the spectator process's epoch
+/// code   u8      0 admitted, 1 full, 2 no snapshot encoding, 3 snapshot over
+///                the limit, 4 dropped: too far behind, 5 dropped: silent
+/// slot   u8      code 0: the spectator's slot (4..=11); else 0
+/// a      varint  0: the snapshot's tick; 1: the cap; 3: the snapshot's size;
+///                4: the tick the spectator needs; 5: the timeout in ticks
+/// b      varint  0: the ticks a spectator may fall behind; 3: the limit;
+///                4: the player's confirmed tick; else 0
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WatchReplyMsg {
+    /// See the layout.
+    pub epoch: u64,
+    /// See the layout.
+    pub code: u8,
+    /// See the layout.
+    pub slot: u8,
+    /// See the layout.
+    pub a: u64,
+    /// See the layout.
+    pub b: u64,
+}
+
+/// [`WatchReplyMsg::code`]: admitted.
+pub const WATCH_ADMITTED: u8 = 0;
+/// [`WatchReplyMsg::code`]: the player serves its cap of spectators.
+pub const WATCH_FULL: u8 = 1;
+/// [`WatchReplyMsg::code`]: the sim has no snapshot encoding.
+pub const WATCH_NO_SNAPSHOT: u8 = 2;
+/// [`WatchReplyMsg::code`]: the snapshot is over the player's limit.
+pub const WATCH_TOO_LARGE: u8 = 3;
+/// [`WatchReplyMsg::code`]: dropped, too far behind the confirmed tick.
+pub const WATCH_BEHIND: u8 = 4;
+/// [`WatchReplyMsg::code`]: dropped, silent past the timeout.
+pub const WATCH_SILENT: u8 = 5;
 
 /// Body of kind 10:
 ///
@@ -730,6 +783,24 @@ fn decode_opened<'a>(
                 bytes: r.varint("bytes").map_err(malformed("size"))?,
                 limit: r.varint("limit").map_err(malformed("limit"))?,
             }
+        }
+        KIND_WATCH => Body::Watch {
+            epoch: r.u64_le("epoch").map_err(malformed("epoch"))?,
+        },
+        KIND_WATCH_REPLY => {
+            let epoch = r.u64_le("epoch").map_err(malformed("epoch"))?;
+            let code = r.u8("code").map_err(malformed("reply code"))?;
+            let slot = r.u8("slot").map_err(malformed("slot"))?;
+            if code > WATCH_SILENT {
+                return Err(WireError::Malformed { what: "reply code" });
+            }
+            Body::WatchReply(WatchReplyMsg {
+                epoch,
+                code,
+                slot,
+                a: r.varint("a").map_err(malformed("reply value"))?,
+                b: r.varint("b").map_err(malformed("reply value"))?,
+            })
         }
         kind => return Err(WireError::UnknownKind { kind }),
     };

@@ -12,9 +12,15 @@
 //!   requires. Both loops get the page's frame times (one browser clock,
 //!   [`HostClock`]); the network's time is moved to each frame's host time
 //!   before the loops run, so latency is real time on the page's clock.
-//!   A hidden tab stops both players together (they share the tab): the
-//!   clock is re-anchored on return, so the time away does not exist for
-//!   them, and no one is reported disconnected.
+//!   Each player has its own clock: player 1 (the keyboard, the *local*
+//!   peer) runs only while the tab is visible; player 2 (the bot, standing
+//!   in for a *remote* peer on another machine) runs on the page's clock
+//!   whatever the tab does, catching up in wall-clock time, a tick at a
+//!   time, through any stretch the tab did not run (a hidden tab's frames
+//!   stop). Hidden for longer than `disconnect_after`, the local peer is
+//!   declared gone by the remote, and on return it rejoins through
+//!   [`tickwise_net::Rejoiner`]: the remote sends the confirmed state in
+//!   chunks and the local peer plays on (`netplay/away.rs`).
 //! * **Controls at runtime.** Round trip and loss go to
 //!   [`SimNetwork::set_config`] (from the next datagram on); the input
 //!   delay goes to each session's [`tickwise_net::Session::set_input_delay`]
@@ -30,6 +36,10 @@
 //!   inputs, the file `tickwise netplay --out` writes: `tickwise verify`
 //!   on it ends on the confirmed state.
 //!
+//! The page's replay is the match's: a rejoined session records nothing
+//! (it starts mid-match), so `replay()` is player 1's recording while it
+//! has one, else player 2's, who never left.
+//!
 //! Nothing here uses `std::net`: `tickwise-net` is built without its `std`
 //! feature (no UDP) for the page.
 
@@ -43,8 +53,8 @@ use tickwise::{
 };
 use tickwise_catalog::CatalogError;
 use tickwise_net::{
-    Datagram, MAX_INPUT_DELAY, NetGame, NetworkConfig, Session, SessionConfig, SessionError,
-    SessionKey, SimNetwork, Transport,
+    Datagram, MAX_INPUT_DELAY, MAX_REJOIN_SNAPSHOT, NetGame, NetworkConfig, Session, SessionConfig,
+    SessionError, SessionKey, SimNetwork, SnapshotCodec, Transport,
 };
 use tickwise_sims::ConfigError;
 use tickwise_sims::horde::{DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, RIGHT, UP};
@@ -57,6 +67,11 @@ use crate::bindings::{js_err, num};
 use crate::horde::{HORDE_JSON, blend_into, button_for_key, draw_info_json};
 use crate::host::HostClock;
 use crate::keys::Keys;
+
+mod away;
+
+use away::Rejoining;
+pub use away::{MAX_REMOTE_CATCH_UP, REJOIN_TICKS_PER_FRAME};
 
 /// Replay checkpoint interval: one second at 30 Hz.
 pub const CHECKPOINT_EVERY: u64 = 30;
@@ -78,6 +93,14 @@ pub const START_LOSS_PCT: u64 = 2;
 pub const MAX_STEP_FRAMES: u64 = 100_000;
 /// The longest synthetic frame, ms.
 pub const MAX_STEP_MS: u64 = 1000;
+/// Ticks of silence after which a peer declares the other gone (the
+/// session's default, 10 s at 30 Hz); [`NetplayPage::set_disconnect_after`]
+/// changes it.
+pub const DISCONNECT_AFTER: u64 = 300;
+/// The shortest timeout the page takes, ticks (1 s at 30 Hz).
+pub const MIN_DISCONNECT_AFTER: u64 = 30;
+/// The longest timeout the page takes, ticks (100 s at 30 Hz).
+pub const MAX_DISCONNECT_AFTER: u64 = 3000;
 
 /// A port of the shared network, owned by one player's [`NetGame`].
 ///
@@ -344,6 +367,20 @@ pub struct NetplayPage {
     frames: u64,
     keys: Keys,
     draw: Vec<f32>,
+    /// Player 1's own clock (it stops while the tab is hidden); `clock`
+    /// is the page's, which the network and the remote player follow.
+    local_clock: HostClock,
+    /// The tab is hidden: player 1 does not run.
+    hidden: bool,
+    /// Player 1 is taking its slot back after the remote declared it gone.
+    rejoin: Option<Rejoining>,
+    /// Times the remote declared player 1 gone, and times it rejoined.
+    leaves: u64,
+    rejoins: u64,
+    /// Why the last rejoin failed, if one did.
+    rejoin_error: Option<String>,
+    disconnect_after: u64,
+    key: SessionKey,
 }
 
 impl NetplayPage {
@@ -368,6 +405,15 @@ impl NetplayPage {
         loss_pct: u64,
         input_delay: u64,
     ) -> Result<NetplayPage, NetplayPageError> {
+        NetplayPage::build(rtt_ms, loss_pct, input_delay, DISCONNECT_AFTER)
+    }
+
+    fn build(
+        rtt_ms: u64,
+        loss_pct: u64,
+        input_delay: u64,
+        disconnect_after: u64,
+    ) -> Result<NetplayPage, NetplayPageError> {
         check_settings(rtt_ms, loss_pct, input_delay)?;
         // The shipped horde with two heroes, one per player.
         let config = tickwise_catalog::Catalog::builtin()
@@ -387,8 +433,11 @@ impl NetplayPage {
         let player = |slot: u8| -> Result<Player, NetplayPageError> {
             let mut sc = SessionConfig::new(2, slot, key);
             sc.input_delay = delay;
+            sc.disconnect_after = disconnect_after;
             let mut s = Session::new(world.clone(), sc)?;
             s.start_recording(header.clone())?;
+            // Either may be the donor when the other rejoins.
+            s.enable_rejoin(SnapshotCodec::new(), MAX_REJOIN_SNAPSHOT);
             let port = SharedPort {
                 net: Rc::clone(&net),
                 slot,
@@ -427,7 +476,40 @@ impl NetplayPage {
             frames: 0,
             keys: Keys::new(button_for_key),
             draw: Vec::new(),
+            local_clock: HostClock::new(),
+            hidden: false,
+            rejoin: None,
+            leaves: 0,
+            rejoins: 0,
+            rejoin_error: None,
+            disconnect_after,
+            key,
         })
+    }
+
+    /// Rebuilds the page (a fresh match, the same sliders) with peers that
+    /// declare each other gone after `ticks` ticks of silence
+    /// ([`MIN_DISCONNECT_AFTER`] to [`MAX_DISCONNECT_AFTER`]).
+    ///
+    /// # Errors
+    ///
+    /// [`NetplayPageError::Arg`] out of range; the page is unchanged then.
+    pub fn set_disconnect_after(&mut self, ticks: f64) -> Result<(), NetplayPageError> {
+        let t = whole("disconnectAfter", ticks, MAX_DISCONNECT_AFTER)?;
+        if t < MIN_DISCONNECT_AFTER {
+            return Err(NetplayPageError::Arg(ArgError {
+                name: "disconnectAfter",
+                max: MAX_DISCONNECT_AFTER,
+                found: t.to_string(),
+            }));
+        }
+        *self = NetplayPage::build(
+            self.rtt_ms,
+            self.loss_pct,
+            u64::from(self.controls.input_delay.get()),
+            t,
+        )?;
+        Ok(())
     }
 
     /// The horde config.
@@ -458,26 +540,50 @@ impl NetplayPage {
         }
     }
 
-    /// Runs both players to host time `now`: the network first (what has
-    /// arrived by then is delivered), then each player's loop.
-    fn frame_to(&mut self, now: Timestamp) -> [FrameReport; 2] {
+    /// Runs both players to page time `now` (player 1 to its own time
+    /// `local`, or not at all while hidden or rejoining): the network first
+    /// (what has arrived by then is delivered), then each player's loop.
+    /// The remote player runs through any backlog (a stretch the tab did
+    /// not run) a tick at a time first ([`NetplayPage::catch_up_remote`]).
+    fn frame_to(
+        &mut self,
+        now: Timestamp,
+        local: Option<Timestamp>,
+    ) -> (Option<FrameReport>, FrameReport) {
+        self.catch_up_remote(now);
         if let Ok(mut n) = self.net.try_borrow_mut() {
             n.advance_to(now);
         }
         self.frames += 1;
-        let a = self.views[0].frame_at(&mut self.keyboard, now);
+        let a = match local {
+            Some(l) if self.runs_locally() => Some(self.views[0].frame_at(&mut self.keyboard, l)),
+            _ => None,
+        };
         let b = self.views[1].frame_at(&mut self.bot, now);
-        [a, b]
+        self.after_frame(now);
+        (a, b)
     }
 
-    /// A display frame at browser time `ms`.
+    /// Whether player 1's loop runs: the tab is visible and it is not
+    /// rejoining.
+    const fn runs_locally(&self) -> bool {
+        !self.hidden && self.rejoin.is_none()
+    }
+
+    /// A display frame at browser time `ms`: player 1's frame (none while
+    /// it does not run) and player 2's.
     ///
     /// # Errors
     ///
     /// A [`TimeError`] for a bad timestamp (the frame is ignored and counted).
-    pub fn frame_at(&mut self, ms: f64) -> Result<[FrameReport; 2], TimeError> {
-        let now = self.clock.map(ms, self.keyboard.host_time())?;
-        Ok(self.frame_to(now))
+    pub fn frame_at(&mut self, ms: f64) -> Result<(Option<FrameReport>, FrameReport), TimeError> {
+        let now = self.clock.map(ms, self.bot.host_time())?;
+        let local = if self.runs_locally() {
+            Some(self.local_clock.map(ms, self.keyboard.host_time())?)
+        } else {
+            None
+        };
+        Ok(self.frame_to(now, local))
     }
 
     /// Test API: `n` frames of `ms` each with no real time passing; the
@@ -491,13 +597,12 @@ impl NetplayPage {
         let n = whole("n", n, MAX_STEP_FRAMES)?;
         let ms = whole("ms", ms, MAX_STEP_MS)?;
         for _ in 0..n {
-            let now = self
-                .keyboard
-                .host_time()
-                .saturating_add(Nanos::from_millis(ms));
-            let _ = self.frame_to(now);
+            let d = Nanos::from_millis(ms);
+            let now = self.bot.host_time().saturating_add(d);
+            let local = self.keyboard.host_time().saturating_add(d);
+            let _ = self.frame_to(now, Some(local));
         }
-        self.clock.reanchor();
+        self.reanchor();
         Ok(self.keyboard.tick().get())
     }
 
@@ -505,6 +610,7 @@ impl NetplayPage {
     /// starting, the tab visible again).
     pub const fn reanchor(&mut self) {
         self.clock.reanchor();
+        self.local_clock.reanchor();
     }
 
     /// A key went down (`down`) or up at browser time `ms`, for player 1.
@@ -517,7 +623,7 @@ impl NetplayPage {
         if !self.keys.binds(code) {
             return Ok(false);
         }
-        let at = self.clock.map(ms, self.keyboard.host_time())?;
+        let at = self.local_clock.map(ms, self.keyboard.host_time())?;
         Ok(self.keys.key(self.keyboard.inputs_mut(), code, down, at))
     }
 
@@ -528,7 +634,7 @@ impl NetplayPage {
     ///
     /// A [`TimeError`] for a bad timestamp.
     pub fn release_all(&mut self, ms: f64) -> Result<(), TimeError> {
-        let at = self.clock.map(ms, self.keyboard.host_time())?;
+        let at = self.local_clock.map(ms, self.keyboard.host_time())?;
         self.keyboard.inputs_mut().release_all(at);
         Ok(())
     }
@@ -598,6 +704,21 @@ impl NetplayPage {
     pub fn replay_bytes(&self, p: f64) -> Result<Vec<u8>, NetplayPageError> {
         let p = whole("player", p, 1)?;
         Ok(self.session(usize::from(p == 1)).replay()?.to_bytes())
+    }
+
+    /// The match's replay: player 1's recording while it has one (it
+    /// started the match), else player 2's (player 1 rejoined: a rejoined
+    /// session starts mid-match and records nothing).
+    ///
+    /// # Errors
+    ///
+    /// [`NetplayPageError::Session`] if the recording cannot be built.
+    pub fn match_replay_bytes(&self) -> Result<Vec<u8>, NetplayPageError> {
+        match self.session(0).replay() {
+            Ok(r) => Ok(r.to_bytes()),
+            Err(SessionError::NotRecording) => Ok(self.session(1).replay()?.to_bytes()),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Interpolated drawing positions of player `p`'s view in px, every
@@ -683,7 +804,13 @@ impl NetplayPage {
             "networkMs": net.as_ref().map_or(0, |n| n.now().as_nanos() / 1_000_000),
             "inFlight": net.as_ref().map_or(0, |n| n.pending()),
             "stopAt": self.controls.stop_at.get(),
-            "rejectedTimes": self.clock.rejected(),
+            "rejectedTimes": self.clock.rejected() + self.local_clock.rejected(),
+            "hidden": self.hidden,
+            "leaves": self.leaves,
+            "rejoins": self.rejoins,
+            "rejoining": self.rejoin.as_ref().map(Rejoining::progress_json),
+            "rejoinError": self.rejoin_error,
+            "disconnectAfter": self.disconnect_after,
             "refusedEvents": self.keys.refused(),
             "lateEvents": self.keyboard.inputs().late_events(),
             "sim": self.header.sim_id,
@@ -697,10 +824,11 @@ impl NetplayPage {
     ///
     /// As [`NetplayPage::with_settings`]; the page is unchanged then.
     pub fn reset(&mut self) -> Result<(), NetplayPageError> {
-        *self = NetplayPage::with_settings(
+        *self = NetplayPage::build(
             self.rtt_ms,
             self.loss_pct,
             u64::from(self.controls.input_delay.get()),
+            self.disconnect_after,
         )?;
         Ok(())
     }
@@ -761,7 +889,10 @@ impl NetplayHandle {
     /// `undefined` for a refused time (ignored and counted).
     #[wasm_bindgen(js_name = frameAt)]
     pub fn frame_at(&mut self, ms: f64) -> Option<u32> {
-        self.page.frame_at(ms).ok().map(|[a, _]| a.steps)
+        self.page
+            .frame_at(ms)
+            .ok()
+            .map(|(a, _)| a.map_or(0, |a| a.steps))
     }
 
     /// Test API: `n` frames of `ms`; returns player 1's loop tick.
@@ -833,16 +964,42 @@ impl NetplayHandle {
         self.page.state_json().to_string()
     }
 
-    /// Player `p`'s (default 0) replay of the confirmed inputs, base64.
+    /// Player `p`'s replay of the confirmed inputs, base64; without `p`,
+    /// the match's (player 1's, or player 2's once player 1 rejoined).
     ///
     /// # Errors
     ///
-    /// For a `p` other than 0 or 1.
+    /// For a `p` other than 0 or 1, or a player that has no recording.
     pub fn replay(&self, p: Option<f64>) -> Result<String, JsError> {
-        self.page
-            .replay_bytes(p.unwrap_or(0.0))
-            .map(|b| base64::encode(&b))
-            .map_err(js_err)
+        match p {
+            Some(p) => self.page.replay_bytes(p),
+            None => self.page.match_replay_bytes(),
+        }
+        .map(|b| base64::encode(&b))
+        .map_err(js_err)
+    }
+
+    /// The tab was hidden at browser time `ms`: player 1 stops (its keys
+    /// are released); player 2 plays on.
+    pub fn hide(&mut self, ms: f64) {
+        let _ = self.page.hide(ms);
+    }
+
+    /// The tab is visible again at browser time `ms`: player 2 catches up
+    /// through the time away; player 1 goes on, or rejoins if player 2
+    /// declared it gone.
+    pub fn show(&mut self, ms: f64) {
+        let _ = self.page.show(ms);
+    }
+
+    /// Rebuilds the page with this silence timeout, in ticks.
+    ///
+    /// # Errors
+    ///
+    /// Out of range (nothing changes).
+    #[wasm_bindgen(js_name = setDisconnectAfter)]
+    pub fn set_disconnect_after(&mut self, ticks: f64) -> Result<(), JsError> {
+        self.page.set_disconnect_after(ticks).map_err(js_err)
     }
 
     /// Player `p`'s view (0 or 1), interpolated, in px: `[n, hero0X, hero0Y,
@@ -1090,5 +1247,111 @@ mod tests {
         assert_eq!(s["stopAt"], Value::Null);
         assert_eq!(s["peers"][0]["confirmedTick"], 0);
         assert_eq!(s["inputDelay"], 1, "settings survive a reset");
+    }
+
+    /// A page whose peers declare each other gone after 45 ticks (1.5 s).
+    fn quick_page() -> NetplayPage {
+        let mut p = page(120, 0, 0);
+        p.set_disconnect_after(45.0).unwrap();
+        p
+    }
+
+    /// Ends the match and checks it finished clean: both peers on the stop
+    /// tick with one checksum, and the match replay verifies to it.
+    fn finish_clean(p: &mut NetplayPage) -> Vec<Value> {
+        let stop = p.end_match();
+        p.step_frames(300.0, 16.0).unwrap();
+        let ps = peers(p);
+        for s in &ps {
+            assert_eq!(s["finished"], true, "{s}");
+            assert_eq!(s["confirmedTick"], stop, "{s}");
+            assert_eq!(s["desyncs"], 0, "{s}");
+        }
+        assert_eq!(ps[0]["confirmedChecksum"], ps[1]["confirmedChecksum"]);
+        let (ticks, digest) = verified(&p.match_replay_bytes().unwrap());
+        assert_eq!(ticks, stop);
+        assert_eq!(
+            digest.rsplit('|').next().unwrap(),
+            ps[0]["confirmedChecksum"].as_str().unwrap()
+        );
+        ps
+    }
+
+    #[test]
+    fn hidden_past_the_timeout_player_1_stops_is_declared_gone_and_rejoins() {
+        let mut p = quick_page();
+        p.step_frames(90.0, 16.0).unwrap();
+        p.key("ArrowRight", true, 100.0).unwrap();
+        p.step_frames(30.0, 16.0).unwrap();
+        let before = peers(&p);
+        p.hide(0.0).unwrap();
+        // 3.2 s hidden with frames still coming (an emulated hidden tab):
+        // only player 2 runs.
+        p.step_frames(200.0, 16.0).unwrap();
+        let hidden = peers(&p);
+        assert_eq!(
+            hidden[0]["loopTick"], before[0]["loopTick"],
+            "player 1 stopped"
+        );
+        assert!(hidden[1]["loopTick"].as_u64() > before[1]["loopTick"].as_u64());
+        assert_eq!(p.leaves_and_rejoins(), (0, 0), "no rejoin while hidden");
+        p.show(0.0).unwrap();
+        p.step_frames(120.0, 16.0).unwrap();
+        assert_eq!(p.leaves_and_rejoins(), (1, 1), "{}", p.state_json());
+        let ps = finish_clean(&mut p);
+        // Player 2 saw player 1 leave and come back.
+        assert!(p.session(1).rejoined(0).is_some());
+        assert!(ps[0]["rollbacks"].is_u64());
+        // The rejoined session records nothing: player 1's replay is gone,
+        // the match's is player 2's.
+        assert!(p.replay_bytes(0.0).is_err());
+    }
+
+    #[test]
+    fn frames_that_stop_for_longer_than_the_timeout_rejoin_too() {
+        // A frozen page: no events, its frames just stop for 4 s; the next
+        // frame runs player 2 through the gap a tick at a time.
+        let mut p = quick_page();
+        for k in 0..=120u32 {
+            let _ = p.frame_at(f64::from(k) * 16.0).unwrap();
+        }
+        let at = peers(&p)[1]["loopTick"].as_u64().unwrap();
+        let _ = p.frame_at(1_920.0 + 4_000.0).unwrap();
+        let caught = peers(&p)[1]["loopTick"].as_u64().unwrap();
+        // 4 s at 30 Hz: about 120 ticks of player 2, none dropped.
+        assert!((at + 118..=at + 122).contains(&caught), "{at} -> {caught}");
+        for k in 1..=300u32 {
+            let _ = p.frame_at(5_920.0 + f64::from(k) * 16.0).unwrap();
+        }
+        assert_eq!(p.leaves_and_rejoins(), (1, 1), "{}", p.state_json());
+        finish_clean(&mut p);
+    }
+
+    #[test]
+    fn a_short_hide_catches_up_without_a_leave() {
+        let mut p = quick_page();
+        p.step_frames(90.0, 16.0).unwrap();
+        p.hide(0.0).unwrap();
+        p.step_frames(50.0, 16.0).unwrap(); // 0.8 s < 1.5 s
+        p.show(0.0).unwrap();
+        p.step_frames(120.0, 16.0).unwrap();
+        assert_eq!(p.leaves_and_rejoins(), (0, 0));
+        let ps = finish_clean(&mut p);
+        assert!(p.session(1).departed(0).is_none());
+        assert!(
+            ps[1]["stalls"].as_u64().unwrap() > 0,
+            "player 2 waited for player 1"
+        );
+    }
+
+    #[test]
+    fn the_timeout_is_checked() {
+        let mut p = page(120, 0, 0);
+        assert!(p.set_disconnect_after(29.0).is_err());
+        assert!(p.set_disconnect_after(3001.0).is_err());
+        assert!(p.set_disconnect_after(1.5).is_err());
+        assert_eq!(p.state_json()["disconnectAfter"], 300);
+        p.set_disconnect_after(60.0).unwrap();
+        assert_eq!(p.state_json()["disconnectAfter"], 60);
     }
 }

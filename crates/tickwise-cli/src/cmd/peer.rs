@@ -1,4 +1,5 @@
-//! `tickwise peer`: one player of a real session over UDP.
+//! `tickwise peer`: one player of a real session over UDP, or a spectator
+//! of one (`--spectate`).
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -6,8 +7,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use serde_json::json;
 use tickwise::{Nanos, Timestamp};
-use tickwise_catalog::{Catalog, PeerIo};
-use tickwise_net::{FIRST_SPECTATOR_SLOT, HostClock, UdpTransport};
+use tickwise_catalog::{Catalog, PeerIo, SpectateIo};
+use tickwise_net::{FIRST_SPECTATOR_SLOT, HostClock, MAX_SPECTATORS, UdpTransport};
 
 use super::netplay::{KEY_HOWTO, SessionArgs, peer_json, write_outputs};
 use crate::{Failure, hints};
@@ -21,12 +22,26 @@ pub struct Args {
     /// Local address to bind.
     #[arg(long, value_name = "ADDR")]
     pub bind: SocketAddr,
-    /// The other players' addresses, in slot order (skipping this one).
+    /// The other players' addresses, in slot order (skipping this one);
+    /// with `--spectate`, the address of the player watched.
     #[arg(long, value_name = "ADDR", required = true)]
     pub remote: Vec<SocketAddr>,
     /// This player's slot.
-    #[arg(long, value_name = "K")]
-    pub player: u8,
+    #[arg(long, value_name = "K", required_unless_present = "spectate")]
+    pub player: Option<u8>,
+    /// Watch a running match as a spectator: ask the player at `--remote`
+    /// (slot `--watch`) for its latest confirmed checkpoint and the
+    /// confirmed inputs since, and follow the match to its last tick. Needs
+    /// the players' key and settings; a spectator never sends an input.
+    #[arg(long, conflicts_with_all = ["player", "rejoin"])]
+    pub spectate: bool,
+    /// With `--spectate`: the slot of the player at `--remote`.
+    #[arg(long, value_name = "K", default_value_t = 0, requires = "spectate")]
+    pub watch: u8,
+    /// Spectator processes this player admits at a time (0: none).
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u8).range(..=i64::from(MAX_SPECTATORS)))]
+    pub spectators: u8,
     /// Give up after this many seconds.
     #[arg(long, value_name = "S", default_value_t = 120)]
     pub timeout_s: u64,
@@ -57,10 +72,12 @@ impl HostClock for RealClock {
 /// Exit code 2 for bad settings, an unknown sim, a socket error.
 pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let s = &args.session;
-    if args.player >= s.players || args.player >= FIRST_SPECTATOR_SLOT {
+    let Some(player) = args.player.filter(|_| !args.spectate) else {
+        return spectate(args, catalog);
+    };
+    if player >= s.players || player >= FIRST_SPECTATOR_SLOT {
         return Err(Failure::usage(anyhow::anyhow!(
-            "--player {} is not a slot of a {}-player session (0..{})",
-            args.player,
+            "--player {player} is not a slot of a {}-player session (0..{})",
             s.players,
             s.players
         )));
@@ -78,7 +95,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             "a peer needs the session's key (every datagram is authenticated with it): {KEY_HOWTO}"
         )));
     };
-    let slots = (0..s.players).filter(|&p| p != args.player);
+    let slots = (0..s.players).filter(|&p| p != player);
     let peers = slots.zip(args.remote.iter().copied()).collect();
     let sim = s.sim_id(catalog)?;
     let (config, plan) = s.config_and_plan(catalog, sim)?;
@@ -88,7 +105,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let io = PeerIo {
         transport: &mut transport,
         clock: &mut clock,
-        local: args.player,
+        local: player,
         linger: Nanos::from_millis(1_500),
         deadline: Nanos::from_secs(args.timeout_s),
         rejoin: if args.rejoin {
@@ -101,8 +118,10 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             None
         },
     };
+    let mut opts = s.options(key);
+    opts.spectators = args.spectators;
     let run = catalog
-        .peer_within(sim, Some(&config), &plan, &s.options(key), io, &s.limits())
+        .peer_within(sim, Some(&config), &plan, &opts, io, &s.limits())
         .map_err(|e| hints::catalog(e).context("refusing to start the peer"))?;
     // A rejoined peer has no replay of the match (the others have it).
     let written = if run.replay.is_empty() {
@@ -145,4 +164,92 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         }
     }
     Ok(u8::from(!ok))
+}
+
+/// `peer --spectate`: exit 0 when the spectator stepped every tick of the
+/// match; 1 when it was refused, dropped, the player went silent, or the
+/// deadline passed (the reason on stderr).
+fn spectate(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
+    let s = &args.session;
+    if args.watch >= s.players {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "--watch {} is not a slot of a {}-player session (0..{})",
+            args.watch,
+            s.players,
+            s.players
+        )));
+    }
+    if s.out.is_some() {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "a spectator writes no replay (--out): the players' replays hold the match"
+        )));
+    }
+    let [remote] = args.remote[..] else {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "a spectator watches one player: give one --remote address (the player in slot --watch), got {}",
+            args.remote.len()
+        )));
+    };
+    let Some(key) = s.key()? else {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "a spectator needs the session's key (every datagram is authenticated with it): {KEY_HOWTO}"
+        )));
+    };
+    let sim = s.sim_id(catalog)?;
+    let (config, _) = s.config_and_plan(catalog, sim)?;
+    let mut transport = UdpTransport::bind(args.bind, vec![(args.watch, remote)])
+        .with_context(|| format!("binding {}", args.bind))?;
+    let mut clock = RealClock(Instant::now());
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).map_err(|e| {
+        anyhow::anyhow!("cannot read the OS's random source for a spectator epoch: {e}")
+    })?;
+    let io = SpectateIo {
+        transport: &mut transport,
+        clock: &mut clock,
+        host: args.watch,
+        epoch: u64::from_le_bytes(b),
+        deadline: Nanos::from_secs(args.timeout_s),
+    };
+    let run = catalog
+        .spectate_within(sim, Some(&config), &s.options(key), io, &s.limits())
+        .map_err(|e| hints::catalog(e).context("refusing to start the spectator"))?;
+    let r = &run.report;
+    if s.json {
+        let mut v = peer_json(r);
+        v["spectator"] = json!(true);
+        v["watching"] = json!(args.watch);
+        v["finished"] = json!(run.finished);
+        v["joinedAt"] = json!(run.joined_at);
+        v["snapshotBytes"] = json!(run.snapshot_bytes);
+        v["loadTicks"] = json!(run.load_ticks);
+        v["loopTicks"] = json!(r.stats.local_ticks);
+        v["error"] = json!(run.error.as_ref().map(ToString::to_string));
+        println!("{v}");
+    } else {
+        println!(
+            "spectator {}: confirmed {} ticks, checksum {:016x}, joined at tick {} (checkpoint of {} bytes, watching in {} ticks), dropped {} unauthenticated and {} other datagrams",
+            if r.slot >= FIRST_SPECTATOR_SLOT + MAX_SPECTATORS {
+                "(never admitted)".to_owned()
+            } else {
+                format!("in slot {}", r.slot)
+            },
+            r.confirmed_tick,
+            r.confirmed_checksum,
+            run.joined_at.map_or_else(|| "-".into(), |t| t.to_string()),
+            run.snapshot_bytes,
+            run.load_ticks.map_or_else(|| "-".into(), |t| t.to_string()),
+            r.stats.drops.unauthenticated,
+            r.stats.drops.total() - r.stats.drops.unauthenticated,
+        );
+    }
+    if let Some(e) = &run.error {
+        eprintln!("tickwise peer --spectate: {e}");
+    } else if !run.finished {
+        eprintln!(
+            "tickwise peer --spectate: gave up after {} s at tick {} of {}",
+            args.timeout_s, r.confirmed_tick, s.ticks
+        );
+    }
+    Ok(u8::from(!run.finished))
 }

@@ -48,6 +48,57 @@ pub(crate) struct Serve {
     refuse_left: u32,
 }
 
+impl Serve {
+    /// A snapshot for spectator `slot` (a process of epoch `epoch`): the
+    /// confirmed state at `tick`, encoded, with its checksum.
+    pub(crate) const fn spectator(
+        slot: u8,
+        epoch: u64,
+        tick: u64,
+        bytes: Vec<u8>,
+        checksum: u64,
+    ) -> Serve {
+        Serve {
+            player: slot,
+            epoch,
+            join: tick,
+            need: 0,
+            acked: 0,
+            bytes,
+            checksum,
+            ready: true,
+            next: 0,
+            have: 0,
+            sent: [(u64::MAX, 0); CHUNK_WINDOW as usize],
+            refused: None,
+            refuse_left: 0,
+        }
+    }
+
+    /// The epoch of the process it is for.
+    pub(crate) const fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// The snapshot's tick.
+    pub(crate) const fn tick(&self) -> u64 {
+        self.join
+    }
+
+    /// Chunks in the snapshot.
+    pub(crate) fn chunks(&self) -> u64 {
+        (self.bytes.len() as u64).div_ceil(CHUNK_BYTES as u64)
+    }
+
+    /// The receiver's chunk ack.
+    pub(crate) fn ack(&mut self, next: u64, have: u64) {
+        if next >= self.next {
+            self.next = next;
+            self.have = have;
+        }
+    }
+}
+
 /// The rejoin payload: `players u8`, `n u8`, `n × (player u8, absent-from
 /// varint)` for the players who left and did not come back, then the sim's
 /// snapshot ([`tickwise::write_snapshot`]: version, state).
@@ -410,7 +461,12 @@ where
         self.serving = Some(sv);
     }
 
-    fn send_chunks(&mut self, sv: &mut Serve, chunks: u64, transport: &mut dyn Transport) {
+    pub(super) fn send_chunks(
+        &mut self,
+        sv: &mut Serve,
+        chunks: u64,
+        transport: &mut dyn Transport,
+    ) {
         let now = self.stats.local_ticks;
         let mut sent = 0;
         let end = chunks.min(sv.next.saturating_add(CHUNK_WINDOW));
@@ -447,7 +503,7 @@ where
         }
     }
 
-    fn seal_send(&mut self, to: u8, transport: &mut dyn Transport) {
+    pub(super) fn seal_send(&mut self, to: u8, transport: &mut dyn Transport) {
         if self.out.seal(&self.auth) {
             transport.send(to, self.out.bytes());
             self.stats.sent += 1;
