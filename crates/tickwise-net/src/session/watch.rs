@@ -219,7 +219,7 @@ where
             link.active = false;
             link.loading = None;
             link.dropped = Some((WATCH_BEHIND, link.acked, probed));
-            link.notices = super::DROP_NOTICES;
+            link.notices = super::spectators::DROP_NOTICES;
         }
         if let Some((code, a, b)) = link.dropped
             && link.notices > 0
