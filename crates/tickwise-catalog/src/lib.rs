@@ -122,9 +122,11 @@ extern crate alloc;
 
 pub mod builtin;
 mod catalog;
+mod entry;
 mod error;
 mod inputs;
 pub mod limits;
+mod netplay;
 mod owner;
 mod play;
 mod runner;
@@ -132,12 +134,13 @@ mod sim;
 mod tick_input_json;
 mod verdict;
 
-pub use catalog::{Catalog, NetLimits, PeerIo, Recorded, RunComparison, SpectateIo, replay_header};
+pub use catalog::{Catalog, Recorded, RunComparison, replay_header};
 pub use error::{CatalogError, InputsError};
 pub use inputs::{InputPlan, MAX_INPUTS_BYTES, parse_inputs};
 pub use limits::{
     DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_WORK, RunLimits, check_snapshots, check_work,
 };
+pub use netplay::{NetLimits, PeerIo, SpectateIo};
 pub use owner::{PLAYER_FIELD_PREFIXES, field_player, field_players};
 pub use play::Playable;
 pub use runner::{SimProfile, TickRunner};
