@@ -98,6 +98,12 @@ run cargo test --workspace --locked
 step "release binary"
 run cargo build --release -p tickwise-cli --locked
 
+step "every crate packs and builds from its tarball (cargo publish --dry-run --workspace)"
+run bash scripts/publish-check.sh
+
+step "a game crate outside the repository: build, record, verify (scripts/outside-crate.sh)"
+run bash scripts/outside-crate.sh
+
 step "performance against round 1: a REPORT, not a gate (never fails; docs/benchmarks.md)"
 run bash scripts/bench-compare.sh --quick
 
