@@ -47,3 +47,18 @@ fn redis_refused_says_how_to_start_it_or_use_the_memory_queue() {
         assert!(err.contains("--queue memory"), "{args:?}: {err}");
     }
 }
+
+/// `lab --seconds 1 --hz 30` printed "0 of 9 pass, UNEXPECTED" and exit 1:
+/// one second is 30 steps, too few for the lab's 1 % test. It is refused
+/// (exit 2) with the shortest run that works at that rate: ceil(100 / 30) = 4 s.
+#[test]
+fn lab_refuses_a_run_too_short_for_its_tolerance() {
+    let o = tickwise(&["lab", "--seconds", "1", "--hz", "30", "--no-report"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(err.contains("the shortest run at 30 Hz is 4 s"), "{err}");
+    assert!(err.contains("--seconds 4"), "{err}");
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("UNEXPECTED"));
+    let o = tickwise(&["lab", "--seconds", "4", "--hz", "30", "--no-report"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+}
