@@ -1,7 +1,8 @@
 //! Error messages where a newcomer following the README stalled (issue 22,
 //! item 7), through the real binary: each says what to do next.
 
-use std::process::{Command, Output};
+use std::io::{BufRead as _, BufReader};
+use std::process::{Child, Command, Output, Stdio};
 
 fn tickwise(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tickwise"))
@@ -61,4 +62,87 @@ fn lab_refuses_a_run_too_short_for_its_tolerance() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains("UNEXPECTED"));
     let o = tickwise(&["lab", "--seconds", "4", "--hz", "30", "--no-report"]);
     assert_eq!(o.status.code(), Some(0), "{o:?}");
+}
+
+/// A `verifyd` on a free loopback port, killed when dropped.
+struct Verifyd(Child, String);
+
+impl Drop for Verifyd {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn verifyd() -> Verifyd {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tickwise"))
+        .args(["verifyd", "--bind", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    // "tickwise verifyd listening on http://127.0.0.1:PORT/ (...)"
+    let url = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .map(|a| format!("http://{a}"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    Verifyd(child, url)
+}
+
+/// `loadtest --generate N --seconds S`: generating the replays is timed and
+/// reported apart (`generated … in … s, before the S s of the run`;
+/// `generated` and `generateSeconds` in JSON), never inside the S seconds.
+#[test]
+fn loadtest_reports_generation_apart_from_the_measured_seconds() {
+    let service = verifyd();
+    let args = |json: bool| {
+        let mut a = vec![
+            "loadtest",
+            "--url",
+            service.1.as_str(),
+            "--generate",
+            "4",
+            "--sim",
+            "island",
+            "--ticks",
+            "5000",
+            "--seconds",
+            "30",
+        ];
+        if json {
+            a.push("--json");
+        }
+        tickwise(&a)
+    };
+    let o = args(false);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    let first = out.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with("generated 4 replays (20000 ticks) in ")
+            && first.ends_with(" s, before the 30 s of the run"),
+        "{out}"
+    );
+    assert!(
+        out.contains("4 ok, 0 diverged, 0 invalid, 0 errors"),
+        "{out}"
+    );
+    let o = args(true);
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&o.stdout).trim()).unwrap();
+    assert_eq!(
+        (v["generated"].as_u64(), v["ok"].as_u64()),
+        (Some(4), Some(4)),
+        "{v}"
+    );
+    assert!(
+        v["generateSeconds"].as_f64().is_some_and(|s| s >= 0.0),
+        "{v}"
+    );
 }
