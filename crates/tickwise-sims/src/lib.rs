@@ -11,7 +11,8 @@
 //!
 //! This crate is `no_std` + `alloc`: it cannot reach a wall clock, the OS's
 //! randomness or `std`'s randomly-seeded hash maps, and the crate's
-//! `clippy.toml` bans `f32`/`f64` outright. Determinism is a build rule here.
+//! `clippy.toml` bans `f32`/`f64` outright (`cargo clippy -- -D warnings`),
+//! and `cargo test` scans this source for them (docs/determinism.md).
 //!
 //! ```
 //! use tickwise::Sim;
