@@ -394,7 +394,8 @@ def inputs_json(buf):
 
 def forge(buf, tick, player=0):
     """The file with player `player`'s input at `tick` changed (an i32 input
-    -1/0/1 becomes 0/1/0; a tick input toggles button 0), its checksum
+    -1/0/1 becomes 0/1/0; a tick input toggles button 0 and reverses stick
+    axis 0, or pushes it right when centred), its checksum
     recomputed: a forgery that every structural check accepts."""
     rp = read(buf)
     if not 0 <= player < len(rp.players):
@@ -406,7 +407,11 @@ def forge(buf, tick, player=0):
     if rp.input_kind == INPUT_I32:
         raw[tick] = i32_input(1 if value <= 0 else 0)
     else:
+        # Both the first button and the first stick axis change, so the
+        # forgery moves something whichever of the two the sim reads.
         value["held"] ^= 1
+        a = value["axes"][0]
+        value["axes"] = (32767 if a == 0 else max(-32767, min(32767, -a)),) + tuple(value["axes"][1:])
         raw[tick] = tick_input(**value)
     rp.players[player] = merge([(1, r) for r in raw])
     return write(rp)
