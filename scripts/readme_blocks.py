@@ -97,7 +97,13 @@ def blocks(readme: str):
                 raw = lines[i]
                 i += 1
                 if pending_at is None and raw.lstrip().startswith("#"):
-                    continue  # a comment line (output shown, or a note)
+                    # A comment line: an indented one continues the comment
+                    # of the command above it (`# exit 1: …` counts there);
+                    # one at the margin shows output or is a note.
+                    if raw[:1].isspace() and cmds:
+                        at, cmd, comment = cmds[-1]
+                        cmds[-1] = (at, cmd, (comment + " " + raw.strip().lstrip("#").strip()).strip())
+                    continue
                 text = raw.rstrip()
                 if pending_at is None:
                     pending_at = i
