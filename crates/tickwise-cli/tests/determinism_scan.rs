@@ -173,15 +173,16 @@ fn findings(code: &str) -> Vec<(usize, String, Option<String>)> {
     let mut current_fn: Option<String> = None;
     for (n, line) in code.lines().enumerate() {
         let bytes = line.as_bytes();
-        if let Some(p) = line.find("fn ") {
-            if p == 0 || !is_ident(bytes[p - 1]) {
-                let name: String = line[p + 3..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() {
-                    current_fn = Some(name);
-                }
+        if let Some(p) = line
+            .find("fn ")
+            .filter(|&p| p == 0 || !is_ident(bytes[p - 1]))
+        {
+            let name: String = line[p + 3..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                current_fn = Some(name);
             }
         }
         let mut i = 0;

@@ -66,10 +66,8 @@ fn quotes(pattern: &str) -> Vec<(String, String)> {
         let mut from = 0;
         while let Some(i) = text[from..].find(before) {
             let start = from + i + before.len();
-            if let Some(len) = text[start..].find(after) {
-                if len <= 24 {
-                    out.push((file.clone(), text[start..start + len].to_owned()));
-                }
+            if let Some(len) = text[start..].find(after).filter(|&len| len <= 24) {
+                out.push((file.clone(), text[start..start + len].to_owned()));
             }
             from = start;
         }

@@ -121,18 +121,16 @@ fn expand(paths: &[PathBuf]) -> Vec<Item> {
     let mut out = Vec::new();
     for p in paths {
         // Not even a dangling symlink: nothing by that name.
-        if let Err(e) = std::fs::symlink_metadata(p) {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                out.push(Item {
-                    path: p.clone(),
-                    error: Some(format!(
-                        "cannot read {}: no such file or directory",
-                        p.display()
-                    )),
-                    missing: true,
-                });
-                continue;
-            }
+        if std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            out.push(Item {
+                path: p.clone(),
+                error: Some(format!(
+                    "cannot read {}: no such file or directory",
+                    p.display()
+                )),
+                missing: true,
+            });
+            continue;
         }
         // `metadata` follows symlinks: a symlink to a directory is a directory.
         if !std::fs::metadata(p).is_ok_and(|m| m.is_dir()) {
