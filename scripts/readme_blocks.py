@@ -30,6 +30,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -73,6 +74,11 @@ SHORTER = {
          "--session-key $key --ticks 150 --out out/p1",
          "150 ticks (5 s) instead of 3600 (2 min of real time at 30 Hz)"),
 }
+
+# The longest a block may run: the first builds the CLI in release (a few
+# minutes on a fresh machine); a block that hangs (a server that never
+# answers) is killed with everything it started.
+BLOCK_TIMEOUT_S = 900
 
 # Run at the very end, and after a failure: what a block may leave behind
 # outside its own jobs (a daemonized redis-server).
@@ -244,9 +250,18 @@ def main(argv):
         for n, (start, cmds) in enumerate(found, 1):
             print(f"\n==> README block {n} of {len(found)} (line {start})", flush=True)
             t0 = time.monotonic()
-            r = subprocess.run(["bash", "-c", script_for(n, cmds)], env=env, cwd=COPY,
-                               timeout=1800)
-            if r.returncode != 0:
+            proc = subprocess.Popen(["bash", "-c", script_for(n, cmds)], env=env, cwd=COPY,
+                                    start_new_session=True)
+            try:
+                rc = proc.wait(timeout=BLOCK_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                # The block and everything it started (its own process group).
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                print(f"readme-blocks: FAILED: README block at line {start} ran over "
+                      f"{BLOCK_TIMEOUT_S} s", file=sys.stderr)
+                return 1
+            if rc != 0:
                 print(f"readme-blocks: README block at line {start} failed", file=sys.stderr)
                 return 1
             print(f"  (block took {time.monotonic() - t0:.1f} s)", flush=True)
