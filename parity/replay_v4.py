@@ -26,6 +26,13 @@ player's input blocks section are in `replay_blocks.py`. Used to
 
       python3 parity/replay_v4.py inputs FILE.twr
 
+* forge a replay, as a cheater would: change one player's input at one tick
+  and write the file again with a valid integrity checksum, keeping the
+  recorded checkpoints, so that only re-simulation can tell (`tickwise
+  verify` reports DIVERGED at the first checkpoint after TICK):
+
+      python3 parity/replay_v4.py forge IN.twr OUT.twr TICK [PLAYER]
+
 `crates/tickwise/tests/replay_blocks.rs` checks that the Rust writer gives
 the same bytes for every checked-in replay; `test_replay_v4.py` checks this
 module against bytes written out by hand from the specification.
@@ -385,6 +392,31 @@ def inputs_json(buf):
     return json.dumps([[shape(v) for v in rp.inputs(p)] for p in range(len(rp.players))])
 
 
+def forge(buf, tick, player=0):
+    """The file with player `player`'s input at `tick` changed (an i32 input
+    -1/0/1 becomes 0/1/0; a tick input toggles button 0 and reverses stick
+    axis 0, or pushes it right when centred), its checksum
+    recomputed: a forgery that every structural check accepts."""
+    rp = read(buf)
+    if not 0 <= player < len(rp.players):
+        raise ReplayError(f"player {player} is not in this {len(rp.players)}-player replay")
+    if not 0 <= tick < rp.ticks:
+        raise ReplayError(f"tick {tick} is not in this {rp.ticks}-tick replay")
+    raw = expand(rp.players[player])
+    value = input_value(raw[tick], rp.input_kind)
+    if rp.input_kind == INPUT_I32:
+        raw[tick] = i32_input(1 if value <= 0 else 0)
+    else:
+        # Both the first button and the first stick axis change, so the
+        # forgery moves something whichever of the two the sim reads.
+        value["held"] ^= 1
+        a = value["axes"][0]
+        value["axes"] = (32767 if a == 0 else max(-32767, min(32767, -a)),) + tuple(value["axes"][1:])
+        raw[tick] = tick_input(**value)
+    rp.players[player] = merge([(1, r) for r in raw])
+    return write(rp)
+
+
 def main(argv):
     args = argv[1:]
     if len(args) == 3 and args[0] == "convert":
@@ -413,6 +445,19 @@ def main(argv):
         except ReplayError as e:
             print(f"{args[1]}: {e}", file=sys.stderr)
             return 1
+    elif len(args) in (4, 5) and args[0] == "forge":
+        with open(args[1], "rb") as f:
+            buf = f.read()
+        tick, player = int(args[3]), int(args[4]) if len(args) == 5 else 0
+        try:
+            out = forge(buf, tick, player)
+        except ReplayError as e:
+            print(f"{args[1]}: {e}", file=sys.stderr)
+            return 1
+        with open(args[2], "wb") as f:
+            f.write(out)
+        print(f"{args[2]}: {args[1]} with player {player}'s input at tick {tick} changed, "
+              "checksum recomputed")
     else:
         print(__doc__)
         return 2

@@ -177,6 +177,28 @@ class HandWritten(unittest.TestCase):
             '[[{}, {}, {}, {}, {}], [{}, {}, {}, {}, '
             '{"held": 5, "pressed": 4, "axes": [0, -3, 0, 200]}]]')
 
+    def test_forge_changes_one_input_and_keeps_the_rest(self):
+        # Player 1's [0, 0, 0, 1, 1]: tick 3's +1 becomes 0 (-1/0/1 -> 0/1/0);
+        # everything else, checkpoints included, is as recorded, and the
+        # file reads back (its integrity checksum recomputed).
+        forged = v4.read(v4.forge(two_players(), 3, 1))
+        self.assertEqual(forged.inputs(0), [1, 1, -1, 0, 0])
+        self.assertEqual(forged.inputs(1), [0, 0, 0, 0, 1])
+        want = two_players_replay()
+        self.assertEqual((forged.checkpoints, forged.final, forged.digest),
+                         (want.checkpoints, want.final, want.digest))
+        self.assertEqual(v4.read(v4.forge(two_players(), 0, 0)).inputs(0), [0, 1, -1, 0, 0])
+        # Tick inputs: button 0 toggled, stick axis 0 reversed (or pushed right).
+        idle = bytes([0x04, 0x05, 0x00, 0x05, 0x00])
+        p1 = bytes([0x0B, 0x05, 0x00, 0x04, 0x00, 0x01, 0x53, 0x05, 0x04, 0x05, 0x90, 0x03])
+        buf = two_players_with(idle, p1, kind=2)
+        self.assertEqual(v4.read(v4.forge(buf, 4, 1)).inputs(1)[4],
+                         {"held": 4, "pressed": 4, "released": 0, "axes": (32767, -3, 0, 200)})
+        with self.assertRaises(v4.ReplayError):
+            v4.forge(two_players(), 5, 0)
+        with self.assertRaises(v4.ReplayError):
+            v4.forge(two_players(), 0, 2)
+
     def test_tick_input_encoding(self):
         # held {0, 2}, pressed {2}, axes (0, -3, 0, 200) -> 53 05 04 05 90 03; idle -> 00.
         self.assertEqual(v4.tick_input(held=0b101, pressed=0b100, axes=(0, -3, 0, 200)),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Island steps as a whole process, side by side with the same step as a plain
-# C loop (../shared/bench/island_c.c, gcc -O2): `tickwise script` running
+# C loop (scripts/bench/island_c.c, gcc -O2): `tickwise script` running
 # `advance N` against `island_c N`, run in turn (A B A B ...) so that a drift
 # in the machine's speed hits both alike. Prints each run's seconds (CPU, from
 # /usr/bin/time), the medians and the ratio, and checks that both digests agree.
@@ -10,8 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 steps=${1:-100000000}
 runs=${2:-7}
-src=../shared/bench/island_c.c
-[[ -f $src ]] || { echo "missing $src (the shared bench folder beside the repo)" >&2; exit 2; }
+src=scripts/bench/island_c.c
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -O2 -o "$work/island_c" "$src"

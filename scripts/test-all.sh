@@ -98,11 +98,23 @@ run cargo test --workspace --locked
 step "release binary"
 run cargo build --release -p tickwise-cli --locked
 
+step "every crate packs and builds from its tarball (cargo publish --dry-run --workspace)"
+run bash scripts/publish-check.sh
+
+step "a game crate outside the repository: build, record, verify (scripts/outside-crate.sh)"
+run bash scripts/outside-crate.sh
+
+step "figures quoted in README and docs against the build: horde peak memory"
+run python3 scripts/check_figures.py horde-rss
+
 step "performance against round 1: a REPORT, not a gate (never fails; docs/benchmarks.md)"
 run bash scripts/bench-compare.sh --quick
 
 step "the example game's own tools (examples/duel/ci.sh)"
 run bash examples/duel/ci.sh
+
+step "every shell block of the README, in order, in a fresh copy (short forms listed in scripts/readme_blocks.py)"
+run bash scripts/readme-blocks.sh
 
 step "Python reference parity"
 run python3 -m unittest discover -s parity
@@ -125,6 +137,8 @@ if wants TICKWISE_SKIP_BROWSER "wasm build and headless-Chromium tests"; then
   step "wasm build and headless-Chromium tests"
   run bash .ci/build-web.sh
   run npm --prefix web test
+  step "figures quoted in README and docs against the build: wasm and island.html sizes"
+  run python3 scripts/check_figures.py wasm
 fi
 
 took=$((SECONDS - started))

@@ -30,6 +30,9 @@ import { launch, rendererCpuMs, serveDir } from './browser.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.resolve(process.env.TICKWISE_WEB_DIST || path.join(ROOT, 'web/dist'));
 const SHOTS = path.join(ROOT, 'out/screenshots');
+// The README's pictures (issue 22): taken here on every run, so they show
+// the pages as they are; a run that cannot take them fails.
+const DOC_IMG = path.join(ROOT, 'docs/img');
 const ORIGIN = 'http://tickwise.test';
 const BENCH_STEPS = Number(process.env.TICKWISE_BENCH_STEPS || 10_000_000);
 // Island steps per CPU-time sample: enough for the renderer's 10 ms CPU tick.
@@ -140,6 +143,15 @@ async function paintedPixels(page, id) {
     if (best < 500) await page.waitForTimeout(50);
   }
   return best;
+}
+
+async function docShot(page, name, clip) {
+  mkdirSync(DOC_IMG, { recursive: true });
+  const file = path.join(DOC_IMG, name);
+  rmSync(file, { force: true });
+  await page.screenshot(clip ? { path: file, clip } : { path: file });
+  assert.ok(existsSync(file) && readFileSync(file).length > 2000, `${file}: no screenshot written`);
+  return path.relative(ROOT, file);
 }
 
 async function shot(page, name) {
@@ -599,6 +611,7 @@ describe('horde page', () => {
     report.horde.ticksAfter10s = Object.fromEntries(Object.entries(runs).map(([hz, r]) => [hz, r.state.tick]));
     report.horde.digestAfter300Ticks = runs[60].state.digest;
     report.horde.screenshot = await shot(page, 'horde.png');
+    report.horde.readmePicture = await docShot(page, 'horde.png');
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -1205,6 +1218,7 @@ describe('netplay page (two rollback peers over the network simulator)', () => {
         stalls: p.stalls, packetsSent: p.packetsSent, packetsLost: p.packetsLost })),
     };
     report.netplay.screenshot = await shot(page, 'netplay.png');
+    report.netplay.readmePicture = await docShot(page, 'netplay.png');
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -1464,6 +1478,28 @@ describe('netplay page (two rollback peers over the network simulator)', () => {
     ]);
     assert.equal(out.state.frames, 0);
     await page.close();
+  });
+});
+
+describe('README pictures', () => {
+  test('the lab charts: sim time against real time on the jittery machine, and the death spiral', async () => {
+    const out = mkdtempSync(path.join(tmpdir(), 'tickwise-lab-'));
+    try {
+      const r = spawnSync(cli(), ['lab', '--out', out], { cwd: ROOT, encoding: 'utf8' });
+      assert.equal(r.status, 0, `tickwise lab: ${r.stderr}`);
+      const charts = ['sim-vs-real-jittery.svg', 'death-spiral.svg'].map((f) => {
+        const svg = readFileSync(path.join(out, f));
+        return `<img width="480" height="270" src="data:image/svg+xml;base64,${svg.toString('base64')}">`;
+      });
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width: 960, height: 270 });
+      await page.setContent(`<body style="margin:0;display:flex;background:white">${charts.join('')}</body>`);
+      await page.waitForFunction(() => [...document.images].every((i) => i.complete && i.naturalWidth > 0));
+      report.labPicture = await docShot(page, 'lab.png', { x: 0, y: 0, width: 960, height: 270 });
+      await page.close();
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
 

@@ -51,7 +51,7 @@ pub const HORDE_TABLE_BYTES: u64 = 8 * 1024;
 impl CatalogSim for IslandWorld {
     const ID: &'static str = "island";
     const VERSION: u32 = 1;
-    const DEFAULT_CONFIG: &'static [u8] = include_bytes!("../../../config/island_loop.json");
+    const DEFAULT_CONFIG: &'static [u8] = tickwise_sims::ISLAND_LOOP_JSON;
     type Config = IslandConfig;
     type ConfigError = ConfigError;
 
@@ -97,7 +97,7 @@ impl CatalogSim for IslandWorld {
 impl CatalogSim for HordeWorld {
     const ID: &'static str = "horde";
     const VERSION: u32 = 3;
-    const DEFAULT_CONFIG: &'static [u8] = include_bytes!("../../../config/horde.json");
+    const DEFAULT_CONFIG: &'static [u8] = tickwise_sims::HORDE_JSON;
     type Config = HordeConfig;
 
     fn snapshot_codec() -> Option<tickwise_net::SnapshotCodec<Self>> {

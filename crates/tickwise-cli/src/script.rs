@@ -62,7 +62,7 @@ pub const DEFAULT_INPUT_TICKS: usize = 100_000;
 /// command runs from any directory).
 pub const DEFAULT_LOOP_CONFIG: &[u8] = IslandWorld::DEFAULT_CONFIG;
 /// The default lifecycle config (`config/island_lifecycle.json`, built in).
-pub const DEFAULT_LIFECYCLE_CONFIG: &[u8] = include_bytes!("../../../config/island_lifecycle.json");
+pub const DEFAULT_LIFECYCLE_CONFIG: &[u8] = tickwise_sims::ISLAND_LIFECYCLE_JSON;
 
 /// One script command.
 #[derive(Clone, Debug, PartialEq, Eq)]

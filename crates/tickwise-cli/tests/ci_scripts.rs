@@ -72,6 +72,11 @@ fn test_all_runs_every_step_when_nothing_is_skipped() {
         "bash scripts/soak.sh --quick",
         "bash scripts/bench-compare.sh --quick",
         "cargo test --workspace --locked",
+        "bash scripts/publish-check.sh",
+        "bash scripts/outside-crate.sh",
+        "bash scripts/readme-blocks.sh",
+        "python3 scripts/check_figures.py horde-rss",
+        "python3 scripts/check_figures.py wasm",
     ] {
         assert!(
             stdout.contains(&format!("(dry run) {command}\n")),

@@ -272,3 +272,41 @@ fn limit_errors_carry_the_flag_that_raises_them() {
         "{o:?}"
     );
 }
+
+/// Issue 22: `tickwise verify replays/ --progress` on a path that does not
+/// exist exited 2 but summed up "verified 1 files". A missing path, or a
+/// directory without replays, is named as such and verifies nothing.
+#[test]
+fn verify_of_a_missing_path_verifies_no_files() {
+    let d = scratch("verify_missing_path");
+    let missing = d.join("replays");
+    let o = tickwise(&["verify", s(&missing), "--progress"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let out = stdout(&o);
+    assert!(!out.contains("verified 1 files"), "{out}");
+    assert!(out.contains("verified 0 files"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "1 path not found or without replays: {}",
+            s(&missing)
+        )),
+        "{out}"
+    );
+    // Beside a real replay: one file verified, the missing path named.
+    let good = d.join("good.twr");
+    record(&good, 100, "scripted");
+    let o = tickwise(&["verify", s(&good), s(&missing)]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let out = stdout(&o);
+    assert!(out.contains("verified 1 files, 100 ticks in"), "{out}");
+    assert!(out.contains("0 failed (0 diverged, 0 refused)"), "{out}");
+    assert!(out.contains("1 path not found or without replays"), "{out}");
+    let o = tickwise(&["verify", "--json", s(&missing)]);
+    let last: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (&last["replays"], &last["missing"]),
+        (&0.into(), &1.into()),
+        "{last}"
+    );
+    assert_eq!(last["exitCode"], 2);
+}

@@ -32,6 +32,24 @@ pub const ERROR_WARMUP_NS: u64 = 100_000_000;
 pub const MAX_SECONDS: u32 = 120;
 /// The fastest tick rate the lab accepts.
 pub const MAX_TICK_HZ: u32 = 1_000;
+/// The fewest fixed steps a run may hold. An accumulator always owes up to
+/// one step that it has not run yet, so a run's measured sim speed can be
+/// one step short of real time: within [`RATE_TOLERANCE`] (1 %) only when
+/// the run holds at least 1 / 0.01 = 100 steps. A shorter run fails the
+/// correct designs for its length alone (`--seconds 1 --hz 30`: 30 steps,
+/// one step is 3.3 %), so it is refused.
+pub const MIN_RUN_STEPS: u32 = 100;
+
+/// The shortest run, in whole seconds, that holds [`MIN_RUN_STEPS`] steps
+/// at `tick_hz` (1 s from 100 Hz up; 100 s at 1 Hz).
+#[must_use]
+pub const fn min_seconds(tick_hz: u32) -> u32 {
+    if tick_hz == 0 {
+        return MAX_SECONDS;
+    }
+    let s = MIN_RUN_STEPS.div_ceil(tick_hz);
+    if s == 0 { 1 } else { s }
+}
 
 /// Why lab settings were refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +59,16 @@ pub enum LabError {
     Seconds(u32),
     /// Tick rate outside `1..=MAX_TICK_HZ`.
     TickRate(u32),
+    /// A run with fewer than [`MIN_RUN_STEPS`] steps: too short to measure
+    /// sim speed within [`RATE_TOLERANCE`].
+    TooShort {
+        /// The run length asked for, in seconds.
+        seconds: u32,
+        /// The tick rate.
+        tick_hz: u32,
+        /// The shortest run that holds enough steps at this rate.
+        min_seconds: u32,
+    },
 }
 
 impl fmt::Display for LabError {
@@ -53,6 +81,18 @@ impl fmt::Display for LabError {
             LabError::TickRate(hz) => {
                 write!(f, "tick rate must be 1..={MAX_TICK_HZ} Hz, got {hz}")
             }
+            LabError::TooShort {
+                seconds,
+                tick_hz,
+                min_seconds,
+            } => write!(
+                f,
+                "a run of {seconds} s at {tick_hz} Hz holds {} steps, too few to measure sim \
+                 speed within 1 % (an accumulator may owe one step, which alone is more than \
+                 1 % of the run); the shortest run at {tick_hz} Hz is {min_seconds} s \
+                 ({MIN_RUN_STEPS} steps or more)",
+                u64::from(*seconds) * u64::from(*tick_hz)
+            ),
         }
     }
 }
@@ -87,7 +127,8 @@ impl LabSettings {
     /// # Errors
     ///
     /// [`LabError::Seconds`] outside `1..=120`, [`LabError::TickRate`]
-    /// outside `1..=1000`.
+    /// outside `1..=1000`, [`LabError::TooShort`] for a run of fewer than
+    /// [`MIN_RUN_STEPS`] steps (shorter than [`min_seconds`]).
     pub fn new(seconds: u32, seed: u64, tick_hz: u32) -> Result<LabSettings, LabError> {
         if !(1..=MAX_SECONDS).contains(&seconds) {
             return Err(LabError::Seconds(seconds));
@@ -96,6 +137,13 @@ impl LabSettings {
             Ok(step) if tick_hz <= MAX_TICK_HZ => step,
             _ => return Err(LabError::TickRate(tick_hz)),
         };
+        if seconds < min_seconds(tick_hz) {
+            return Err(LabError::TooShort {
+                seconds,
+                tick_hz,
+                min_seconds: min_seconds(tick_hz),
+            });
+        }
         Ok(LabSettings {
             seconds,
             seed,

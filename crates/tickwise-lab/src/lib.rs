@@ -40,7 +40,8 @@ pub mod table;
 pub mod world;
 
 pub use experiment::{
-    Cell, LabError, LabReport, LabSettings, StrategySummary, StrategyVerdict, run_cell, run_lab,
+    Cell, LabError, LabReport, LabSettings, MIN_RUN_STEPS, StrategySummary, StrategyVerdict,
+    min_seconds, run_cell, run_lab,
 };
 pub use machine::Profile;
 pub use strategy::{Design, Strategy};

@@ -276,7 +276,8 @@ fn settings_are_validated() {
         LabSettings::new(10, 1, 1_001),
         Err(LabError::TickRate(1_001))
     );
-    assert!(LabSettings::new(1, 1, 1).is_ok());
+    assert!(LabSettings::new(100, 1, 1).is_ok());
+    assert!(LabSettings::new(1, 1, 100).is_ok());
     assert!(!LabError::Seconds(0).to_string().is_empty());
 }
 
@@ -420,4 +421,47 @@ fn unwritable_report_folder_is_an_error() {
     let err = report::write_report(default_lab(), &file.join("sub")).unwrap_err();
     assert!(err.to_string().contains("cannot write"), "{err}");
     let _ = std::fs::remove_file(&file);
+}
+
+/// Issue 22: `lab --seconds 1 --hz 30` printed "0 of 9 pass, UNEXPECTED"
+/// because 30 steps cannot measure sim speed within 1 %. A run needs 100
+/// steps (one step of lag within 1 %): ceil(100 / hz) seconds, worked out by
+/// hand below. Shorter runs are refused naming the shortest; at that
+/// shortest length the lab's thesis holds.
+#[test]
+fn runs_too_short_for_the_tolerance_are_refused_with_the_shortest_that_works() {
+    for (hz, shortest) in [
+        (1, 100),
+        (7, 15),
+        (30, 4),
+        (60, 2),
+        (99, 2),
+        (100, 1),
+        (144, 1),
+    ] {
+        assert_eq!(tickwise_lab::min_seconds(hz), shortest, "{hz} Hz");
+        if shortest > 1 {
+            assert_eq!(
+                LabSettings::new(shortest - 1, 1, hz),
+                Err(LabError::TooShort {
+                    seconds: shortest - 1,
+                    tick_hz: hz,
+                    min_seconds: shortest
+                }),
+                "{hz} Hz"
+            );
+        }
+        let lab = run_lab(&LabSettings::new(shortest, 1, hz).unwrap());
+        assert!(
+            lab.unmet_expectations().is_empty(),
+            "{hz} Hz for {shortest} s: {:?}",
+            lab.unmet_expectations()
+        );
+    }
+    let msg = LabSettings::new(1, 1, 30).unwrap_err().to_string();
+    assert!(
+        msg.contains("a run of 1 s at 30 Hz holds 30 steps"),
+        "{msg}"
+    );
+    assert!(msg.contains("the shortest run at 30 Hz is 4 s"), "{msg}");
 }

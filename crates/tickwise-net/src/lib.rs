@@ -37,10 +37,10 @@
 //! use tickwise_sims::horde::{HordeConfig, HordeWorld};
 //!
 //! // The co-op horde with two heroes: each peer owns one hero's inputs.
-//! let cfg = HordeConfig::from_json(include_bytes!("../../../config/horde.json"))?
+//! let cfg = HordeConfig::from_json(tickwise_sims::HORDE_JSON)?
 //!     .with_enemies(40)?.with_players(2)?;
 //! let header = ReplayHeader { sim_id: "horde".into(), sim_version: 3,
-//!     config: include_bytes!("../../../config/horde.json").to_vec(),
+//!     config: tickwise_sims::HORDE_JSON.to_vec(),
 //!     seed: cfg.seed(), ticks: 0, checkpoint_every: 60, input_kind: 0, players: 2 };
 //! // Two players, 100 ms round trip, 5 % loss, no input delay: rollbacks happen.
 //! // The key comes from the game's lobby (the same on both peers).

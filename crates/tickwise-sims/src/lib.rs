@@ -11,13 +11,14 @@
 //!
 //! This crate is `no_std` + `alloc`: it cannot reach a wall clock, the OS's
 //! randomness or `std`'s randomly-seeded hash maps, and the crate's
-//! `clippy.toml` bans `f32`/`f64` outright. Determinism is a build rule here.
+//! `clippy.toml` bans `f32`/`f64` outright (`cargo clippy -- -D warnings`),
+//! and `cargo test` scans this source for them (docs/determinism.md).
 //!
 //! ```
 //! use tickwise::Sim;
 //! use tickwise_sims::island::{IslandConfig, IslandWorld, scripted_inputs};
 //!
-//! let cfg = IslandConfig::from_json(include_bytes!("../../../config/island_loop.json"))?;
+//! let cfg = IslandConfig::from_json(tickwise_sims::ISLAND_LOOP_JSON)?;
 //! let mut world = IslandWorld::new(&cfg);
 //! for input in scripted_inputs(100) {
 //!     world.step(core::slice::from_ref(&input));
@@ -33,7 +34,9 @@
 extern crate alloc;
 
 mod config;
+mod defaults;
 pub mod horde;
 pub mod island;
 
 pub use config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES, NOTE_KEYS};
+pub use defaults::{HORDE_JSON, ISLAND_LIFECYCLE_JSON, ISLAND_LOOP_JSON};

@@ -39,7 +39,7 @@ use crate::page::WebPage;
 use crate::web_loop::WebLoop;
 
 /// `config/horde.json`, compiled in.
-pub const HORDE_JSON: &[u8] = include_bytes!("../../../config/horde.json");
+pub const HORDE_JSON: &[u8] = tickwise_sims::HORDE_JSON;
 /// The most enemies the page accepts (`?enemies=`): the scale of the tick-rate budget article's game (hundreds of enemies) and far beyond.
 pub const MAX_PAGE_ENEMIES: u64 = 100_000;
 /// A checkpoint every 30 ticks (one second at 30 Hz) in the recorded replay.

@@ -37,9 +37,9 @@ use crate::page::WebPage;
 use crate::web_loop::WebLoop;
 
 /// `config/island_loop.json`, compiled in.
-pub const ISLAND_LOOP_JSON: &[u8] = include_bytes!("../../../config/island_loop.json");
+pub const ISLAND_LOOP_JSON: &[u8] = tickwise_sims::ISLAND_LOOP_JSON;
 /// `config/island_lifecycle.json`, compiled in.
-pub const ISLAND_LIFECYCLE_JSON: &[u8] = include_bytes!("../../../config/island_lifecycle.json");
+pub const ISLAND_LIFECYCLE_JSON: &[u8] = tickwise_sims::ISLAND_LIFECYCLE_JSON;
 /// Scripted inputs for ticks `0..INPUT_TICKS`, as `tickwise script` uses by default.
 pub const INPUT_TICKS: usize = 100_000;
 /// A checkpoint every 60 ticks (about a second) in the recorded replay: a

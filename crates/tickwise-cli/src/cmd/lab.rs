@@ -14,7 +14,9 @@ use crate::Failure;
 /// Arguments.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Seconds of simulated real time per strategy and machine (1..=120; every frame is kept for the charts).
+    /// Seconds of simulated real time per strategy and machine (1..=120, and
+    /// at least 100 steps at `--hz`: 2 s at 60 Hz, 4 s at 30 Hz; every frame
+    /// is kept for the charts).
     #[arg(long, default_value_t = 10)]
     pub seconds: u32,
     /// Seed of the jittery machine's timestamp noise.
@@ -42,7 +44,12 @@ pub struct Args {
 ///
 /// A usage [`Failure`] for out-of-range settings or an unwritable report folder.
 pub fn run(args: &Args, tool: &crate::ToolInfo) -> Result<u8, Failure> {
-    let settings = LabSettings::new(args.seconds, args.seed, args.hz).map_err(Failure::usage)?;
+    let settings = LabSettings::new(args.seconds, args.seed, args.hz).map_err(|e| match e {
+        tickwise_lab::LabError::TooShort { min_seconds, .. } => {
+            Failure::usage(anyhow::anyhow!("{e} (run it with --seconds {min_seconds})"))
+        }
+        _ => Failure::usage(e),
+    })?;
     let lab = run_lab(&settings);
     let written = if args.no_report {
         None

@@ -2,7 +2,7 @@
 //! machine and prints verified replays/s, ticks/s and verdict latency.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use rayon::prelude::*;
@@ -116,9 +116,20 @@ fn generate(args: &Args, n: u64, catalog: &Catalog) -> Result<Vec<bytes::Bytes>,
         .map_err(Failure::usage)
 }
 
-fn print(report: &LoadReport, json: bool) {
+/// How the replays were had: generated (how many, in how long) or read.
+#[derive(Clone, Copy, Debug)]
+struct Prepared {
+    /// Replays generated (0 when read from `--replays`).
+    generated: usize,
+    /// Seconds spent generating them, before the measured run.
+    seconds: f64,
+}
+
+fn print(report: &LoadReport, prep: Prepared, budget_s: u64, json: bool) {
     if json {
         let v = serde_json::json!({
+            "generated": prep.generated,
+            "generateSeconds": prep.seconds,
             "uploaded": report.uploaded,
             "ok": report.verdicts[0],
             "diverged": report.verdicts[1],
@@ -155,6 +166,17 @@ fn print(report: &LoadReport, json: bool) {
     for e in &report.error_samples {
         println!("error: {e}");
     }
+    if report
+        .error_samples
+        .iter()
+        .any(|e| e.contains("within the time budget"))
+    {
+        println!(
+            "hint: the {budget_s} s of --seconds ended before every verdict came back \
+             (replay generation is not counted in them): raise --seconds, or send fewer or \
+             shorter replays (--generate, --ticks)"
+        );
+    }
 }
 
 /// Runs the load test.
@@ -166,14 +188,49 @@ fn print(report: &LoadReport, json: bool) {
 pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     // Refuse a non-loopback URL before generating anything.
     tickwise_service::loadtest::loopback_base(&args.url).map_err(Failure::usage)?;
+    // Generating replays can take seconds (ten minutes of play each by
+    // default); it is done, timed and reported before the --seconds clock
+    // of the measured run starts.
+    let started = Instant::now();
     let replays = match (&args.replays, args.generate) {
         (Some(dir), _) => read_dir(dir).map_err(Failure::usage)?,
-        (None, Some(n)) => generate(args, n, catalog)?,
+        (None, Some(n)) => {
+            let replays = generate(args, n, catalog)?;
+            if !args.json {
+                let ticks: u64 = replays
+                    .iter()
+                    .filter_map(|r| {
+                        tickwise::read_header_unchecked(r, &tickwise::ReplayLimits::DEFAULT)
+                            .ok()
+                            .map(|h| h.ticks)
+                    })
+                    .sum();
+                println!(
+                    "generated {} replays ({ticks} ticks) in {:.2} s, before the {} s of the run",
+                    replays.len(),
+                    started.elapsed().as_secs_f64(),
+                    args.seconds
+                );
+            }
+            replays
+        }
         (None, None) => {
             return Err(Failure::usage(anyhow::anyhow!(
                 "give --replays DIR or --generate N"
             )));
         }
+    };
+    let prep = Prepared {
+        generated: if args.replays.is_some() {
+            0
+        } else {
+            replays.len()
+        },
+        seconds: if args.replays.is_some() {
+            0.0
+        } else {
+            started.elapsed().as_secs_f64()
+        },
     };
     let config = LoadConfig {
         url: args.url.clone(),
@@ -186,6 +243,6 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let report = tickwise_service::block_on(tickwise_service::loadtest::run(config, replays))
         .context("loadtest")?
         .map_err(Failure::usage)?;
-    print(&report, args.json);
+    print(&report, prep, args.seconds, args.json);
     Ok(u8::from(report.errors > 0))
 }

@@ -105,6 +105,10 @@ struct Item {
     /// Why the path is unreadable before any file is opened (a directory
     /// that cannot be listed or holds no replays).
     error: Option<String>,
+    /// The path named no replay at all: it does not exist, or it is a
+    /// directory without `*.twr` entries. Reported, and not counted as a
+    /// verified file in the summary.
+    missing: bool,
 }
 
 /// Expands directories into every entry named `*.twr` (sorted, not
@@ -116,11 +120,24 @@ struct Item {
 fn expand(paths: &[PathBuf]) -> Vec<Item> {
     let mut out = Vec::new();
     for p in paths {
+        // Not even a dangling symlink: nothing by that name.
+        if std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            out.push(Item {
+                path: p.clone(),
+                error: Some(format!(
+                    "cannot read {}: no such file or directory",
+                    p.display()
+                )),
+                missing: true,
+            });
+            continue;
+        }
         // `metadata` follows symlinks: a symlink to a directory is a directory.
         if !std::fs::metadata(p).is_ok_and(|m| m.is_dir()) {
             out.push(Item {
                 path: p.clone(),
                 error: None,
+                missing: false,
             });
             continue;
         }
@@ -130,6 +147,7 @@ fn expand(paths: &[PathBuf]) -> Vec<Item> {
                 out.push(Item {
                     path: p.clone(),
                     error: Some(format!("cannot list directory: {e}")),
+                    missing: false,
                 });
                 continue;
             }
@@ -140,12 +158,17 @@ fn expand(paths: &[PathBuf]) -> Vec<Item> {
                 Ok(entry) => {
                     let path = entry.path();
                     if path.extension().is_some_and(|x| x == REPLAY_EXTENSION) {
-                        found.push(Item { path, error: None });
+                        found.push(Item {
+                            path,
+                            error: None,
+                            missing: false,
+                        });
                     }
                 }
                 Err(e) => found.push(Item {
                     path: p.clone(),
                     error: Some(format!("cannot list directory: {e}")),
+                    missing: false,
                 }),
             }
         }
@@ -155,6 +178,7 @@ fn expand(paths: &[PathBuf]) -> Vec<Item> {
                 error: Some(format!(
                     "no replays found (no *.{REPLAY_EXTENSION} entries)"
                 )),
+                missing: true,
             });
         }
         found.sort_by(|a, b| a.path.cmp(&b.path));
@@ -258,6 +282,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let secs = start.elapsed().as_secs_f64();
     pb.finish_and_clear();
     let (mut ticks, mut diverged, mut refused) = (0u64, 0usize, 0usize);
+    let missing: Vec<&Item> = items.iter().filter(|i| i.missing).collect();
     for (item, v) in items.iter().zip(&verdicts) {
         let path = item.path.display();
         ticks += v.ticks_run.unwrap_or(0);
@@ -276,7 +301,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
                 }
             }
             Outcome::Refused { reason } => {
-                refused += 1;
+                refused += usize::from(!item.missing);
                 if !args.json {
                     println!("REFUSED   {path}: {reason}: {}", hints::verdict_message(v));
                 }
@@ -295,7 +320,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             println!("{line}");
         }
     }
-    let code = if refused > 0 {
+    let code = if refused > 0 || !missing.is_empty() {
         2
     } else {
         u8::from(diverged > 0)
@@ -305,8 +330,9 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     if args.json {
         let summary = serde_json::json!({
             "type": "summary",
-            "replays": items.len(),
-            "ok": items.len() - diverged - refused,
+            "replays": items.len() - missing.len(),
+            "ok": items.len() - missing.len() - diverged - refused,
+            "missing": missing.len(),
             "diverged": diverged,
             "refused": refused,
             "ticks": ticks,
@@ -316,11 +342,27 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         });
         println!("{summary}");
     } else {
-        println!(
+        let mut summary = format!(
             "verified {} files, {ticks} ticks in {secs:.3} s ({rate:.0} ticks/s), {} failed ({diverged} diverged, {refused} refused)",
-            items.len(),
+            items.len() - missing.len(),
             diverged + refused
         );
+        if !missing.is_empty() {
+            let names: Vec<String> = missing
+                .iter()
+                .map(|i| i.path.display().to_string())
+                .collect();
+            summary.push_str(&format!(
+                "; {} not found or without replays: {}",
+                if missing.len() == 1 {
+                    "1 path".to_owned()
+                } else {
+                    format!("{} paths", missing.len())
+                },
+                names.join(", ")
+            ));
+        }
+        println!("{summary}");
     }
     Ok(code)
 }

@@ -172,6 +172,7 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
         tickwise_service::shutdown_signal(),
     ))
     .context("verifyd")?
+    .map_err(|e| crate::hints::redis_start(e, &args.queue))
     .context("verifyd")?;
     Ok(0)
 }

@@ -82,6 +82,7 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
         tickwise_service::shutdown_signal(),
     ))
     .context("worker")?
+    .map_err(|e| crate::hints::redis_start(e, &args.redis))
     .context("worker")?;
     Ok(0)
 }

@@ -63,8 +63,8 @@ use tickwise::{
 use tickwise_sims::horde::{HordeConfig, HordeWorld};
 use tickwise_sims::island::{IslandConfig, IslandWorld};
 
-const ISLAND_CONFIG: &[u8] = include_bytes!("../../../../config/island_loop.json");
-const HORDE_CONFIG: &[u8] = include_bytes!("../../../../config/horde.json");
+const ISLAND_CONFIG: &[u8] = tickwise_sims::ISLAND_LOOP_JSON;
+const HORDE_CONFIG: &[u8] = tickwise_sims::HORDE_JSON;
 
 /// A sim the soak can drive: it names each tick's input.
 trait Soaked: Sim<Input: Send> + Send + 'static {

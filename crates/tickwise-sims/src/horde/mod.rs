@@ -91,7 +91,7 @@
 //! use tickwise::Sim;
 //! use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 //!
-//! let cfg = HordeConfig::from_json(include_bytes!("../../../../config/horde.json"))?
+//! let cfg = HordeConfig::from_json(tickwise_sims::HORDE_JSON)?
 //!     .with_enemies(500)?;
 //! let mut world = HordeWorld::new(&cfg);
 //! for t in 0..60 {
