@@ -20,9 +20,11 @@ What it measures, per workload:
   so decoding the inputs costs as much as the step) and `verify --jobs 1`
   re-simulates it: whole-process CPU time, and cachegrind's instruction
   count per tick (a 1,000,000-tick replay less a 1-tick one);
-* instruction counts and simulated cache misses (valgrind's cachegrind
-  with a fixed cache, D1 32 KiB and LL 16 MiB, so the figures do not depend
-  on the machine): the difference between a run of T1 and one of T0 ticks,
+* instruction counts, simulated branch mispredicts and cache misses
+  (valgrind's cachegrind with a fixed cache, D1 32 KiB and LL 16 MiB, and
+  its simple branch predictor, so the figures do not depend on the
+  machine; a step that trades instructions for fewer mispredicts shows in
+  both): the difference between a run of T1 and one of T0 ticks,
   per tick, so spawning and start-up cancel out.
 
 Timings on a shared machine are noisy: each ratio is the median of the
@@ -194,6 +196,7 @@ CG_FIELDS = {
     "I": r"I\s+refs:\s+([\d,]+)",
     "D1": r"D1\s+misses:\s+([\d,]+)",
     "LL": r"LLd\s+misses:\s+([\d,]+)",
+    "Bm": r"Mispredicts:\s+([\d,]+)",
 }
 
 
@@ -203,6 +206,7 @@ def cachegrind(b: Build, enemies: int, ticks: int) -> dict[str, int]:
         "valgrind",
         "--tool=cachegrind",
         "--cache-sim=yes",
+        "--branch-sim=yes",
         "--I1=32768,8,64",
         "--D1=32768,8,64",
         "--LL=16777216,16,64",
@@ -308,11 +312,16 @@ def main() -> int:
         )
     if count_sizes:
         t0, t1 = (int(x) for x in a.count_ticks.split(","))
-        print("instructions and simulated cache misses per tick, one thread (cachegrind,")
-        print(f"D1 32 KiB, LL 16 MiB; ticks {t0}..{t1}):")
+        print("instructions, simulated branch mispredicts and cache misses per tick, one")
+        print(f"thread (cachegrind, D1 32 KiB, LL 16 MiB; ticks {t0}..{t1}):")
         for n in count_sizes:
             b, c = per_tick_counts(base, n, t0, t1), per_tick_counts(cur, n, t0, t1)
-            names = {"I": "instructions", "D1": "D1 misses", "LL": "LL misses"}
+            names = {
+                "I": "instructions",
+                "Bm": "mispredicts",
+                "D1": "D1 misses",
+                "LL": "LL misses",
+            }
             parts = [
                 # A ratio of a few hundred misses says nothing: counts only.
                 f"{names[k]} {b[k]:,.0f} -> {c[k]:,.0f}"

@@ -92,6 +92,28 @@ fn grid_matches_reference_in_a_crowded_box() {
     assert_same_as_reference(&cfg, 300, scripted_input);
 }
 
+#[test]
+fn grid_matches_reference_with_the_largest_small_cells_and_larger_ones() {
+    // Squared distances inside the separation are 32-bit for cells up to
+    // 64 px (two touching cells: under 2^15 sub-pixels apart per axis) and
+    // 64-bit beyond. 64 px is the edge (a debug build would panic on an
+    // overflow); 80 px takes the 64-bit path. Spread-out enemies, so that
+    // candidates lie up to two cells apart.
+    for cell in [64, 80] {
+        let cfg = cfg_with(&[
+            ("fieldWidth", 900),
+            ("fieldHeight", 700),
+            ("gridCell", cell),
+            ("spawnDistance", 300),
+            ("enemyRadius", 24),
+            ("maxPush", 2048),
+        ])
+        .with_enemies(500)
+        .unwrap();
+        assert_same_as_reference(&cfg, 200, scripted_input);
+    }
+}
+
 /// Player `p`'s own pattern for tick `t`: a walk in one of the eight
 /// directions, changing every `23 + 7p` ticks, each player through the
 /// directions in its own order (distinct per player, so a swap shows).

@@ -441,6 +441,13 @@ impl Grid {
         }
     }
 
+    /// Whether two enemies in touching cells are less than 2^15 sub-pixels
+    /// apart on each axis (cells of at most 2^14, 64 px): then their
+    /// squared distance, below 2 · 2^30, fits an `i32`.
+    pub(super) const fn small_cells(&self) -> bool {
+        self.cell <= 1 << 14
+    }
+
     /// Rows of real cells (0 when nothing is alive).
     pub(super) const fn rows(&self) -> usize {
         self.rows
