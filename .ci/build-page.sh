@@ -4,6 +4,10 @@
 #
 #   bash .ci/build-page.sh CRATE SRC_DIR OUT_DIR [-- EXTRA_CARGO_ARGS...]
 #
+# CRATE: a workspace member's package name, or the path of a crate folder
+# anywhere (a game's page crate outside this repository: see
+# scripts/outside-page.sh and README.md, "A page for your game").
+#
 #   OUT_DIR/pkg/   wasm-bindgen output: <lib name>.js and <lib name>_bg.wasm
 #   OUT_DIR/       the shared page runtime from web/src (platform.js, start.js,
 #                  webloop.js, replay.js, style.css), then SRC_DIR's

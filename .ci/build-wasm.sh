@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Builds a workspace cdylib crate for wasm32-unknown-unknown (release) and runs
+# Builds a cdylib crate for wasm32-unknown-unknown (release) and runs
 # wasm-bindgen --target web on it.
 #
 #   bash .ci/build-wasm.sh CRATE OUTDIR [-- EXTRA_CARGO_ARGS...]
+#
+# CRATE is a workspace member's package name, or the path of a crate's folder
+# (one holding a Cargo.toml: a game's page crate anywhere, in or outside this
+# repository). A folder is built with `--manifest-path`, from its own folder,
+# so its own workspace and lock file apply.
 #
 # Builds CRATE's lib, or, when EXTRA_CARGO_ARGS name `--example NAME`, that
 # example (which must have crate-type = ["cdylib"]). Feature flags such as
@@ -36,7 +41,20 @@ EXTRA=("$@")
 
 mkdir -p "$OUTDIR"
 OUTDIR="$(cd "$OUTDIR" && pwd)"
-TARGET_DIR="$ROOT/target/wasm"
+TARGET_DIR="${TICKWISE_WASM_TARGET_DIR:-$ROOT/target/wasm}"
+
+# A crate folder: its package name from its Cargo.toml, built from there.
+BUILD_DIR="$ROOT"
+SELECT=(-p "$CRATE")
+if [ -f "$CRATE/Cargo.toml" ]; then
+  CRATE_DIR="$(cd "$CRATE" && pwd)"
+  CRATE="$(sed -n '/^\[package\]/,/^\[/s/^name *= *"\([^"]*\)".*/\1/p' "$CRATE_DIR/Cargo.toml" | head -n 1)"
+  [ -n "$CRATE" ] || die "no [package] name in $CRATE_DIR/Cargo.toml"
+  BUILD_DIR="$CRATE_DIR"
+  SELECT=(--manifest-path "$CRATE_DIR/Cargo.toml")
+elif [ -e "$CRATE" ] || [[ "$CRATE" == */* ]]; then
+  die "$CRATE: not a crate folder (no Cargo.toml in it) and not a package name"
+fi
 
 WHAT=(--lib)
 EXAMPLE=""
@@ -48,7 +66,7 @@ for a in "${EXTRA[@]}"; do
   esac
   prev="$a"
 done
-CARGO_ARGS=(build --release --target "$TICKWISE_WASM_TARGET" -p "$CRATE" "${WHAT[@]}"
+CARGO_ARGS=(build --release --target "$TICKWISE_WASM_TARGET" "${SELECT[@]}" "${WHAT[@]}"
             --target-dir "$TARGET_DIR" --message-format=json-render-diagnostics)
 # The workspace's release profile keeps debug info (debug = 1) for native
 # profiling; in wasm that is ~1.5 MB of DWARF that wasm-bindgen strips anyway.
@@ -73,7 +91,7 @@ log "route: $TICKWISE_WASM_ROUTE; building $CRATE -> $TARGET_DIR"
 log "+ ${RUN[*]} ${EXTRA[*]:-}"
 JSON="$(mktemp)"
 trap 'rm -f "$JSON"' EXIT
-(cd "$ROOT" && "${RUN[@]}" "${EXTRA[@]}") > "$JSON"
+(cd "$BUILD_DIR" && "${RUN[@]}" "${EXTRA[@]}") > "$JSON"
 
 # The cdylib's .wasm, from cargo's own artifact messages (robust to lib renames).
 WASM="$(node -e '

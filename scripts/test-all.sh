@@ -139,6 +139,8 @@ if wants TICKWISE_SKIP_BROWSER "wasm build and headless-Chromium tests"; then
   run npm --prefix web test
   step "figures quoted in README and docs against the build: wasm and island.html sizes"
   run python3 scripts/check_figures.py wasm
+  step "a game's page crate outside the repository, built by .ci/build-page.sh (scripts/outside-page.sh)"
+  run bash scripts/outside-page.sh
 fi
 
 took=$((SECONDS - started))

@@ -77,6 +77,7 @@ fn test_all_runs_every_step_when_nothing_is_skipped() {
         "bash scripts/readme-blocks.sh",
         "python3 scripts/check_figures.py horde-rss",
         "python3 scripts/check_figures.py wasm",
+        "bash scripts/outside-page.sh",
     ] {
         assert!(
             stdout.contains(&format!("(dry run) {command}\n")),
