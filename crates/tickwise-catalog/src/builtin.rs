@@ -10,7 +10,7 @@ use alloc::string::{String, ToString};
 
 use serde_json::Value;
 use tickwise::{AXES, ClockConfig, Pcg32, TickInput};
-use tickwise_sims::ConfigError;
+use tickwise_config::ConfigError;
 use tickwise_sims::horde::{self, HordeConfig, HordeWorld, STICK_MAX};
 use tickwise_sims::island::{self, IslandConfig, IslandWorld};
 

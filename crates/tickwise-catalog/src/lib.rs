@@ -154,6 +154,7 @@ pub use tickwise_net;
 /// The strict JSON config reader every sim's config parser can build on:
 /// duplicate and unknown keys are refused by name (with "did you mean"),
 /// every value is range-checked by key, required and optional alike
-/// ([`ConfigObject`]). Defined with the built-in sims, which use it too.
-pub use tickwise_sims::{ConfigError, ConfigObject, MAX_CONFIG_BYTES, NOTE_KEYS};
+/// ([`ConfigObject`]). Its own crate, `tickwise-config`, which the built-in
+/// sims use too.
+pub use tickwise_config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES, NOTE_KEYS};
 pub use verdict::{Diverged, Outcome, Refusal, Verdict, owners_text};

@@ -6,7 +6,7 @@ use tickwise::{
     Pcg32, Recorder, Replay, ReplayError, ReplayHeader, ReplayLimits, ReplayVerdict, TickInput,
 };
 use tickwise_catalog::{Catalog, CatalogError, CatalogSim, InputPlan, InputsError};
-use tickwise_sims::ConfigError;
+use tickwise_config::ConfigError;
 use tickwise_sims::horde::HordeWorld;
 use tickwise_sims::island::{IslandConfig, IslandWorld};
 

@@ -51,6 +51,7 @@ const BOUNDARIES: &[(&str, &str)] = &[
 const SIM_SOURCES: &[&str] = &[
     "crates/tickwise/src",
     "crates/tickwise-sims/src",
+    "crates/tickwise-config/src",
     "examples/duel/src",
 ];
 

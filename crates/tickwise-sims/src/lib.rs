@@ -24,7 +24,7 @@
 //!     world.step(core::slice::from_ref(&input));
 //! }
 //! assert_eq!(world.digest(), "100|-131|5050|18|100|323|3492529440|0");
-//! # Ok::<(), tickwise_sims::ConfigError>(())
+//! # Ok::<(), tickwise_config::ConfigError>(())
 //! ```
 #![no_std]
 #![forbid(unsafe_code)]
@@ -33,10 +33,8 @@
 
 extern crate alloc;
 
-mod config;
 mod defaults;
 pub mod horde;
 pub mod island;
 
-pub use config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES, NOTE_KEYS};
 pub use defaults::{HORDE_JSON, ISLAND_LIFECYCLE_JSON, ISLAND_LOOP_JSON};

@@ -5,7 +5,7 @@ use tickwise::{
     Capture, ClockConfig, EventKind, FixedLoop, InputBuffer, InputEvent, Nanos, Sim, StepLength,
     TickInput, Timestamp, differing_fields,
 };
-use tickwise_sims::ConfigError;
+use tickwise_config::ConfigError;
 use tickwise_sims::horde::{
     DOWN, HordeConfig, HordeWorld, LEFT, NaiveHorde, RIGHT, UP, scripted_input,
 };

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use tickwise::{CatchUpPolicy, FixedLoop, Nanos, Sim, TickInputs, Timestamp};
-use tickwise_sims::ConfigError;
+use tickwise_config::ConfigError;
 use tickwise_sims::island::{
     IslandConfig, IslandSession, IslandWorld, LifecycleConfig, MAX_ADVANCE, MAX_DURATION_MS,
     MAX_FRAMES_PER_CALL, MAX_WALL_MS, SessionError, scripted_inputs,

@@ -26,7 +26,7 @@
 use serde_json::{Value, json};
 use tickwise::{Button, FixedLoop, FrameReport, InputBuffer, Presenter, ReplayError, TimeError};
 use tickwise_catalog::CatalogError;
-use tickwise_sims::ConfigError;
+use tickwise_config::ConfigError;
 use tickwise_sims::horde::{DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, RIGHT, SUBPX, UP};
 use wasm_bindgen::JsError;
 use wasm_bindgen::prelude::wasm_bindgen;

@@ -26,7 +26,7 @@
 use serde_json::Value;
 use tickwise::{Nanos, ReplayError, SceneStack, Speed, StepLength, TickInputs};
 use tickwise_catalog::CatalogError;
-use tickwise_sims::ConfigError;
+use tickwise_config::ConfigError;
 use tickwise_sims::island::{
     IslandConfig, IslandWorld, LifecycleConfig, island_loop, scripted_inputs,
 };

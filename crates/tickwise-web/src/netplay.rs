@@ -56,7 +56,7 @@ use tickwise_net::{
     Datagram, MAX_INPUT_DELAY, MAX_REJOIN_SNAPSHOT, NetGame, NetworkConfig, Session, SessionConfig,
     SessionError, SessionKey, SimNetwork, SnapshotCodec, Transport,
 };
-use tickwise_sims::ConfigError;
+use tickwise_config::ConfigError;
 use tickwise_sims::horde::{DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, RIGHT, UP};
 use wasm_bindgen::JsError;
 use wasm_bindgen::prelude::wasm_bindgen;

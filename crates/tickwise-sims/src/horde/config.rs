@@ -7,7 +7,7 @@ use tickwise::{CatchUpPolicy, ClockConfig, Nanos, StepLength};
 
 use super::fixed::SUBPX;
 use super::hero::MAX_HEROES;
-use crate::config::{ConfigError, ConfigObject};
+use tickwise_config::{ConfigError, ConfigObject};
 
 /// The most enemies a config may ask for. Memory is about 80 bytes per
 /// enemy (the sorted arrays are double-buffered), so this is 80 MB; the
@@ -30,7 +30,7 @@ pub const MAX_SETTLE_TICKS: u64 = 100_000;
 
 /// The keys of the horde config: the optional ones first (`version`, `sim`,
 /// `players`, `tickHz`, `maxCatchUpSteps`, `minCatchUpMs`, `maxStepsPerFrame`), then the
-/// required ones. Any other key, except a `note` ([`crate::NOTE_KEYS`]), is
+/// required ones. Any other key, except a `note` ([`tickwise_config::NOTE_KEYS`]), is
 /// refused.
 pub const HORDE_KEYS: [&str; 30] = [
     "version",

@@ -108,7 +108,7 @@
 //! }
 //! assert_eq!(coop.heroes().len(), 2);
 //! assert!(coop.heroes()[0].x > coop.heroes()[1].x);
-//! # Ok::<(), tickwise_sims::ConfigError>(())
+//! # Ok::<(), tickwise_config::ConfigError>(())
 //! ```
 
 mod config;

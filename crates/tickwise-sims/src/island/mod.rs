@@ -25,7 +25,7 @@ use tickwise::{
     CatchUpPolicy, ClockConfig, Lcg32, NANOS_PER_MILLI, Nanos, Sim, StateVisitor, StepLength,
 };
 
-use crate::config::{ConfigError, ConfigObject};
+use tickwise_config::{ConfigError, ConfigObject};
 
 pub use session::{
     IslandSession, MAX_ADVANCE, MAX_DURATION_MS, MAX_FRAME_LIST, MAX_FRAMES_PER_CALL, MAX_WALL_MS,
@@ -40,7 +40,7 @@ pub const MAX_STEP_MS: u64 = 60_000;
 
 /// The keys of the island loop config, in the order `config/island_loop.json`
 /// lists them (`version`, `game` and `maxFrameMs` are optional). A config with any
-/// other key, except a `note` ([`crate::NOTE_KEYS`]), is refused.
+/// other key, except a `note` ([`tickwise_config::NOTE_KEYS`]), is refused.
 pub const LOOP_KEYS: [&str; 11] = [
     "version",
     "game",

@@ -12,7 +12,7 @@ use tickwise::{
 };
 
 use super::{IslandConfig, IslandWorld, LifecycleConfig};
-use crate::config::ConfigError;
+use tickwise_config::ConfigError;
 
 /// The most frames one [`IslandSession::frames`] call feeds.
 pub const MAX_FRAMES_PER_CALL: u64 = 10_000_000;
