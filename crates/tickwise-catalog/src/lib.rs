@@ -149,12 +149,12 @@ pub use runner::{SimProfile, TickRunner};
 pub use serde_json;
 pub use sim::{CatalogSim, SimInfo, json_with_count};
 pub use tick_input_json::TickInputJson;
-/// The netplay crate the catalog's `netplay` and `peer` run on.
-pub use tickwise_net;
 /// The strict JSON config reader every sim's config parser can build on:
 /// duplicate and unknown keys are refused by name (with "did you mean"),
 /// every value is range-checked by key, required and optional alike
 /// ([`ConfigObject`]). Its own crate, `tickwise-config`, which the built-in
 /// sims use too.
 pub use tickwise_config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES, NOTE_KEYS};
+/// The netplay crate the catalog's `netplay` and `peer` run on.
+pub use tickwise_net;
 pub use verdict::{Diverged, Outcome, Refusal, Verdict, owners_text};

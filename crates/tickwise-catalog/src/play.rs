@@ -10,10 +10,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use tickwise::{
-    CatchUpPolicy, FixedLoop, InputSource, Nanos, ResumeReport, SceneError, Sim, Speed, Tick,
-    Timestamp,
+    CatchUpPolicy, FixedLoop, InputSource, Nanos, PlayError, PlaySession, ResumeReport, SceneError,
+    Sim, Speed, Tick, Timestamp,
 };
-use tickwise_sims::island::{PlaySession, SessionError};
 
 use crate::catalog::Catalog;
 use crate::error::CatalogError;
@@ -28,19 +27,19 @@ pub trait Playable {
     /// # Errors
     ///
     /// As [`PlaySession::frames`].
-    fn frames(&mut self, count: u64, ms: u64) -> Result<u64, SessionError>;
+    fn frames(&mut self, count: u64, ms: u64) -> Result<u64, PlayError>;
     /// One frame per listed duration (ms); the steps they ran.
     ///
     /// # Errors
     ///
     /// As [`PlaySession::frame_list`].
-    fn frame_list(&mut self, frame_ms: &[u64]) -> Result<u64, SessionError>;
+    fn frame_list(&mut self, frame_ms: &[u64]) -> Result<u64, PlayError>;
     /// `n` direct steps, whatever the lifecycle state.
     ///
     /// # Errors
     ///
     /// As [`PlaySession::advance`].
-    fn advance(&mut self, n: u64) -> Result<(), SessionError>;
+    fn advance(&mut self, n: u64) -> Result<(), PlayError>;
     /// Pauses now; `false` if not running.
     fn pause(&mut self) -> bool;
     /// Goes to the background now; `false` if not running.
@@ -50,7 +49,7 @@ pub trait Playable {
     /// # Errors
     ///
     /// As [`PlaySession::resume_after`].
-    fn resume_after(&mut self, ms: u64) -> Result<ResumeReport, SessionError>;
+    fn resume_after(&mut self, ms: u64) -> Result<ResumeReport, PlayError>;
     /// The time scale from now on.
     fn set_speed(&mut self, speed: Speed);
     /// Pushes a scene.
@@ -78,13 +77,13 @@ pub trait Playable {
 }
 
 impl<S: Sim, I: InputSource<S::Input>> Playable for PlaySession<S, I> {
-    fn frames(&mut self, count: u64, ms: u64) -> Result<u64, SessionError> {
+    fn frames(&mut self, count: u64, ms: u64) -> Result<u64, PlayError> {
         PlaySession::frames(self, count, ms)
     }
-    fn frame_list(&mut self, frame_ms: &[u64]) -> Result<u64, SessionError> {
+    fn frame_list(&mut self, frame_ms: &[u64]) -> Result<u64, PlayError> {
         PlaySession::frame_list(self, frame_ms)
     }
-    fn advance(&mut self, n: u64) -> Result<(), SessionError> {
+    fn advance(&mut self, n: u64) -> Result<(), PlayError> {
         PlaySession::advance(self, n)
     }
     fn pause(&mut self) -> bool {
@@ -93,7 +92,7 @@ impl<S: Sim, I: InputSource<S::Input>> Playable for PlaySession<S, I> {
     fn background(&mut self) -> bool {
         PlaySession::background(self)
     }
-    fn resume_after(&mut self, ms: u64) -> Result<ResumeReport, SessionError> {
+    fn resume_after(&mut self, ms: u64) -> Result<ResumeReport, PlayError> {
         PlaySession::resume_after(self, ms)
     }
     fn set_speed(&mut self, speed: Speed) {

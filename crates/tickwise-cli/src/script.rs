@@ -41,18 +41,18 @@ use crate::cmd::record::{choose_sim, parse_plan, read_config, read_inputs_file};
 use crate::{Failure, hints};
 
 /// The most frames one `frames` line may feed (the session's per-call limit).
-pub const MAX_FRAMES_PER_LINE: u64 = island::MAX_FRAMES_PER_CALL;
+pub const MAX_FRAMES_PER_LINE: u64 = tickwise::MAX_FRAMES_PER_CALL;
 /// The most durations one `frame` line may list.
-pub const MAX_FRAME_LIST: usize = island::MAX_FRAME_LIST;
+pub const MAX_FRAME_LIST: usize = tickwise::MAX_FRAME_LIST;
 /// The most steps one `advance` line may run.
-pub const MAX_ADVANCE: u64 = island::MAX_ADVANCE;
+pub const MAX_ADVANCE: u64 = tickwise::MAX_ADVANCE;
 /// The longest duration a frame or resume may name, in ms (about 31.7 years).
-pub const MAX_MS: u64 = island::MAX_DURATION_MS;
+pub const MAX_MS: u64 = tickwise::MAX_DURATION_MS;
 /// The most frames plus direct steps a whole script may ask for.
 pub const MAX_SCRIPT_WORK: u64 = 1_000_000_000;
 /// The most milliseconds all of a script's durations (frames and absences) may
 /// add up to: the session's wall-clock limit, checked before anything runs.
-pub const MAX_SCRIPT_TIME_MS: u64 = island::MAX_WALL_MS;
+pub const MAX_SCRIPT_TIME_MS: u64 = tickwise::MAX_WALL_MS;
 /// The largest script accepted, in bytes (the bounded reader's limit for
 /// scripts, [`crate::bounded::MAX_SCRIPT_BYTES`]).
 pub const MAX_SCRIPT_BYTES: usize = crate::bounded::MAX_SCRIPT_BYTES as usize;
@@ -409,7 +409,7 @@ pub fn load_session(
         .with_context(|| loop_name.clone())?;
     let lc = LifecycleConfig::from_json(lc_bytes.as_deref().unwrap_or(DEFAULT_LIFECYCLE_CONFIG))
         .with_context(|| lc_name.clone())?;
-    IslandSession::new(&cfg, &lc, inputs).with_context(|| format!("{loop_name} and {lc_name}"))
+    island::island_session(&cfg, &lc, inputs).with_context(|| format!("{loop_name} and {lc_name}"))
 }
 
 /// The island's session: its configs (built in by default) and its inputs

@@ -84,10 +84,23 @@ fn kernel_depends_on_nothing() {
 }
 
 #[test]
-fn sims_depend_only_on_kernel_and_json() {
+fn config_reader_depends_only_on_json() {
     // serde: the data-model traits serde_json is built on, which the strict
     // config reader needs to see every key of an object (duplicates included).
-    let allowed: BTreeSet<String> = ["tickwise", "serde_json", "serde"].map(String::from).into();
+    let allowed: BTreeSet<String> = ["serde_json", "serde"].map(String::from).into();
+    let deps = normal_deps("tickwise-config");
+    assert!(
+        deps.is_subset(&allowed),
+        "tickwise-config may not depend on {:?}",
+        deps.difference(&allowed).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn sims_depend_only_on_kernel_and_json() {
+    let allowed: BTreeSet<String> = ["tickwise", "tickwise-config", "serde_json"]
+        .map(String::from)
+        .into();
     let mut deps = normal_deps("tickwise-sims");
     // rayon: only as an optional dependency, behind the `parallel` feature
     // (the horde's tick on every core; fixed partitioning and commutative
@@ -107,9 +120,15 @@ fn sims_depend_only_on_kernel_and_json() {
 
 #[test]
 fn catalog_depends_only_on_kernel_sims_and_json() {
-    let allowed: BTreeSet<String> = ["tickwise", "tickwise-sims", "tickwise-net", "serde_json"]
-        .map(String::from)
-        .into();
+    let allowed: BTreeSet<String> = [
+        "tickwise",
+        "tickwise-config",
+        "tickwise-sims",
+        "tickwise-net",
+        "serde_json",
+    ]
+    .map(String::from)
+    .into();
     let deps = normal_deps("tickwise-catalog");
     assert!(
         deps.is_subset(&allowed),
@@ -135,6 +154,7 @@ fn netplay_depends_only_on_the_kernel_and_blake3() {
 fn float_and_clock_bans_are_in_place() {
     for krate in [
         "tickwise",
+        "tickwise-config",
         "tickwise-sims",
         "tickwise-catalog",
         "tickwise-net",

@@ -2,11 +2,13 @@
 //! `docs/background.md`), checked natively.
 
 use proptest::prelude::*;
-use tickwise::{CatchUpPolicy, FixedLoop, Nanos, Sim, TickInputs, Timestamp};
+use tickwise::{
+    CatchUpPolicy, FixedLoop, MAX_ADVANCE, MAX_DURATION_MS, MAX_FRAMES_PER_CALL, MAX_WALL_MS,
+    Nanos, PlayError, Sim, TickInputs, Timestamp,
+};
 use tickwise_config::ConfigError;
 use tickwise_sims::island::{
-    IslandConfig, IslandSession, IslandWorld, LifecycleConfig, MAX_ADVANCE, MAX_DURATION_MS,
-    MAX_FRAMES_PER_CALL, MAX_WALL_MS, SessionError, scripted_inputs,
+    IslandConfig, IslandWorld, LifecycleConfig, island_session, scripted_inputs,
 };
 
 const LOOP_JSON: &[u8] = include_bytes!("../../../config/island_loop.json");
@@ -120,7 +122,7 @@ fn advance_equals_frames_and_inputs_and_seed_matter() {
 #[test]
 fn resume_rules_browser_timeline_natively() {
     let lc = LifecycleConfig::from_json(LIFECYCLE_JSON).unwrap();
-    let mut s = IslandSession::new(&cfg(), &lc, scripted_inputs(100_000)).unwrap();
+    let mut s = island_session(&cfg(), &lc, scripted_inputs(100_000)).unwrap();
     assert_eq!(s.frames(100, 16).unwrap(), 100);
     assert_eq!(s.tick(), 100);
     assert!(s.pause());
@@ -144,28 +146,25 @@ fn resume_rules_browser_timeline_natively() {
     assert!(s.pop().is_err());
     // A resume without a pause is refused and changes nothing.
     let (before, wall) = (s.digest(), s.wall_ms());
-    assert!(matches!(
-        s.resume_after(10),
-        Err(SessionError::Lifecycle(_))
-    ));
+    assert!(matches!(s.resume_after(10), Err(PlayError::Lifecycle(_))));
     assert_eq!((s.digest(), s.wall_ms()), (before, wall));
 }
 
 #[test]
 fn session_limits_refuse_before_running() {
     let lc = LifecycleConfig::from_json(LIFECYCLE_JSON).unwrap();
-    let mut s = IslandSession::new(&cfg(), &lc, scripted_inputs(100)).unwrap();
+    let mut s = island_session(&cfg(), &lc, scripted_inputs(100)).unwrap();
     assert!(matches!(
         s.frames(MAX_FRAMES_PER_CALL + 1, 16),
-        Err(SessionError::TooLarge { what: "frames", .. })
+        Err(PlayError::TooLarge { what: "frames", .. })
     ));
     assert!(matches!(
         s.advance(MAX_ADVANCE + 1),
-        Err(SessionError::TooLarge { what: "steps", .. })
+        Err(PlayError::TooLarge { what: "steps", .. })
     ));
     assert!(matches!(
         s.frame_list(&[MAX_DURATION_MS + 1]),
-        Err(SessionError::TooLarge { what: "ms", .. })
+        Err(PlayError::TooLarge { what: "ms", .. })
     ));
     // Ten absences of 10^12 ms reach the wall-clock limit exactly; one more ms is refused.
     for _ in 0..10 {
@@ -176,11 +175,11 @@ fn session_limits_refuse_before_running() {
     assert!(s.pause());
     assert!(matches!(
         s.resume_after(1),
-        Err(SessionError::WallClockFull { .. })
+        Err(PlayError::WallClockFull { .. })
     ));
     assert!(matches!(
         s.frames(1, 1),
-        Err(SessionError::WallClockFull { .. })
+        Err(PlayError::WallClockFull { .. })
     ));
     // Nothing ran: 10 capped resumes of 300 steps each.
     assert_eq!(s.tick(), 3_000);
@@ -196,8 +195,8 @@ fn uncapped_resume_equals_staying_online() {
         step_ms: 16,
         policy: CatchUpPolicy::Full,
     };
-    let mut online = IslandSession::new(&c, &full, scripted_inputs(5_000)).unwrap();
-    let mut offline = IslandSession::new(&c, &full, scripted_inputs(5_000)).unwrap();
+    let mut online = island_session(&c, &full, scripted_inputs(5_000)).unwrap();
+    let mut offline = island_session(&c, &full, scripted_inputs(5_000)).unwrap();
     online.frames(100, 20).unwrap();
     offline.frames(100, 20).unwrap();
     online.frames(1_500, 20).unwrap();
@@ -268,7 +267,7 @@ fn config_errors_name_the_key() {
         policy: CatchUpPolicy::Full,
     };
     assert!(
-        matches!(IslandSession::new(&cfg(), &lc_17, Vec::new()), Err(ConfigError::Inconsistent { key, .. }) if key == "stepMs")
+        matches!(island_session(&cfg(), &lc_17, Vec::new()), Err(ConfigError::Inconsistent { key, .. }) if key == "stepMs")
     );
 }
 

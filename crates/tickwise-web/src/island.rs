@@ -440,16 +440,6 @@ mod tests {
     }
 
     #[test]
-    fn the_limits_are_the_scripts() {
-        use crate::web_loop as web;
-        use tickwise_sims::island as script;
-        assert_eq!(web::MAX_FRAMES_PER_CALL, script::MAX_FRAMES_PER_CALL);
-        assert_eq!(web::MAX_ADVANCE, script::MAX_ADVANCE);
-        assert_eq!(web::MAX_DURATION_MS, script::MAX_DURATION_MS);
-        assert_eq!(web::MAX_WALL_MS, script::MAX_WALL_MS);
-    }
-
-    #[test]
     fn reset_returns_to_the_fresh_state() {
         let mut p = page();
         let fresh = state(&p);

@@ -52,11 +52,11 @@ use tickwise::{
     Presenter, ReplayHeader, Sim, StateVisitor, Tick, TickInput, TimeError, Timestamp,
 };
 use tickwise_catalog::CatalogError;
+use tickwise_config::ConfigError;
 use tickwise_net::{
     Datagram, MAX_INPUT_DELAY, MAX_REJOIN_SNAPSHOT, NetGame, NetworkConfig, Session, SessionConfig,
     SessionError, SessionKey, SimNetwork, SnapshotCodec, Transport,
 };
-use tickwise_config::ConfigError;
 use tickwise_sims::horde::{DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, RIGHT, UP};
 use wasm_bindgen::JsError;
 use wasm_bindgen::prelude::wasm_bindgen;

@@ -56,18 +56,12 @@ use crate::args::{ArgError, whole};
 use crate::host::HostClock;
 use crate::lifecycle::{ResumeOutcome, VisibilityOutcome, platform_event};
 
-/// The most frames one [`WebLoop::step_frames`] call feeds (the same limit as
-/// `tickwise script`'s `frames`).
-pub const MAX_FRAMES_PER_CALL: u64 = 10_000_000;
-/// The most steps one [`WebLoop::advance`] call runs.
-pub const MAX_ADVANCE: u64 = 100_000_000;
-/// The longest single synthetic duration (a frame, a time away), in ms: about
-/// 31.7 years.
-pub const MAX_DURATION_MS: u64 = 1_000_000_000_000;
-/// The furthest the test API may move the host clock, in ms (about 317
-/// years): far inside the kernel's `u64` nanosecond clock (584 years), so no
-/// time value ever saturates. Calls that would pass it are refused.
-pub const MAX_WALL_MS: u64 = 10_000_000_000_000;
+// The test API's limits are the kernel's play-session limits, the same as
+// `tickwise script`'s: the most frames one `step_frames` call feeds
+// (MAX_FRAMES_PER_CALL), steps one `advance` runs (MAX_ADVANCE), the longest
+// synthetic duration (MAX_DURATION_MS) and the furthest the host clock may
+// move (MAX_WALL_MS, far inside the kernel's u64 nanosecond clock).
+use tickwise::{MAX_ADVANCE, MAX_DURATION_MS, MAX_FRAMES_PER_CALL, MAX_WALL_MS};
 
 /// A test-API call that was refused; nothing ran.
 #[derive(Clone, Debug, PartialEq, Eq)]

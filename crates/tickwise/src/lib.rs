@@ -71,6 +71,7 @@ mod fixed_loop;
 mod input;
 mod lifecycle;
 mod persist;
+mod play;
 mod present;
 pub mod replay;
 mod resume_summary;
@@ -92,6 +93,10 @@ pub use input::{
 };
 pub use lifecycle::{AppState, CatchUpPolicy, Lifecycle, LifecycleError, ResumeReport};
 pub use persist::{SnapshotBytes, SnapshotError, read_snapshot, write_snapshot};
+pub use play::{
+    MAX_ADVANCE, MAX_DURATION_MS, MAX_FRAME_LIST, MAX_FRAMES_PER_CALL, MAX_WALL_MS, PlayError,
+    PlaySession,
+};
 pub use present::{Capture, Presenter};
 pub use replay::{
     BlockFault, Checkpoint, Comparison, DEFAULT_CHECKPOINT_EVERY, Divergence, FORMAT_VERSION,

@@ -2,8 +2,9 @@
 
 use std::fmt::Write as _;
 
+use tickwise::PlayError;
 use tickwise_catalog::Playable;
-use tickwise_sims::island::{IslandSession, ResumeSummary, SessionError};
+use tickwise_sims::island::{IslandSession, ResumeSummary};
 
 use super::{Command, Line};
 
@@ -73,10 +74,10 @@ impl Session {
 ///
 /// # Errors
 ///
-/// A [`SessionError`] for a limit the session enforces (a parsed script stays
+/// A [`PlayError`] for a limit the session enforces (a parsed script stays
 /// within them, so this does not happen for the output of [`super::parse`]); a
 /// refused resume is not an error, it prints `"ok":false`.
-pub fn execute(session: &mut Session, line: &Line) -> Result<String, SessionError> {
+pub fn execute(session: &mut Session, line: &Line) -> Result<String, PlayError> {
     let mut extra = String::new();
     let frames_out = |extra: &mut String, steps: u64, session: &Session| {
         push_num(extra, "steps", steps);
@@ -103,7 +104,7 @@ pub fn execute(session: &mut Session, line: &Line) -> Result<String, SessionErro
         Command::ResumeAfter(ms) => {
             let r = match p.resume_after(*ms) {
                 Ok(r) => Some(r),
-                Err(SessionError::Lifecycle(_)) => None,
+                Err(PlayError::Lifecycle(_)) => None,
                 Err(e) => return Err(e),
             };
             let summary = ResumeSummary::new(r.as_ref());

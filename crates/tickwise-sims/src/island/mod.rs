@@ -27,10 +27,7 @@ use tickwise::{
 
 use tickwise_config::{ConfigError, ConfigObject};
 
-pub use session::{
-    IslandSession, MAX_ADVANCE, MAX_DURATION_MS, MAX_FRAME_LIST, MAX_FRAMES_PER_CALL, MAX_WALL_MS,
-    PlaySession, SessionError, island_loop,
-};
+pub use session::{IslandSession, island_loop, island_session};
 /// The resume report's contract numbers, defined in the kernel (re-exported
 /// here for the script, which reports the island session's resumes).
 pub use tickwise::ResumeSummary;
