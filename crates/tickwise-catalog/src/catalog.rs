@@ -28,8 +28,9 @@ use crate::sim::{CatalogSim, SimInfo};
 
 /// The sims a tool can work with, looked up by the id a replay stores.
 ///
-/// Build one with [`Catalog::builtin`] (the island and the horde) or
-/// [`Catalog::empty`], then add sims with [`Catalog::with`].
+/// Build one with [`Catalog::empty`] and add sims with [`Catalog::with`];
+/// with the `builtin` feature, `Catalog::builtin()` starts from the island
+/// and the horde.
 ///
 /// Cloning is cheap (the entries are shared), so a long-running service can
 /// keep its own copy.
@@ -45,9 +46,10 @@ impl core::fmt::Debug for Catalog {
 }
 
 impl Default for Catalog {
-    /// The built-in sims, as [`Catalog::builtin`].
+    /// A catalog with no sims, as [`Catalog::empty`] (the same with or
+    /// without the `builtin` feature).
     fn default() -> Catalog {
-        Catalog::builtin()
+        Catalog::empty()
     }
 }
 
@@ -91,7 +93,8 @@ impl Catalog {
         Catalog { sims: Vec::new() }
     }
 
-    /// The built-in sims: `island`, then `horde`.
+    /// The built-in sims: `island`, then `horde` (feature `builtin`).
+    #[cfg(feature = "builtin")]
     #[must_use]
     pub fn builtin() -> Catalog {
         Catalog::empty()

@@ -5,11 +5,12 @@
 //! re-simulate them, so `record`, `verify`, `compare`, `sync-test` and
 //! `budget` work on any sim that implements [`CatalogSim`], not only the
 //! built-in ones. The built-in island and horde are registered the same way
-//! a game registers its own (see [`builtin`]).
+//! a game registers its own, in the `builtin` module, behind the `builtin`
+//! feature (off by default: a game's catalog carries only its own sims).
 //!
 //! Why a value and not a global registry: a game's own tool binary builds
-//! the catalog it wants (`Catalog::builtin().with::<MySim>()`, or only its
-//! own sim) and hands it to `tickwise_cli::main_with`; nothing is linked in
+//! the catalog it wants (`Catalog::empty().with::<MySim>()`, or with the
+//! `builtin` feature `Catalog::builtin().with::<MySim>()`) and hands it to `tickwise_cli::main_with`; nothing is linked in
 //! by side effect, and tests can build catalogs with test-only sims.
 //!
 //! A sim's code is reached through one zero-sized, type-erased entry per
@@ -120,6 +121,7 @@
 
 extern crate alloc;
 
+#[cfg(feature = "builtin")]
 pub mod builtin;
 mod catalog;
 mod entry;

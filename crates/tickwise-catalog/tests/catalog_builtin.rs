@@ -591,3 +591,15 @@ fn verify_vec_answers_as_verify_does() {
     }
     assert!(c.verify_vec(good, &LIMITS).unwrap().is_match());
 }
+
+#[test]
+fn only_builtin_registers_the_island_and_the_horde() {
+    // A default or empty catalog has no sims (a game's tool registers its
+    // own); the built-in one lists them in this order.
+    assert_eq!(Catalog::default().ids().count(), 0);
+    assert_eq!(Catalog::empty().ids().count(), 0);
+    assert_eq!(
+        Catalog::builtin().ids().collect::<Vec<_>>(),
+        ["island", "horde"]
+    );
+}

@@ -135,6 +135,12 @@ fn catalog_depends_only_on_kernel_sims_and_json() {
         "tickwise-catalog may not depend on {:?}",
         deps.difference(&allowed).collect::<Vec<_>>()
     );
+    // The built-in sims only behind the `builtin` feature: a game's catalog
+    // carries its own sims and nothing else.
+    assert!(
+        optional_deps("tickwise-catalog").contains("tickwise-sims"),
+        "tickwise-catalog may use tickwise-sims only as an optional dependency (feature `builtin`)"
+    );
 }
 
 #[test]
