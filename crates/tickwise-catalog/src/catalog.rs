@@ -9,20 +9,20 @@
 //! crate can add its own) without an enum or a macro listing them.
 
 use alloc::boxed::Box;
-use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
 use tickwise::{
-    Comparison, ReplayError, ReplayHeader, ReplayLimits, SyncTestReport, VerifyReport, read_header,
+    ReplayError, ReplayHeader, ReplayLimits, SyncTestReport, VerifyReport, read_header,
     read_header_unchecked,
 };
 
-use crate::entry::{Entry, ErasedSim};
+use crate::entry::{Entry, ErasedSim, Recorded, RunComparison, header_for, parse_config};
 use crate::error::CatalogError;
 use crate::inputs::InputPlan;
 use crate::limits::RunLimits;
+use crate::play::Playable;
 use crate::runner::{SimProfile, TickRunner};
 use crate::sim::{CatalogSim, SimInfo};
 
@@ -51,39 +51,6 @@ impl Default for Catalog {
     fn default() -> Catalog {
         Catalog::empty()
     }
-}
-
-/// A replay just recorded.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[must_use]
-pub struct Recorded {
-    /// The replay file.
-    pub bytes: Vec<u8>,
-    /// Ticks recorded.
-    pub ticks: u64,
-    /// Players recorded (one input stream each).
-    pub players: usize,
-    /// Input runs in the file (runs of identical inputs, merged).
-    pub runs: usize,
-    /// Bytes of the file's input blocks section (the inputs alone: the
-    /// rest is header, checkpoints and final state).
-    pub input_bytes: usize,
-    /// The final text digest.
-    pub digest: String,
-}
-
-/// A comparison of two runs of one sim.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[must_use]
-pub struct RunComparison {
-    /// The sim.
-    pub sim: SimInfo,
-    /// Ticks of run A.
-    pub ticks_a: u64,
-    /// Ticks of run B.
-    pub ticks_b: u64,
-    /// The lockstep comparison over the common ticks.
-    pub comparison: Comparison,
 }
 
 impl Catalog {
@@ -444,26 +411,23 @@ pub fn replay_header<S: CatalogSim>(
     Ok(header_for::<S>(config, &cfg, checkpoint_every))
 }
 
-pub(crate) fn header_for<S: CatalogSim>(
-    config: &[u8],
-    cfg: &S::Config,
-    checkpoint_every: u64,
-) -> ReplayHeader {
-    ReplayHeader {
-        sim_id: S::ID.into(),
-        sim_version: S::VERSION,
-        config: config.to_vec(),
-        seed: S::seed(cfg),
-        ticks: 0,
-        checkpoint_every,
-        input_kind: 0,
-        players: 0,
+impl Catalog {
+    /// A live play session of sim `id` from `config` (its default when
+    /// `None`) fed by `plan`, on the sim's clock, with the catch-up policy of
+    /// its [`CatalogSim::max_catch_up_steps`] (every step when it has none):
+    /// what `script` drives for any catalog sim.
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
+    /// [`CatalogError::Inputs`].
+    pub fn play(
+        &self,
+        id: &str,
+        config: Option<&[u8]>,
+        plan: &InputPlan,
+    ) -> Result<Box<dyn Playable>, CatalogError> {
+        let (e, config) = self.entry_with_config(id, config)?;
+        e.play(config, plan)
     }
-}
-
-pub(crate) fn parse_config<S: CatalogSim>(bytes: &[u8]) -> Result<S::Config, CatalogError> {
-    S::parse_config(bytes).map_err(|e| CatalogError::Config {
-        sim: S::ID,
-        message: alloc::format!("{e}"),
-    })
 }

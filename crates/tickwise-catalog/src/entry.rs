@@ -11,17 +11,76 @@ use alloc::vec::Vec;
 use core::marker::PhantomData;
 
 use tickwise::{
-    Recorder, Replay, ReplayLimits, SyncTestReport, VerifyReport, compare_lockstep_with_events,
+    Comparison, Recorder, Replay, ReplayHeader, ReplayLimits, SyncTestReport, VerifyReport,
+    compare_lockstep_with_events,
 };
 
-use crate::catalog::{Recorded, RunComparison, header_for, parse_config};
 use crate::error::CatalogError;
 use crate::inputs::{InputPlan, PlanInputs, PlayerInputs};
 use crate::limits::{RunLimits, check_recording, check_replay_size, check_snapshots, check_work};
-use crate::netplay::{NetLimits, PeerIo, SpectateIo};
+use crate::peer_io::{NetLimits, PeerIo, SpectateIo};
 use crate::play::Playable;
 use crate::runner::{SimProfile, TickRunner};
 use crate::sim::{CatalogSim, SimInfo};
+
+mod net;
+
+/// A replay just recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub struct Recorded {
+    /// The replay file.
+    pub bytes: Vec<u8>,
+    /// Ticks recorded.
+    pub ticks: u64,
+    /// Players recorded (one input stream each).
+    pub players: usize,
+    /// Input runs in the file (runs of identical inputs, merged).
+    pub runs: usize,
+    /// Bytes of the file's input blocks section (the inputs alone: the
+    /// rest is header, checkpoints and final state).
+    pub input_bytes: usize,
+    /// The final text digest.
+    pub digest: String,
+}
+
+/// A comparison of two runs of one sim.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub struct RunComparison {
+    /// The sim.
+    pub sim: SimInfo,
+    /// Ticks of run A.
+    pub ticks_a: u64,
+    /// Ticks of run B.
+    pub ticks_b: u64,
+    /// The lockstep comparison over the common ticks.
+    pub comparison: Comparison,
+}
+
+pub(crate) fn header_for<S: CatalogSim>(
+    config: &[u8],
+    cfg: &S::Config,
+    checkpoint_every: u64,
+) -> ReplayHeader {
+    ReplayHeader {
+        sim_id: S::ID.into(),
+        sim_version: S::VERSION,
+        config: config.to_vec(),
+        seed: S::seed(cfg),
+        ticks: 0,
+        checkpoint_every,
+        input_kind: 0,
+        players: 0,
+    }
+}
+
+pub(crate) fn parse_config<S: CatalogSim>(bytes: &[u8]) -> Result<S::Config, CatalogError> {
+    S::parse_config(bytes).map_err(|e| CatalogError::Config {
+        sim: S::ID,
+        message: alloc::format!("{e}"),
+    })
+}
 
 /// One registered sim with its type erased: every operation the catalog
 /// offers, for one `S`.

@@ -10,7 +10,7 @@ use core::fmt;
 
 use tickwise::ReplayError;
 
-use crate::limits::seconds;
+use crate::units::seconds;
 
 /// Why an inputs file was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]

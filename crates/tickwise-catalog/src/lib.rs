@@ -130,20 +130,23 @@ mod inputs;
 pub mod limits;
 mod netplay;
 mod owner;
+mod peer_io;
 mod play;
 mod runner;
 mod sim;
 mod tick_input_json;
+mod units;
 mod verdict;
 
-pub use catalog::{Catalog, Recorded, RunComparison, replay_header};
+pub use catalog::{Catalog, replay_header};
+pub use entry::{Recorded, RunComparison};
 pub use error::{CatalogError, InputsError};
 pub use inputs::{InputPlan, MAX_INPUTS_BYTES, parse_inputs};
 pub use limits::{
     DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_WORK, RunLimits, check_snapshots, check_work,
 };
-pub use netplay::{NetLimits, PeerIo, SpectateIo};
 pub use owner::{PLAYER_FIELD_PREFIXES, field_player, field_players};
+pub use peer_io::{NetLimits, PeerIo, SpectateIo};
 pub use play::Playable;
 pub use runner::{SimProfile, TickRunner};
 /// The JSON library of [`CatalogSim::json_input`], re-exported so a game
@@ -157,6 +160,7 @@ pub use tick_input_json::TickInputJson;
 /// ([`ConfigObject`]). Its own crate, `tickwise-config`, which the built-in
 /// sims use too.
 pub use tickwise_config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES, NOTE_KEYS};
-/// The netplay crate the catalog's `netplay` and `peer` run on.
-pub use tickwise_net;
+/// The snapshot encoding a sim offers for rejoin and spectators
+/// ([`CatalogSim::snapshot_codec`]); the rest of netplay is `tickwise-net`'s.
+pub use tickwise_net::SnapshotCodec;
 pub use verdict::{Diverged, Outcome, Refusal, Verdict, owners_text};

@@ -35,8 +35,7 @@ pub const DEFAULT_MAX_WORK: u64 = ReplayLimits::DEFAULT.max_work;
 /// `rollback + 1` states): 256 MiB.
 pub const DEFAULT_MAX_SNAPSHOT_BYTES: u64 = 256 * 1024 * 1024;
 
-/// Work units per second of CPU on the reference machine (one per ns).
-pub const UNITS_PER_SECOND: u64 = 1_000_000_000;
+pub use crate::units::UNITS_PER_SECOND;
 
 /// The limits of a run that is not read from a replay (a sync test, a
 /// timing run, a headless run).
@@ -162,23 +161,9 @@ pub const fn netplay_states_per_session(window: u32) -> u64 {
     window as u64 + 2 + tickwise_net::ANCHORS as u64 + 1
 }
 
-/// `units` as seconds on the reference machine with one decimal, for
-/// messages (integers only: this crate bans floats).
-pub(crate) fn seconds(units: u64) -> impl core::fmt::Display {
-    struct Secs(u64);
-    impl core::fmt::Display for Secs {
-        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            let tenths = self.0 / (UNITS_PER_SECOND / 10);
-            write!(f, "{}.{}", tenths / 10, tenths % 10)
-        }
-    }
-    Secs(units)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::string::ToString;
 
     #[test]
     fn totals_and_refusals() {
@@ -195,12 +180,5 @@ mod tests {
         assert!(check_work(u64::MAX, 2, u64::MAX - 1).is_err());
         assert_eq!(check_snapshots(9, 100, 900), Ok(900));
         assert!(check_snapshots(9, 100, 899).is_err());
-    }
-
-    #[test]
-    fn seconds_are_rounded_down_to_tenths() {
-        assert_eq!(seconds(0).to_string(), "0.0");
-        assert_eq!(seconds(1_250_000_000).to_string(), "1.2");
-        assert_eq!(seconds(60_000_000_000).to_string(), "60.0");
     }
 }

@@ -14,7 +14,6 @@ use tickwise::{
     Sim, Speed, Tick, Timestamp,
 };
 
-use crate::catalog::Catalog;
 use crate::error::CatalogError;
 use crate::inputs::{InputPlan, PlanInputs};
 use crate::sim::CatalogSim;
@@ -167,25 +166,4 @@ pub(crate) fn play<S: CatalogSim>(
     };
     let lp = FixedLoop::new(sim, source, S::clock_config(config), policy_of::<S>(config));
     Ok(Box::new(PlaySession::from_loop(lp)))
-}
-
-impl Catalog {
-    /// A live play session of sim `id` from `config` (its default when
-    /// `None`) fed by `plan`, on the sim's clock, with the catch-up policy of
-    /// its [`CatalogSim::max_catch_up_steps`] (every step when it has none):
-    /// what `script` drives for any catalog sim.
-    ///
-    /// # Errors
-    ///
-    /// [`CatalogError::UnknownSim`], [`CatalogError::Config`],
-    /// [`CatalogError::Inputs`].
-    pub fn play(
-        &self,
-        id: &str,
-        config: Option<&[u8]>,
-        plan: &InputPlan,
-    ) -> Result<Box<dyn Playable>, CatalogError> {
-        let (e, config) = self.entry_with_config(id, config)?;
-        e.play(config, plan)
-    }
 }

@@ -139,7 +139,7 @@ fn a_live_comparison_counts_the_live_configs_cost() {
 #[test]
 fn netplay_refuses_work_memory_and_an_oversized_replay_before_running() {
     use tickwise_catalog::NetLimits;
-    use tickwise_catalog::tickwise_net::{NetworkConfig, RunOptions, SessionKey};
+    use tickwise_net::{NetworkConfig, RunOptions, SessionKey};
     let catalog = Catalog::builtin();
     let key = SessionKey::from_bytes([9; 16]);
     let net = NetworkConfig::PERFECT;

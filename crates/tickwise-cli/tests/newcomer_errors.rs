@@ -130,7 +130,7 @@ fn loadtest_reports_generation_apart_from_the_measured_seconds() {
         "{out}"
     );
     assert!(
-        out.contains("4 ok, 0 diverged, 0 invalid, 0 errors"),
+        out.contains("4 ok, 0 diverged, 0 refused, 0 errors"),
         "{out}"
     );
     let o = args(true);

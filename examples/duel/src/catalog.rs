@@ -69,8 +69,8 @@ impl CatalogSim for Duel {
 
     /// The duel's [`tickwise::SnapshotBytes`], so a player can rejoin a
     /// netplay match.
-    fn snapshot_codec() -> Option<tickwise_catalog::tickwise_net::SnapshotCodec<Self>> {
-        Some(tickwise_catalog::tickwise_net::SnapshotCodec::new())
+    fn snapshot_codec() -> Option<tickwise_catalog::SnapshotCodec<Self>> {
+        Some(tickwise_catalog::SnapshotCodec::new())
     }
 }
 

@@ -6,10 +6,10 @@
 //! inputs are its player's, the absent input while player 1 was away.
 
 use tickwise::{Nanos, Pcg32, Replay, ReplayHeader, ReplayLimits, TickInput, verify};
-use tickwise_catalog::tickwise_net::{
+use tickwise_example_duel::{DEFAULT_CONFIG, Duel, DuelConfig, ID, VERSION, random_input};
+use tickwise_net::{
     NetworkConfig, PlayerInput, RunOptions, SessionKey, SnapshotCodec, run_local_rejoin,
 };
-use tickwise_example_duel::{DEFAULT_CONFIG, Duel, DuelConfig, ID, VERSION, random_input};
 
 /// Player `p`'s input at tick `t`, a pure function of `(seed, p, t)`.
 fn input_at(seed: u64, p: u8, t: u64) -> TickInput {

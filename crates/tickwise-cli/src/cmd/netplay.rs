@@ -11,12 +11,12 @@ use anyhow::Context as _;
 use serde_json::{Value, json};
 use tickwise::{Nanos, ReplayLimits};
 use tickwise_catalog::InputPlan;
-use tickwise_catalog::tickwise_net::{
-    BundleFile, Drops, LocalRun, MAX_INPUT_DELAY, MAX_WINDOW, NetworkConfig, PeerReport,
-    RunOptions, SessionKey,
-};
 use tickwise_catalog::{
     Catalog, DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_WORK, NetLimits, RunLimits,
+};
+use tickwise_net::{
+    BundleFile, Drops, LocalRun, MAX_INPUT_DELAY, MAX_WINDOW, NetworkConfig, PeerReport,
+    RunOptions, SessionKey,
 };
 
 use super::record::{choose_sim, parse_plan, read_config};
