@@ -350,6 +350,20 @@ impl Rooms {
         self.forget(id, now, out);
     }
 
+    /// Closes `id` for `reason` (an `error` message, then a close), as for
+    /// a bad message: for the adapter's own refusals (a frame over the
+    /// WebSocket layer's limit).
+    pub fn close(
+        &mut self,
+        id: ConnId,
+        reason: Reason,
+        message: String,
+        now: u64,
+        out: &mut Vec<Action>,
+    ) {
+        self.refuse(id, reason, message, now, out);
+    }
+
     /// Removes `id`, frees its seat and tells the room.
     fn forget(&mut self, id: ConnId, now: u64, out: &mut Vec<Action>) {
         let Some(conn) = self.conns.remove(&id) else {
