@@ -293,7 +293,7 @@ fn create_requests_are_checked_and_rooms_are_capped() {
 #[test]
 fn a_flood_of_joins_meets_the_caps_and_the_join_deadline() {
     let limits = RoomLimits {
-        join_deadline_ms: 2_000,
+        join_deadline_ms: 4_000,
         max_conns_per_ip: 12,
         ..RoomLimits::default()
     };
@@ -324,13 +324,13 @@ fn a_flood_of_joins_meets_the_caps_and_the_join_deadline() {
     let t = Instant::now();
     for w in &mut waiting {
         w.get_mut()
-            .set_read_timeout(Some(Duration::from_secs(5)))
+            .set_read_timeout(Some(Duration::from_secs(8)))
             .unwrap();
         let (reason, close) = until_close(w);
         assert_eq!(reason.as_deref(), Some("join-deadline"));
         assert_eq!(close, Some((1008, "join-deadline".into())));
     }
-    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert!(t.elapsed() < Duration::from_secs(6), "{:?}", t.elapsed());
     // The room is usable again.
     let (_a, sa) = join_player(&s, &code);
     let (_b, sb) = join_player(&s, &code);
@@ -378,13 +378,16 @@ fn oversized_and_malformed_messages_close_with_a_reason() {
         let mut w = ws(&s, &code);
         w.send(msg).unwrap();
         let (r, close) = until_close(&mut w);
-        assert_eq!(r.as_deref(), Some(reason), "case {i}");
-        // Over the WebSocket layer's limit the server stops reading: the
-        // unread rest of the frame may reset the connection before the
-        // close frame is read (the error message came first).
-        if i != 1 || close.is_some() {
-            assert_eq!(close, Some((code_, reason.to_string())), "case {i}");
+        // Over the WebSocket layer's limit (64 KiB) the server stops
+        // reading that message: the unread rest of it may make the
+        // kernel reset the connection before the client reads the error
+        // and the close (the server counts it all the same, below).
+        if i == 1 && close.is_none() {
+            assert!(matches!(r.as_deref(), None | Some("too-big")), "{r:?}");
+            continue;
         }
+        assert_eq!(r.as_deref(), Some(reason), "case {i}");
+        assert_eq!(close, Some((code_, reason.to_string())), "case {i}");
     }
     // With a seat: a relay frame over 509 bytes, and to a slot that is not
     // a seat of this 2-player room.
