@@ -310,7 +310,7 @@ impl Rooms {
                 out,
             ),
             (ClientMsg::Signal { to, data }, Some(from)) => {
-                self.signal(id, from, to, data, now, out);
+                self.signal(id, from, to, &data, text, now, out);
             }
             (ClientMsg::Ready {}, Some(slot)) => self.ready(slot, id, out),
             (ClientMsg::Leave {}, Some(_)) => {
@@ -385,12 +385,14 @@ impl Rooms {
         }
     }
 
+    #[allow(clippy::too_many_arguments, reason = "one message's parts")]
     fn signal(
         &mut self,
         id: ConnId,
         from: u8,
         to: u8,
-        data: serde_json::Value,
+        data: &serde_json::Value,
+        text: &str,
         now: u64,
         out: &mut Vec<Action>,
     ) {
@@ -410,9 +412,7 @@ impl Rooms {
             self.stats.signal_drops += 1;
             return;
         };
-        let text = ServerMsg::Signal { from, data }.to_text();
-        // The data is written anew (a number may come out longer than it
-        // came in: 1e9 is 1000000000.0), so the forwarded size is checked.
+        let text = signal_text(from, data, text);
         if text.len() > crate::MAX_TEXT_BYTES {
             return self.refuse(
                 id,
@@ -589,5 +589,28 @@ impl Rooms {
     #[must_use]
     pub fn started(&self, code: &str) -> Option<bool> {
         Some(self.rooms.get(code)?.started)
+    }
+}
+
+/// The `signal` message forwarded from seat `from`: the `data` exactly as
+/// the client wrote it (so no number is re-spelled or re-rounded), taken
+/// from the client's text (`text`, already parsed as a valid `signal`).
+fn signal_text(from: u8, data: &serde_json::Value, text: &str) -> String {
+    #[derive(serde::Deserialize)]
+    struct Raw<'a> {
+        #[serde(borrow)]
+        data: &'a serde_json::value::RawValue,
+    }
+    match serde_json::from_str::<Raw<'_>>(text) {
+        Ok(raw) => format!(
+            r#"{{"t":"signal","from":{from},"data":{}}}"#,
+            raw.data.get()
+        ),
+        // Not reached: the text parsed as a signal already.
+        Err(_) => ServerMsg::Signal {
+            from,
+            data: data.clone(),
+        }
+        .to_text(),
     }
 }

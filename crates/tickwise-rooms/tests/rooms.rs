@@ -404,19 +404,46 @@ fn bad_text_messages_close_with_a_reason() {
 }
 
 #[test]
-fn a_signal_that_grows_past_the_limit_when_forwarded_is_too_big() {
-    // 3 600 × "1e9," is 14 400 bytes in, 3 600 × "1000000000.0," out.
+fn signal_data_is_forwarded_byte_for_byte() {
+    let mut h = H::new(2, 0);
+    let a = h.join("player");
+    let b = h.join("player");
+    h.take();
+    // Numbers a JSON parser would re-spell or round, escapes, spacing.
+    let data = r#"{ "n": 1e9, "x": 1.00000000000000000000001, "big": 33333333333333333333333333333333333333333333333333333333333333333333333333333333333330, "s": "\u0041\n" }"#;
+    h.text(a, &format!(r#"{{"t":"signal","to":1,"data":{data}}}"#));
+    let acts = h.take();
+    let text = acts
+        .iter()
+        .find_map(|x| match x {
+            Action::Text { to, text } if *to == b => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(text, format!(r#"{{"t":"signal","from":0,"data":{data}}}"#));
+}
+
+#[test]
+fn a_signal_whose_forwarded_message_is_over_the_limit_is_too_big() {
+    // `"from":0` is 2 bytes longer than `"to":1`: a 16 384-byte signal
+    // forwards as 16 386 bytes.
     let mut h = H::new(2, 0);
     let a = h.join("player");
     let _b = h.join("player");
     h.take();
-    let many = vec!["1e9"; 3_600].join(",");
-    let text = format!(r#"{{"t":"signal","to":1,"data":[{many}]}}"#);
-    assert!(text.len() < 16_384);
+    let head = r#"{"t":"signal","to":1,"data":""#;
+    let pad = "x".repeat(16_384 - head.len() - 2);
+    let text = format!(r#"{head}{pad}"}}"#);
+    assert_eq!(text.len(), 16_384);
     h.text(a, &text);
     let acts = h.take();
     assert_eq!(H::closes(&acts), [(a, 1009, "too-big")]);
     assert_eq!(h.rooms.stats().signals, 0);
+    // Two bytes shorter: forwarded.
+    let a = h.join("player");
+    h.take();
+    h.text(a, &format!(r#"{head}{}"}}"#, &pad[2..]));
+    assert_eq!(h.rooms.stats().signals, 1);
 }
 
 #[test]
