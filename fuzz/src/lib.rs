@@ -27,6 +27,7 @@ use tickwise::{
     TickInput, TickInputs, Timestamp, read_header,
 };
 use tickwise_catalog::Catalog;
+use tickwise_catalog::serde_json;
 use tickwise_cli::script::{self, Command};
 use tickwise_net::wire::{self, Body, Envelope, MAX_PACKET, WIRE_MAGIC, WIRE_VERSION, WireError};
 use tickwise_net::{
