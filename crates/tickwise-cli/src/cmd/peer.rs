@@ -146,9 +146,8 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
 /// A random epoch (one per process) for a rejoin or a spectator.
 fn epoch() -> Result<u64, Failure> {
     let mut b = [0u8; 8];
-    getrandom::fill(&mut b).map_err(|e| {
-        anyhow::anyhow!("cannot read the OS's random source for an epoch: {e}")
-    })?;
+    getrandom::fill(&mut b)
+        .map_err(|e| anyhow::anyhow!("cannot read the OS's random source for an epoch: {e}"))?;
     Ok(u64::from_le_bytes(b))
 }
 
