@@ -171,9 +171,9 @@ fn verify_json_and_the_service_agree_field_for_field_on_five_cases() {
     let cases = [
         (&good, "ok", None, "ok"),
         (&diverged, "diverged", None, "diverged"),
-        (&version, "refused", Some("version"), "invalid"),
-        (&corrupt, "refused", Some("corrupt"), "invalid"),
-        (&limit, "refused", Some("limit"), "invalid"),
+        (&version, "refused", Some("version"), "refused"),
+        (&corrupt, "refused", Some("corrupt"), "refused"),
+        (&limit, "refused", Some("limit"), "refused"),
     ];
     for (path, status, reason, job_status) in cases {
         let cli = cli_verdict(path);
@@ -185,6 +185,8 @@ fn verify_json_and_the_service_agree_field_for_field_on_five_cases() {
             "{cli}"
         );
         assert_eq!(record["status"], job_status, "{record}");
+        // The job's reason is the verdict's, never a bucket of its own.
+        assert_eq!(record["reason"], cli["reason"], "{record}");
         assert_eq!(record["verdict"], cli, "{path:?}: service vs verify --json");
         // The job's own fields say the same as its verdict.
         assert_eq!(record["error"], cli["error"], "{record}");

@@ -248,7 +248,7 @@ fn redis_cluster_survives_a_killed_worker_and_a_redis_restart() {
     // checks the integrity checksum, issue 20); the rest queue.
     let queued = later
         .iter()
-        .filter(|u| u.expect != Expect::Invalid)
+        .filter(|u| u.expect != Expect::Refused)
         .count()
         .to_string();
     assert_eq!(redis.cli(&["XLEN", "tickwise:jobs"]).trim(), queued);
@@ -266,7 +266,7 @@ fn redis_cluster_survives_a_killed_worker_and_a_redis_restart() {
 /// they share) and no second verdict for any job.
 fn assert_verdicts(fronts: &[SocketAddr], expected: u64) {
     for &f in fronts {
-        let total: u64 = ["ok", "diverged", "invalid"]
+        let total: u64 = ["ok", "diverged", "refused"]
             .iter()
             .map(|o| metric(f, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
             .sum();

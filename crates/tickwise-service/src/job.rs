@@ -117,9 +117,13 @@ pub enum JobStatus {
     /// Re-simulation disagreed with the replay (a forgery, or a
     /// non-deterministic recorder).
     Diverged,
-    /// The upload could not be verified at all: malformed, unknown sim or
-    /// version, over a limit, or dead-lettered after repeated failures.
-    Invalid,
+    /// The upload was not verified: another sim or format version, a
+    /// corrupt file, over a limit, an unknown sim, a config the sim
+    /// refuses, or dead-lettered after repeated worker failures. The
+    /// record's `reason` says which ([`JobRecord::reason`]), in the words
+    /// `tickwise verify --json` uses, so an old-version replay is never
+    /// lumped with a corrupt one.
+    Refused,
 }
 
 impl JobStatus {
@@ -128,7 +132,7 @@ impl JobStatus {
     pub const fn is_final(self) -> bool {
         matches!(
             self,
-            JobStatus::Ok | JobStatus::Diverged | JobStatus::Invalid
+            JobStatus::Ok | JobStatus::Diverged | JobStatus::Refused
         )
     }
 
@@ -140,10 +144,14 @@ impl JobStatus {
             JobStatus::Running => "running",
             JobStatus::Ok => "ok",
             JobStatus::Diverged => "diverged",
-            JobStatus::Invalid => "invalid",
+            JobStatus::Refused => "refused",
         }
     }
 }
+
+/// The `reason` of a job refused because its worker failed on every
+/// delivery (not a judgement of the replay: the service could not run it).
+pub const DEAD_LETTER: &str = "dead-letter";
 
 /// The wall-clock plausibility of a verified replay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -230,7 +238,13 @@ pub struct JobRecord {
     /// The state fields that differ (`diverged`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fields: Option<Vec<String>>,
-    /// Why the upload is `invalid` or `diverged`, in words.
+    /// Why the upload is `refused`, as a word: the catalog's refusal
+    /// reason (`version`, `corrupt`, `limit`, `unknown-sim`, `config`,
+    /// the same as `verify --json`'s `reason`), or [`DEAD_LETTER`] for a
+    /// job whose worker failed on every delivery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Why the upload is `refused` or `diverged`, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Deliveries so far (1 unless a worker died or failed).
@@ -270,6 +284,7 @@ impl JobRecord {
             first_divergent_tick: None,
             last_match_tick: None,
             fields: None,
+            reason: None,
             error: None,
             attempts: None,
             verified_ms: None,
@@ -279,14 +294,14 @@ impl JobRecord {
         }
     }
 
-    /// The record of the catalog's verdict: the status (`ok`, `diverged`,
-    /// or `invalid` for a refusal), the header's facts, the message as
+    /// The record of the catalog's verdict: the status (`ok`, `diverged`
+    /// or `refused`, with its `reason`), the header's facts, the message as
     /// `error`, and the verdict itself as `verdict`.
     pub fn of_verdict(id: JobId, v: &Verdict) -> JobRecord {
         let status = match v.outcome {
             Outcome::Ok { .. } => JobStatus::Ok,
             Outcome::Diverged(_) => JobStatus::Diverged,
-            Outcome::Refused { .. } => JobStatus::Invalid,
+            Outcome::Refused { .. } => JobStatus::Refused,
         };
         let mut r = JobRecord::bare(id.to_string(), status);
         r.sim.clone_from(&v.sim);
@@ -294,6 +309,9 @@ impl JobRecord {
         r.ticks_run = v.ticks_run;
         r.digest = v.digest().map(str::to_string);
         r.claimed_digest.clone_from(&v.claimed_digest);
+        if let Outcome::Refused { reason } = v.outcome {
+            r.reason = Some(reason.as_str().to_string());
+        }
         if let Outcome::Diverged(d) = &v.outcome {
             r.first_divergent_tick = Some(d.tick);
             r.last_match_tick = Some(d.last_good_tick);
@@ -304,10 +322,15 @@ impl JobRecord {
         r
     }
 
-    /// An `invalid` verdict with its reason.
-    pub fn invalid(id: JobId, error: String) -> JobRecord {
-        let mut r = JobRecord::bare(id.to_string(), JobStatus::Invalid);
-        r.error = Some(error);
+    /// The `refused` record of a job dead-lettered after its worker failed
+    /// on every delivery; `error` names the last failure.
+    pub fn dead_lettered(id: JobId, deliveries: u32, last_error: &str) -> JobRecord {
+        let mut r = JobRecord::bare(id.to_string(), JobStatus::Refused);
+        r.reason = Some(DEAD_LETTER.to_string());
+        r.error = Some(format!(
+            "dead-lettered after {deliveries} deliveries; last error: {last_error}"
+        ));
+        r.attempts = Some(deliveries);
         r
     }
 

@@ -99,7 +99,7 @@ impl std::error::Error for LoadError {}
 pub struct LoadReport {
     /// Replays uploaded (accepted by the service).
     pub uploaded: u64,
-    /// Verdicts received, by status: ok, diverged, invalid.
+    /// Verdicts received, by status: ok, diverged, refused.
     pub verdicts: [u64; 3],
     /// Uploads or polls that failed, or verdicts missing at the end.
     pub errors: u64,

@@ -23,7 +23,7 @@ pub struct HttpStats {
     pub queue_full: AtomicU64,
     /// Uploads whose body did not arrive in time (`408`).
     pub body_timeouts: AtomicU64,
-    /// Uploads given an `invalid` verdict without a worker.
+    /// Uploads refused at upload, without a worker.
     pub rejected_early: AtomicU64,
     /// Requests that failed on a queue backend error (`503`).
     pub backend_errors: AtomicU64,
@@ -74,7 +74,7 @@ pub fn render(q: &QueueStats, h: &HttpStats, budget: &ByteBudget, engine: &str) 
         "counter",
         "Verdicts stored, by outcome.",
     );
-    for (name, n) in ["ok", "diverged", "invalid"].iter().zip(q.outcomes) {
+    for (name, n) in ["ok", "diverged", "refused"].iter().zip(q.outcomes) {
         let _ = writeln!(o, "tickwise_jobs_total{{outcome=\"{name}\"}} {n}");
     }
     family(
@@ -168,7 +168,7 @@ pub fn render(q: &QueueStats, h: &HttpStats, budget: &ByteBudget, engine: &str) 
     for (name, c) in [
         ("accepted", &h.accepted),
         ("duplicate", &h.duplicates),
-        ("invalid_early", &h.rejected_early),
+        ("refused_early", &h.rejected_early),
         ("too_large", &h.too_large),
         ("queue_full", &h.queue_full),
         ("body_timeout", &h.body_timeouts),

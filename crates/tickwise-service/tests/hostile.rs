@@ -299,7 +299,8 @@ fn corrupt_bodies_are_refused_at_upload_and_the_queue_counts_bytes() {
     bad[k] ^= 0x10;
     let (code, body) = http(server.addr, "POST", "/v1/replays", &bad);
     assert_eq!(code, 200, "a verdict at once, not queued: {body}");
-    assert_eq!(field(&body, "status").as_deref(), Some("invalid"));
+    assert_eq!(field(&body, "status").as_deref(), Some("refused"));
+    assert_eq!(field(&body, "reason").as_deref(), Some("corrupt"), "{body}");
     assert_eq!(field(&body, "attempts").as_deref(), Some("0"), "{body}");
     assert!(
         field(&body, "error").unwrap().contains("checksum"),
@@ -307,7 +308,7 @@ fn corrupt_bodies_are_refused_at_upload_and_the_queue_counts_bytes() {
     );
     let m = metrics(server.addr);
     assert_eq!(
-        metric(&m, "tickwise_uploads_total{result=\"invalid_early\"}"),
+        metric(&m, "tickwise_uploads_total{result=\"refused_early\"}"),
         1,
         "{m}"
     );

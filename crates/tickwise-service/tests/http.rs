@@ -114,7 +114,7 @@ fn every_kind_of_upload_gets_its_verdict_and_uploads_are_idempotent() {
                 let claimed = field(&body, "claimedDigest").expect("a claimed digest");
                 assert!(!claimed.is_empty(), "{body}");
             }
-            Expect::Invalid => assert!(field(&body, "error").is_some(), "{body}"),
+            Expect::Refused => assert!(field(&body, "error").is_some(), "{body}"),
         }
         // The same bytes again: the stored verdict, not a new job.
         let (code, again) = http(server.addr, "POST", "/v1/replays", &u.bytes);
@@ -369,7 +369,12 @@ fn a_panicking_sim_is_retried_then_dead_lettered_and_the_service_lives_on() {
     let poison = moody(&[0, -99, 0]);
     let (code, body) = http(server.addr, "POST", "/v1/replays?wait=20", &poison);
     assert_eq!(code, 200, "{body}");
-    assert_eq!(field(&body, "status").as_deref(), Some("invalid"));
+    assert_eq!(field(&body, "status").as_deref(), Some("refused"));
+    assert_eq!(
+        field(&body, "reason").as_deref(),
+        Some("dead-letter"),
+        "{body}"
+    );
     assert_eq!(field(&body, "attempts").as_deref(), Some("5"));
     assert!(
         field(&body, "error")

@@ -178,7 +178,7 @@ fn a_poison_job_is_dead_lettered_after_five_deliveries() {
     let (code, _) = http(addr, "POST", "/v1/replays", &poison);
     assert_eq!(code, 202);
     let body = wait_verdict(addr, &id, Duration::from_secs(30)).expect("a verdict");
-    assert_eq!(field(&body, "status").as_deref(), Some("invalid"), "{body}");
+    assert_eq!(field(&body, "status").as_deref(), Some("refused"), "{body}");
     assert!(
         field(&body, "error")
             .unwrap()

@@ -122,7 +122,7 @@ fn print(report: &LoadReport, json: bool) {
             "uploaded": report.uploaded,
             "ok": report.verdicts[0],
             "diverged": report.verdicts[1],
-            "invalid": report.verdicts[2],
+            "refused": report.verdicts[2],
             "errors": report.errors,
             "throttled": report.throttled,
             "seconds": report.elapsed.as_secs_f64(),
@@ -136,7 +136,7 @@ fn print(report: &LoadReport, json: bool) {
         return;
     }
     println!(
-        "uploaded {} replays: {} ok, {} diverged, {} invalid, {} errors, {} throttled (429)",
+        "uploaded {} replays: {} ok, {} diverged, {} refused, {} errors, {} throttled (429)",
         report.uploaded,
         report.verdicts[0],
         report.verdicts[1],

@@ -444,14 +444,7 @@ fn worker(shared: &Shared, small_only: bool) {
                 state.release(&job);
                 state.stats.dead_letters += 1;
                 state.dead_letters.push((job.id, failure.message.clone()));
-                let mut r = JobRecord::invalid(
-                    job.id,
-                    format!(
-                        "dead-lettered after {attempts} deliveries; last error: {}",
-                        failure.message
-                    ),
-                );
-                r.attempts = Some(attempts);
+                let mut r = JobRecord::dead_lettered(job.id, attempts, &failure.message);
                 r.latency_ms = Some(unix_ms().saturating_sub(job.meta.submitted_ms));
                 let _ = finish(&mut state, &shared.config, job.id, r, 0);
             }

@@ -129,7 +129,7 @@ pub struct QueueStats {
     pub running: u64,
     /// The most jobs waiting or running before uploads get `429`.
     pub capacity: u64,
-    /// Verdicts stored: `ok`, `diverged`, `invalid` (by a worker).
+    /// Verdicts stored: `ok`, `diverged`, `refused` (by a worker).
     pub outcomes: [u64; 3],
     /// Ticks re-simulated by the verdicts above.
     pub ticks: u64,

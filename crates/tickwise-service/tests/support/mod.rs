@@ -17,7 +17,7 @@ use tickwise_catalog::{Catalog, InputPlan};
 pub enum Expect {
     Ok,
     Diverged,
-    Invalid,
+    Refused,
 }
 
 impl Expect {
@@ -25,7 +25,7 @@ impl Expect {
         match self {
             Expect::Ok => "ok",
             Expect::Diverged => "diverged",
-            Expect::Invalid => "invalid",
+            Expect::Refused => "refused",
         }
     }
 }
@@ -108,26 +108,26 @@ pub fn corpus(n: usize, island_ticks: u64, horde_ticks: u64) -> Vec<Upload> {
                     let mut b = island(seed, island_ticks);
                     let k = b.len() / 2;
                     b[k] ^= 0x10;
-                    (b, Expect::Invalid, "bit flip")
+                    (b, Expect::Refused, "bit flip")
                 }
                 6 => {
                     let mut b = island(seed, island_ticks);
                     b.truncate(b.len() * 2 / 3);
-                    (b, Expect::Invalid, "truncated")
+                    (b, Expect::Refused, "truncated")
                 }
                 7 => (
                     relabelled(&island(seed, island_ticks), None, Some(99)),
-                    Expect::Invalid,
+                    Expect::Refused,
                     "wrong version",
                 ),
                 8 => (
                     relabelled(&island(seed, island_ticks), Some("pong"), None),
-                    Expect::Invalid,
+                    Expect::Refused,
                     "unknown sim",
                 ),
                 _ => (
                     format!("not a replay {i}").into_bytes(),
-                    Expect::Invalid,
+                    Expect::Refused,
                     "garbage",
                 ),
             };
@@ -224,7 +224,7 @@ pub fn metric(text: &str, name: &str) -> u64 {
 
 /// `tickwise_jobs_total` over every outcome: the verdicts a front end counted.
 pub fn jobs_total(metrics: &str) -> u64 {
-    ["ok", "diverged", "invalid"]
+    ["ok", "diverged", "refused"]
         .iter()
         .map(|o| metric(metrics, &format!("tickwise_jobs_total{{outcome=\"{o}\"}}")))
         .sum()

@@ -500,18 +500,14 @@ impl Loop {
             .invoke_async(&mut self.shared)
             .await
             .map_err(|e| backend(&e))?;
-        let mut r = JobRecord::invalid(
-            id,
-            format!("dead-lettered after {deliveries} deliveries; last error: {error}"),
-        );
-        r.attempts = Some(deliveries);
+        let mut r = JobRecord::dead_lettered(id, deliveries, error);
         r.latency_ms = Some(unix_ms().saturating_sub(entry.meta.submitted_ms));
         let latency = r.latency_ms.unwrap_or(0);
         let verdicts = [Verdict {
             id: &ids,
             json: r.to_json(),
             entry_id: &entry.entry_id,
-            outcome: "invalid",
+            outcome: "refused",
             ticks: 0,
             nanos: 0,
             bucket: format!("latency_{}", QueueStats::bucket(latency)),

@@ -403,6 +403,6 @@ pub(super) const fn outcome_field(status: JobStatus) -> &'static str {
     match status {
         JobStatus::Ok => "ok",
         JobStatus::Diverged => "diverged",
-        _ => "invalid",
+        _ => "refused",
     }
 }

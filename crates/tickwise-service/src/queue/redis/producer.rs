@@ -324,7 +324,7 @@ impl Queue for RedisQueue {
             match k.as_str() {
                 "ok" => out.outcomes[0] = v,
                 "diverged" => out.outcomes[1] = v,
-                "invalid" => out.outcomes[2] = v,
+                "refused" => out.outcomes[2] = v,
                 "ticks" => out.ticks = v,
                 "verify_nanos" => out.verify_nanos = v,
                 "redeliveries" => out.redeliveries = v,
