@@ -33,6 +33,10 @@
 //!   `FixedLoop` of a `NetGame`, with live round-trip, loss and input-delay
 //!   controls (`web/src/netplay.html`, `window.__tickwiseNet`).
 //!
+//! * `room::RoomMatchPage`: one player of a co-op horde match per tab, in a
+//!   room of `tickwise serve`, over WebRTC data channels or the room's
+//!   relay (`room_link`; `web/src/room.html`, `window.__tickwiseNet`).
+//!
 //! Both record their session from tick 0 (`replay()`, "Download replay"):
 //! `tickwise verify` on the file ends on the page's digest.
 //!
@@ -56,6 +60,10 @@ pub mod lifecycle;
 #[cfg(feature = "pages")]
 pub mod netplay;
 pub mod page;
+#[cfg(feature = "pages")]
+pub mod room;
+#[cfg(feature = "pages")]
+pub mod room_link;
 pub mod web_loop;
 
 pub use page::WebPage;
