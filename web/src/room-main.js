@@ -1,0 +1,4 @@
+import { boot } from './room.js';
+import { start } from './start.js';
+
+start(boot);
