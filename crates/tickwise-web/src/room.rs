@@ -559,6 +559,8 @@ impl<T: Transport> RoomMatchPage<T> {
             "finished": s.is_some_and(Session::is_finished),
             "desyncs": s.map_or(0, |s| s.stats().desyncs),
             "desync": s.and_then(Session::desync).map(ToString::to_string),
+            "inputDelay": s.map_or(0, |s| s.config().input_delay),
+            "window": s.map_or(0, |s| s.config().window),
             "rollbacks": s.map_or(0, |s| s.stats().rollbacks),
             "stalls": s.map_or(0, |s| s.stats().stalls),
             "sent": s.map_or(0, |s| s.stats().sent),
