@@ -245,7 +245,7 @@ pub fn run(cli: Cli, tool: &ToolInfo, catalog: &Catalog) -> Result<u8, Failure> 
         Command::Horde(a) => cmd::horde::run(&a),
         Command::Lab(a) => cmd::lab::run(&a, tool),
         Command::Run(a) => cmd::run::run(&a, tool),
-        Command::Serve(a) => cmd::serve::run(&a),
+        Command::Serve(a) => cmd::serve::run(&a, catalog),
         Command::Netplay(a) => cmd::netplay::run(&a, catalog),
         Command::Peer(a) => cmd::peer::run(&a, catalog),
         Command::Verifyd(a) => cmd::verifyd::run(&a, tool, catalog),

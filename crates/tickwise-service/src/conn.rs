@@ -427,7 +427,11 @@ async fn connection(stream: TcpStream, peer: SocketAddr, ctx: &Shared) {
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_deadline)
         .max_buf_size(64 * 1024);
-    let conn = builder.serve_connection(TokioIo::new(io), TowerToHyperService::new(service));
+    // With upgrades: a WebSocket (a room connection) leaves this loop once
+    // upgraded; the room server has its own caps and deadlines for it.
+    let conn = builder
+        .serve_connection(TokioIo::new(io), TowerToHyperService::new(service))
+        .with_upgrades();
     tokio::select! {
         _ = tokio::time::timeout(limits.connection_lifetime, conn) => {}
         () = shed.notified() => {}

@@ -49,6 +49,7 @@ pub mod loadtest;
 pub mod metrics;
 pub mod pages;
 pub mod queue;
+pub mod rooms;
 pub mod verifier;
 
 pub use conn::ConnLimits;
@@ -241,7 +242,9 @@ fn finished(
     }
 }
 
-/// Serves the static pages in `root` on `addr` until `shutdown`.
+/// Serves the static pages in `root` and the rooms of `rooms` (for the
+/// sims of its catalog, docs/rooms.md) on `addr` until `shutdown`. At
+/// shutdown every room connection is told `shutdown` and closed.
 ///
 /// # Errors
 ///
@@ -250,6 +253,7 @@ pub async fn pages(
     root: PathBuf,
     addr: SocketAddr,
     conn: ConnLimits,
+    rooms: Arc<rooms::RoomServer>,
     ready: impl FnOnce(SocketAddr),
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
@@ -258,8 +262,11 @@ pub async fn pages(
         addr: addr.to_string(),
         source,
     })?;
-    let router = pages::app(root, &conn);
+    let router = rooms::router(&rooms, conn.request_deadline).merge(pages::app(root, &conn));
     ready(bound);
     let _ = http::serve(listener, router, conn, shutdown).await;
+    rooms.shutdown();
+    // The connection tasks write their close frames.
+    tokio::time::sleep(Duration::from_millis(200)).await;
     Ok(())
 }

@@ -606,6 +606,10 @@ fn slow_heads_do_not_keep_the_page_server_from_answering() {
             root,
             "127.0.0.1:0".parse().unwrap(),
             conn,
+            tickwise_service::rooms::RoomServer::new(
+                std::sync::Arc::new(tickwise_catalog::Catalog::builtin()),
+                tickwise_rooms::RoomLimits::default(),
+            ),
             move |a| addr_tx.send(a).unwrap(),
             async move {
                 let _ = rx.await;

@@ -223,14 +223,31 @@ impl SessionArgs {
         let config = catalog
             .config_for_players(sim, config.as_deref(), usize::from(self.players))
             .map_err(hints::catalog)?;
-        let mut plans = Vec::with_capacity(usize::from(self.players));
+        Ok((config, self.plan(self.players)?))
+    }
+
+    /// The players' input plan for `players` players: `--inputs` in slot
+    /// order, `random:1` for the players without one.
+    ///
+    /// # Errors
+    ///
+    /// More `--inputs` than players, or an unreadable inputs file.
+    pub fn plan(&self, players: u8) -> Result<InputPlan, Failure> {
+        if self.inputs.len() > usize::from(players) {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "{} --inputs given for {} players: give one per player, in slot order",
+                self.inputs.len(),
+                players
+            )));
+        }
+        let mut plans = Vec::with_capacity(usize::from(players));
         for spec in &self.inputs {
             plans.push(parse_plan(spec)?);
         }
-        while plans.len() < usize::from(self.players) {
+        while plans.len() < usize::from(players) {
             plans.push(InputPlan::Random(1));
         }
-        Ok((config, InputPlan::PerPlayer(plans)))
+        Ok(InputPlan::PerPlayer(plans))
     }
 }
 

@@ -1,4 +1,8 @@
-//! `tickwise peer`: one player of a real session over UDP.
+//! `tickwise peer`: one player of a real session, over UDP (`--bind`,
+//! `--remote`, `--player`, `--session-key`) or through a room of
+//! `tickwise serve` (`--room ws://HOST:PORT/v1/rooms/CODE`: the room hands
+//! out the seat, the sim, its config, the match settings and the session
+//! key, and relays the datagrams; docs/rooms.md).
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -7,7 +11,8 @@ use anyhow::Context as _;
 use serde_json::json;
 use tickwise::{Nanos, Timestamp};
 use tickwise_catalog::{Catalog, PeerIo};
-use tickwise_net::{FIRST_SPECTATOR_SLOT, HostClock, UdpTransport};
+use tickwise_net::{FIRST_SPECTATOR_SLOT, HostClock, PeerRun, SessionKey, UdpTransport};
+use tickwise_rooms::{RelayClient, Role};
 
 use super::netplay::{KEY_HOWTO, SessionArgs, peer_json, write_outputs};
 use crate::{Failure, hints};
@@ -18,15 +23,25 @@ pub struct Args {
     /// Session settings (the same on every peer).
     #[command(flatten)]
     pub session: SessionArgs,
+    /// Play through a room of `tickwise serve` (its datagrams go through
+    /// the room's relay): the room gives the seat, the sim, its config, the
+    /// players, `--ticks`, `--check-every`, `--disconnect-after` and the
+    /// session key, so those are not given here. A seat whose player
+    /// dropped is taken back with a rejoin.
+    #[arg(long, value_name = "ws://HOST:PORT/v1/rooms/CODE",
+          conflicts_with_all = ["bind", "remote", "session_key", "sim", "config", "players",
+                                "ticks", "check_every", "disconnect_after", "rejoin"])]
+    pub room: Option<String>,
     /// Local address to bind.
-    #[arg(long, value_name = "ADDR")]
-    pub bind: SocketAddr,
+    #[arg(long, value_name = "ADDR", required_unless_present = "room")]
+    pub bind: Option<SocketAddr>,
     /// The other players' addresses, in slot order (skipping this one).
-    #[arg(long, value_name = "ADDR", required = true)]
+    #[arg(long, value_name = "ADDR", required_unless_present = "room")]
     pub remote: Vec<SocketAddr>,
-    /// This player's slot.
-    #[arg(long, value_name = "K")]
-    pub player: u8,
+    /// This player's slot (with `--room`: the seat wanted; the lowest free
+    /// one when not given).
+    #[arg(long, value_name = "K", required_unless_present = "room")]
+    pub player: Option<u8>,
     /// Give up after this many seconds.
     #[arg(long, value_name = "S", default_value_t = 120)]
     pub timeout_s: u64,
@@ -56,11 +71,19 @@ impl HostClock for RealClock {
 ///
 /// Exit code 2 for bad settings, an unknown sim, a socket error.
 pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
+    if let Some(url) = &args.room {
+        return run_room(args, url, catalog);
+    }
     let s = &args.session;
-    if args.player >= s.players || args.player >= FIRST_SPECTATOR_SLOT {
+    let (Some(player), Some(bind)) = (args.player, args.bind) else {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "a peer needs --player and --bind (or --room)"
+        )));
+    };
+    if player >= s.players || player >= FIRST_SPECTATOR_SLOT {
         return Err(Failure::usage(anyhow::anyhow!(
             "--player {} is not a slot of a {}-player session (0..{})",
-            args.player,
+            player,
             s.players,
             s.players
         )));
@@ -78,32 +101,120 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             "a peer needs the session's key (every datagram is authenticated with it): {KEY_HOWTO}"
         )));
     };
-    let slots = (0..s.players).filter(|&p| p != args.player);
+    let slots = (0..s.players).filter(|&p| p != player);
     let peers = slots.zip(args.remote.iter().copied()).collect();
     let sim = s.sim_id(catalog)?;
     let (config, plan) = s.config_and_plan(catalog, sim)?;
     let mut transport =
-        UdpTransport::bind(args.bind, peers).with_context(|| format!("binding {}", args.bind))?;
+        UdpTransport::bind(bind, peers).with_context(|| format!("binding {bind}"))?;
     let mut clock = RealClock(Instant::now());
     let io = PeerIo {
         transport: &mut transport,
         clock: &mut clock,
-        local: args.player,
+        local: player,
         linger: Nanos::from_millis(1_500),
         deadline: Nanos::from_secs(args.timeout_s),
-        rejoin: if args.rejoin {
-            let mut b = [0u8; 8];
-            getrandom::fill(&mut b).map_err(|e| {
-                anyhow::anyhow!("cannot read the OS's random source for a rejoin epoch: {e}")
-            })?;
-            Some(u64::from_le_bytes(b))
-        } else {
-            None
-        },
+        rejoin: if args.rejoin { Some(epoch()?) } else { None },
     };
     let run = catalog
         .peer_within(sim, Some(&config), &plan, &s.options(key), io, &s.limits())
         .map_err(|e| hints::catalog(e).context("refusing to start the peer"))?;
+    report(args, &run, None)
+}
+
+/// A random rejoin epoch (one per process).
+fn epoch() -> Result<u64, Failure> {
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).map_err(|e| {
+        anyhow::anyhow!("cannot read the OS's random source for a rejoin epoch: {e}")
+    })?;
+    Ok(u64::from_le_bytes(b))
+}
+
+/// How long `--room` waits for the room server's `welcome`.
+const JOIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// `peer --room URL`: takes a seat, waits for the start (or rejoins a
+/// started match), then plays with the relay as its transport.
+fn run_room(args: &Args, url: &str, catalog: &Catalog) -> Result<u8, Failure> {
+    let s = &args.session;
+    let mut client = RelayClient::join(url, Role::Player, args.player, JOIN_TIMEOUT)
+        .map_err(|e| Failure::usage(anyhow::Error::new(e).context("joining the room")))?;
+    let w = client.welcome().clone();
+    let spec = &w.spec;
+    let info = catalog.get(&spec.sim).map_err(hints::catalog)?;
+    if info.version != spec.version {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "the room is for {} version {}, this build has version {}",
+            spec.sim,
+            spec.version,
+            info.version
+        )));
+    }
+    let key = SessionKey::from_hex(&w.session_key)
+        .map_err(|e| anyhow::anyhow!("the room's session key: {e}"))?;
+    eprintln!(
+        "room: seat {} of {} players, {} v{}, {} ticks{}",
+        w.slot,
+        spec.players,
+        spec.sim,
+        spec.version,
+        spec.ticks,
+        if w.started {
+            "; the match is running: rejoining it"
+        } else {
+            "; waiting for every player to be ready"
+        }
+    );
+    client
+        .wait_start(Duration::from_secs(args.timeout_s))
+        .map_err(|e| anyhow::Error::new(e).context("waiting for the match to start"))?;
+    let mut opts = s.options(key);
+    opts.players = spec.players;
+    opts.ticks = spec.ticks;
+    opts.check_every = spec.check_every;
+    opts.disconnect_after = spec.disconnect_after;
+    let plan = s.plan(spec.players)?;
+    let mut clock = RealClock(Instant::now());
+    let rejoin = if w.started { Some(epoch()?) } else { None };
+    let io = PeerIo {
+        transport: &mut client,
+        clock: &mut clock,
+        local: w.slot,
+        linger: Nanos::from_millis(1_500),
+        deadline: Nanos::from_secs(args.timeout_s),
+        rejoin,
+    };
+    let run = catalog
+        .peer_within(
+            info.id,
+            Some(spec.config.as_bytes()),
+            &plan,
+            &opts,
+            io,
+            &s.limits(),
+        )
+        .map_err(|e| hints::catalog(e).context("refusing to start the peer"))?;
+    let c = client.counters();
+    let relay = json!({
+        "slot": w.slot,
+        "sim": spec.sim,
+        "rejoined": w.started,
+        "relaySent": c.sent,
+        "relayBytesSent": c.bytes_sent,
+        "relayReceived": c.received,
+        "relayBytesReceived": c.bytes_received,
+        "relaySendFailures": c.send_failures,
+        "closed": client.closed(),
+    });
+    client.leave();
+    report(args, &run, Some(relay))
+}
+
+/// Prints the peer's report (and writes its replay); exit 0 when it
+/// confirmed every tick and saw no desync.
+fn report(args: &Args, run: &PeerRun, room: Option<serde_json::Value>) -> Result<u8, Failure> {
+    let s = &args.session;
     // A rejoined peer has no replay of the match (the others have it).
     let written = if run.replay.is_empty() {
         Vec::new()
@@ -121,6 +232,9 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
         );
+        if let Some(room) = room {
+            v["room"] = room;
+        }
         println!("{v}");
     } else {
         let r = &run.report;

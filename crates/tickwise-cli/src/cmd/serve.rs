@@ -1,5 +1,6 @@
 //! `tickwise serve`: serve the built browser pages on 127.0.0.1 for a
-//! person to open.
+//! person to open, and host rooms for netplay matches (docs/rooms.md):
+//! `POST /v1/rooms`, the WebSocket `/v1/rooms/{code}`, `/metrics`.
 //!
 //! The server is `tickwise_service::pages` on the same HTTP stack as
 //! `verifyd` (axum + hyper): `GET`/`HEAD` only, never outside the folder,
@@ -10,10 +11,14 @@
 use std::io::Write as _;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
+use tickwise_catalog::Catalog;
+use tickwise_rooms::RoomLimits;
 use tickwise_service::ConnLimits;
+use tickwise_service::rooms::RoomServer;
 
 use crate::Failure;
 
@@ -38,6 +43,25 @@ pub struct Args {
     /// The folder to serve: the output of `bash .ci/build-web.sh`.
     #[arg(long, value_name = "DIR", default_value = "web/dist")]
     pub dir: PathBuf,
+    /// Rooms open at once (docs/rooms.md); past it `POST /v1/rooms` gets 503.
+    #[arg(long, value_name = "N", default_value_t = RoomLimits::default().max_rooms)]
+    pub max_rooms: usize,
+    /// Each room's relay budget in datagram bytes per second (bursts of a
+    /// quarter second's worth); datagrams over it are dropped and counted.
+    #[arg(long, value_name = "BYTES", default_value_t = RoomLimits::default().relay_bytes_per_s,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub relay_bytes_per_s: u64,
+}
+
+/// The room limits of `serve` for `args`.
+#[must_use]
+pub fn room_limits(args: &Args) -> RoomLimits {
+    RoomLimits {
+        max_rooms: args.max_rooms,
+        relay_bytes_per_s: args.relay_bytes_per_s,
+        relay_burst_bytes: (args.relay_bytes_per_s / 4).max(1),
+        ..RoomLimits::default()
+    }
 }
 
 /// The connection limits of `serve`.
@@ -59,7 +83,7 @@ pub fn limits() -> ConnLimits {
 ///
 /// Exit code 2 when the folder is missing (with the command that builds it)
 /// or the port cannot be bound.
-pub fn run(args: &Args) -> Result<u8, Failure> {
+pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let root = std::fs::canonicalize(&args.dir).with_context(|| {
         format!(
             "cannot serve {}: not found (build the pages with `bash .ci/build-web.sh`)",
@@ -75,16 +99,25 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
     let shown = root.display().to_string();
     let ready = |bound: SocketAddr| {
-        println!("serving {shown} at http://{bound}/ (Ctrl-C to stop)");
+        println!(
+            "serving {shown} at http://{bound}/ and rooms at ws://{bound}/v1/rooms/CODE (Ctrl-C to stop)"
+        );
         let _ = std::io::stdout().flush();
     };
-    tickwise_service::block_on(tickwise_service::pages(
-        root.clone(),
-        addr,
-        limits(),
-        ready,
-        tickwise_service::shutdown_signal(),
-    ))
+    let limits = room_limits(args);
+    let catalog = Arc::new(catalog.clone());
+    tickwise_service::block_on(async move {
+        let rooms = RoomServer::new(catalog, limits);
+        tickwise_service::pages(
+            root.clone(),
+            addr,
+            self::limits(),
+            rooms,
+            ready,
+            tickwise_service::shutdown_signal(),
+        )
+        .await
+    })
     .context("serve")?
     .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
     Ok(0)
