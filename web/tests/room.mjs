@@ -263,6 +263,41 @@ describe('room page', { concurrency: false }, () => {
     }
   });
 
+  named(`a mixed room: one tab and one native tickwise peer --room, ${SHORT_S} s`, async () => {
+    const a = await tab('');
+    let native = null;
+    try {
+      const code = await createRoom(a, { players: 2, ticks: SHORT_S * TICK_HZ });
+      await until('welcome', async () => (await state(a)).lobby.slot === 0);
+      const out = path.join(tmp, 'native.twr');
+      native = spawn(bin, ['peer', '--room', `ws://127.0.0.1:${PORT}/v1/rooms/${code}`, '--player', '1',
+        '--inputs', 'random:5', '--out', out, '--timeout-s', String(SHORT_S + 60), '--json'],
+      { stdio: ['ignore', 'pipe', 'inherit'] });
+      let stdout = '';
+      native.stdout.on('data', (d) => { stdout += d; });
+      const exited = new Promise((r) => native.on('exit', (c) => r(c)));
+      await until('the native peer in the lobby', async () => (await state(a)).lobby.members.length === 2);
+      await startMatch([a]);
+      await hold(a, 'ArrowRight', 1500);
+      const [sa] = await finish([a], SHORT_S);
+      const code2 = await exited;
+      assert.equal(code2, 0, `tickwise peer --room exited ${code2}: ${stdout}`);
+      const n = JSON.parse(stdout);
+      assert.equal(sa.desyncs, 0, JSON.stringify(sa));
+      assert.equal(sa.confirmedTick, SHORT_S * TICK_HZ);
+      assert.equal(sa.connection.peers[0].path, 'relay', 'a native peer has no data channel');
+      assert.equal(n.desyncs ?? n.stats?.desyncs ?? 0, 0, stdout);
+      const nativeSum = JSON.stringify(n).match(/[0-9a-f]{16}/g) || [];
+      assert.ok(nativeSum.includes(sa.confirmedChecksum), `the native peer's report does not have ${sa.confirmedChecksum}: ${stdout}`);
+      const tabReplay = await a.page.evaluate(() => window.__tickwiseNet.replay());
+      verify(tabReplay, 'mixed-tab.twr');
+      report.mixed = { seconds: SHORT_S, traffic: traffic(sa), inputToRemoteApplyTicks: lagMean(sa) };
+    } finally {
+      if (native && native.exitCode === null) native.kill();
+      await a.close();
+    }
+  });
+
   named('a tab frozen longer than disconnectAfter rejoins through the room', async () => {
     // disconnectAfter 60 ticks = 2 s at 30 Hz; the tab is frozen 5 s.
     const { a, b } = await twoTabs({ seconds: SHORT_S, disconnectAfter: 60 });
