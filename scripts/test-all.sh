@@ -125,6 +125,10 @@ if wants TICKWISE_SKIP_BROWSER "wasm build and headless-Chromium tests"; then
   step "wasm build and headless-Chromium tests"
   run bash .ci/build-web.sh
   run npm --prefix web test
+  # The room page: two Chromium processes and `tickwise serve` inside a
+  # network namespace of the test's own (WebRTC never leaves it; needs root
+  # or user namespaces, as CI has).
+  run bash web/tests/netns.sh node --test web/tests/room.mjs
 fi
 
 took=$((SECONDS - started))

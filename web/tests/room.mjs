@@ -19,7 +19,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -163,6 +163,13 @@ function traffic(s) {
 // player's input for tick n + inputDelay; the other tab applies it when it
 // simulates that tick if it has arrived, or later by rollback, `lag` ticks
 // late (the page samples current − confirmed tick at every simulated tick).
+/** CPU time (user + system) `tickwise serve` has used, ms (Linux /proc; 100 ticks a second). */
+function serverCpuMs() {
+  const f = readFileSync(`/proc/${server.pid}/stat`, 'utf8');
+  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 const lagMean = (s) => +(s.inputDelay + s.lag.sum / s.lag.samples).toFixed(2);
 
 /** The scripted keys: tab A left/right, tab B up/down, never the other's. */
@@ -217,6 +224,8 @@ describe('room page', { concurrency: false }, () => {
     const { a, b } = await twoTabs({ seconds: MATCH_S });
     try {
       await startMatch([a, b]);
+      const cpu0 = serverCpuMs();
+      const t0 = Date.now();
       const start = await state(a);
       assert.deepEqual([start.slot, (await state(b)).slot], [0, 1]);
       await playScript(a, b, MATCH_S);
@@ -230,7 +239,8 @@ describe('room page', { concurrency: false }, () => {
       }
       const shown = await a.page.locator('#members tr[data-slot="1"]').getAttribute('data-path');
       assert.equal(shown, 'direct');
-      report.direct = { seconds: MATCH_S, ...(await checkMatch(a, b, start, end, MATCH_S)) };
+      const serverCpu = { cpuMs: serverCpuMs() - cpu0, wallMs: Date.now() - t0 };
+      report.direct = { seconds: MATCH_S, serverCpu, ...(await checkMatch(a, b, start, end, MATCH_S)) };
     } finally {
       await a.close();
       await b.close();
@@ -241,6 +251,8 @@ describe('room page', { concurrency: false }, () => {
     const { a, b } = await twoTabs({ seconds: SHORT_S, relay: true });
     try {
       await startMatch([a, b]);
+      const cpu0 = serverCpuMs();
+      const t0 = Date.now();
       const start = await state(a);
       await playScript(a, b, SHORT_S);
       const end = await finish([a, b], SHORT_S);
@@ -256,7 +268,9 @@ describe('room page', { concurrency: false }, () => {
         const shown = await t.page.locator(`#members tr[data-slot="${other}"]`).getAttribute('data-path');
         assert.equal(shown, 'relay', 'the page does not show relay');
       }
-      report.relay = { seconds: SHORT_S, ...(await checkMatch(a, b, start, end, SHORT_S)) };
+      // The relay's cost: the server's CPU time over the match, one room.
+      const serverCpu = { cpuMs: serverCpuMs() - cpu0, wallMs: Date.now() - t0 };
+      report.relay = { seconds: SHORT_S, serverCpu, ...(await checkMatch(a, b, start, end, SHORT_S)) };
     } finally {
       await a.close();
       await b.close();
