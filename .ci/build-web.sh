@@ -10,6 +10,9 @@
 #   web/dist/horde.html           the horde page (30 Hz sim, interpolated drawing)
 #   web/dist/netplay.html         two rollback peers side by side over the network
 #                                 simulator (tickwise-net, no UDP in the wasm)
+#   web/dist/room.html            one horde match across tabs, one player per tab, in a
+#                                 room of `tickwise serve` (WebRTC data channels or
+#                                 the server's relay)
 #   web/dist/pkg/                 wasm-bindgen output for crates/tickwise-web
 #   web/dist/counter/             the smallest page for a sim of one's own
 #                                 (example counter_page, via .ci/build-page.sh)
