@@ -157,7 +157,10 @@ impl Welcome {
             return Err(bad("t", "is not \"welcome\""));
         }
         if v.get("role").and_then(Value::as_str) != Some("player") {
-            return Err(bad("role", "is not \"player\" (this page plays, it does not watch)"));
+            return Err(bad(
+                "role",
+                "is not \"player\" (this page plays, it does not watch)",
+            ));
         }
         let ours = HordeWorld::VERSION;
         let id = v.get("sim").and_then(Value::as_str).unwrap_or_default();

@@ -157,7 +157,9 @@ impl Inbox {
             self.bad_frames += 1;
             return;
         }
-        self.peers[usize::from(from)].received_relay.add(datagram.len());
+        self.peers[usize::from(from)]
+            .received_relay
+            .add(datagram.len());
         self.push(from, datagram);
     }
 
@@ -478,7 +480,10 @@ mod tests {
         i.count_sent(1, None, 50);
         i.count_sent(9, None, 1); // not a player: ignored
         let c = i.counts(1);
-        assert_eq!((c.sent_direct.bytes, c.sent_relay.bytes, c.unsent), (100, 50, 1));
+        assert_eq!(
+            (c.sent_direct.bytes, c.sent_relay.bytes, c.unsent),
+            (100, 50, 1)
+        );
         assert_eq!(i.counts(9), PeerCounts::default());
     }
 }

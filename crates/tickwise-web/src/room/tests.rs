@@ -200,10 +200,7 @@ fn two_tabs_each_move_only_their_own_hero_and_agree() {
     assert_eq!(ra, rb);
     let (ticks, digest) = verified(&ra);
     assert_eq!(ticks, 240);
-    assert_eq!(
-        digest.rsplit('|').next(),
-        sa["confirmedChecksum"].as_str()
-    );
+    assert_eq!(digest.rsplit('|').next(), sa["confirmedChecksum"].as_str());
     // 40 ms each way at 30 Hz is 1.2 ticks: remote inputs arrive late.
     let lag = &sa["lag"];
     assert!(lag["samples"].as_u64().unwrap() > 200, "{lag}");
@@ -224,7 +221,13 @@ fn a_tab_away_past_disconnect_after_rejoins_and_the_match_ends_clean() {
     drop(b);
     let mut b2 = page(&net, 1, 600, true, 99);
     assert_eq!(state(&b2)["phase"], "rejoining");
-    run(&net, &mut [Some(&mut a), Some(&mut b2)], 900, 33, &mut clock);
+    run(
+        &net,
+        &mut [Some(&mut a), Some(&mut b2)],
+        900,
+        33,
+        &mut clock,
+    );
     let (sa, sb) = (state(&a), state(&b2));
     assert_eq!(sb["phase"], "playing", "{sb}");
     for s in [&sa, &sb] {
@@ -238,8 +241,5 @@ fn a_tab_away_past_disconnect_after_rejoins_and_the_match_ends_clean() {
     assert!(b2.replay_bytes().is_err());
     let (ticks, digest) = verified(&a.replay_bytes().unwrap());
     assert_eq!(ticks, 600);
-    assert_eq!(
-        digest.rsplit('|').next(),
-        sa["confirmedChecksum"].as_str()
-    );
+    assert_eq!(digest.rsplit('|').next(), sa["confirmedChecksum"].as_str());
 }
