@@ -184,6 +184,17 @@ async function playScript(a, b, seconds) {
   }
 }
 
+/** Freezes tab `t`'s main thread for `ms` (see the frozen-tab test). */
+async function freeze(t, ms) {
+  const cdp = await t.context.newCDPSession(t.page);
+  await cdp.send('Debugger.enable');
+  await cdp.send('Debugger.pause');
+  await sleep(ms);
+  await cdp.send('Debugger.resume');
+  await cdp.send('Debugger.disable');
+  await cdp.detach();
+}
+
 /** Checks a finished two-tab match and returns its figures. */
 async function checkMatch(a, b, start, [sa, sb], seconds) {
   for (const s of [sa, sb]) {
@@ -312,12 +323,23 @@ describe('room page', { concurrency: false }, () => {
     }
   });
 
-  named('a tab frozen longer than disconnectAfter rejoins through the room', async () => {
+  named('a tab frozen under disconnectAfter catches up; frozen longer, it rejoins through the room', async () => {
     // disconnectAfter 60 ticks = 2 s at 30 Hz; the tab is frozen 5 s.
     const { a, b } = await twoTabs({ seconds: SHORT_S, disconnectAfter: 60 });
     try {
       await startMatch([a, b]);
-      await sleep(3000);
+      await sleep(2000);
+      // Frozen for 1 s (30 ticks, under disconnectAfter): A stalls once it
+      // is the window ahead, B catches up on return; nobody leaves.
+      const stalls0 = (await state(a)).stalls;
+      await freeze(b, 1000);
+      await sleep(1500);
+      const short = await state(a);
+      assert.ok(short.stalls > stalls0, `A never stalled for B: ${short.stalls}`);
+      assert.deepEqual(short.departed, [null, null]);
+      const sb1 = await state(b);
+      assert.equal(sb1.lobby.rejoins, 0, 'B rejoined after a short freeze');
+      assert.equal(sb1.phase, 'playing');
       // Headless Chromium's pages are always visible here, and CDP's
       // Page.setWebLifecycleState does not freeze a visible page; the CDP
       // debugger does: paused, the page's main thread runs no
@@ -346,7 +368,7 @@ describe('room page', { concurrency: false }, () => {
       assert.equal(sa.confirmedChecksum, sb.confirmedChecksum);
       assert.equal(sb.rejoined, true);
       verify(await a.page.evaluate(() => window.__tickwiseNet.replay()), 'hidden-a.twr');
-      report.hidden = { frozenMs: 5000, rejoinTicks: sb.rejoinTicks, departedAt: mid.departed[1] };
+      report.hidden = { shortFreeze: { ms: 1000, stallsOfA: short.stalls - stalls0 }, frozenMs: 5000, rejoinTicks: sb.rejoinTicks, departedAt: mid.departed[1] };
     } finally {
       await a.close();
       await b.close();
