@@ -20,7 +20,7 @@ use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Message, WebSocket};
 
 use crate::protocol::{
-    ClientMsg, MAX_RELAY_FRAME, MAX_TEXT_BYTES, Role, ServerMsg, Welcome, relay_out,
+    ClientMsg, MAX_RELAY_FRAME, MAX_SERVER_TEXT_BYTES, Role, ServerMsg, Welcome, relay_out,
 };
 
 /// Frames received before `start` and kept for the first `recv` calls.
@@ -210,8 +210,8 @@ impl RelayClient {
             .set_write_timeout(Some(timeout))
             .map_err(connect_err)?;
         let config = WebSocketConfig::default()
-            .max_message_size(Some(MAX_TEXT_BYTES.max(MAX_RELAY_FRAME)))
-            .max_frame_size(Some(MAX_TEXT_BYTES.max(MAX_RELAY_FRAME)))
+            .max_message_size(Some(MAX_SERVER_TEXT_BYTES.max(MAX_RELAY_FRAME)))
+            .max_frame_size(Some(MAX_SERVER_TEXT_BYTES.max(MAX_RELAY_FRAME)))
             .write_buffer_size(0)
             .max_write_buffer_size(MAX_WRITE_BUFFER);
         let (ws, _) =

@@ -37,9 +37,9 @@ pub use code::{CODE_LEN, encode_code, is_code, key_hex};
 pub use limits::{RoomLimits, TokenBucket};
 pub use protocol::{
     ClientMsg, CreateError, CreateRequest, DEFAULT_DISCONNECT_AFTER, DEFAULT_TICKS,
-    MAX_CONFIG_BYTES, MAX_CREATE_BYTES, MAX_DATAGRAM, MAX_PING_ID, MAX_RELAY_FRAME, MAX_TEXT_BYTES,
-    MAX_TICKS, ParseError, PeerInfo, Reason, RelayFrame, Role, RoomSpec, ServerMsg, Welcome,
-    relay_out,
+    MAX_CONFIG_BYTES, MAX_CREATE_BYTES, MAX_DATAGRAM, MAX_PING_ID, MAX_RELAY_FRAME,
+    MAX_SERVER_TEXT_BYTES, MAX_TEXT_BYTES, MAX_TICKS, ParseError, PeerInfo, Reason, RelayFrame,
+    Role, RoomSpec, ServerMsg, Welcome, relay_out,
 };
 pub use rooms::{Action, ConnId, CreateRefused, Refusal, Rooms};
 pub use stats::{RelayDrops, RoomStats};

@@ -15,8 +15,12 @@ use serde_json::Value;
 use tickwise_net::wire::MAX_PACKET;
 use tickwise_net::{FIRST_SPECTATOR_SLOT, MAX_PLAYERS, MAX_SPECTATORS, MIN_PLAYERS};
 
-/// The largest text message (in bytes) either side sends.
+/// The largest text message (in bytes) a client sends, and the largest
+/// `signal` the server forwards.
 pub const MAX_TEXT_BYTES: usize = 16 * 1024;
+/// The largest text message the server sends (a `welcome` carries the
+/// config, up to [`MAX_CONFIG_BYTES`], escaped inside a JSON string).
+pub const MAX_SERVER_TEXT_BYTES: usize = 128 * 1024;
 /// The largest datagram the relay carries: the netplay wire's own limit.
 pub const MAX_DATAGRAM: usize = MAX_PACKET;
 /// The largest binary relay frame: the seat byte and a datagram.
@@ -290,12 +294,13 @@ impl ServerMsg {
     ///
     /// # Errors
     ///
-    /// [`ParseError`] for an oversized frame or one that is not a message.
+    /// [`ParseError`] for a frame over [`MAX_SERVER_TEXT_BYTES`] or one
+    /// that is not a message.
     pub fn parse(text: &str) -> Result<ServerMsg, ParseError> {
-        if text.len() > MAX_TEXT_BYTES {
+        if text.len() > MAX_SERVER_TEXT_BYTES {
             return Err(ParseError::TooBig {
                 len: text.len(),
-                limit: MAX_TEXT_BYTES,
+                limit: MAX_SERVER_TEXT_BYTES,
             });
         }
         serde_json::from_str(text).map_err(invalid)

@@ -555,16 +555,28 @@ impl Rooms {
                 out,
             );
         }
-        match room.seats[usize::from(to)] {
-            Some(c) => {
-                out.push(Action::Text {
-                    to: c,
-                    text: ServerMsg::Signal { from, data }.to_text(),
-                });
-                self.stats.signals += 1;
-            }
-            None => self.stats.signal_drops += 1,
+        let Some(c) = room.seats[usize::from(to)] else {
+            self.stats.signal_drops += 1;
+            return;
+        };
+        let text = ServerMsg::Signal { from, data }.to_text();
+        // The data is written anew (a number may come out longer than it
+        // came in: 1e9 is 1000000000.0), so the forwarded size is checked.
+        if text.len() > crate::MAX_TEXT_BYTES {
+            return self.refuse(
+                id,
+                Reason::TooBig,
+                format!(
+                    "a signal forwarded as {} bytes is over the limit of {} bytes",
+                    text.len(),
+                    crate::MAX_TEXT_BYTES
+                ),
+                now,
+                out,
+            );
         }
+        out.push(Action::Text { to: c, text });
+        self.stats.signals += 1;
     }
 
     /// A binary frame (a relay frame) from `id`.

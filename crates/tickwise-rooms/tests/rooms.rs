@@ -404,6 +404,22 @@ fn bad_text_messages_close_with_a_reason() {
 }
 
 #[test]
+fn a_signal_that_grows_past_the_limit_when_forwarded_is_too_big() {
+    // 3 600 × "1e9," is 14 400 bytes in, 3 600 × "1000000000.0," out.
+    let mut h = H::new(2, 0);
+    let a = h.join("player");
+    let _b = h.join("player");
+    h.take();
+    let many = vec!["1e9"; 3_600].join(",");
+    let text = format!(r#"{{"t":"signal","to":1,"data":[{many}]}}"#);
+    assert!(text.len() < 16_384);
+    h.text(a, &text);
+    let acts = h.take();
+    assert_eq!(H::closes(&acts), [(a, 1009, "too-big")]);
+    assert_eq!(h.rooms.stats().signals, 0);
+}
+
+#[test]
 fn ping_is_answered_before_and_after_join_and_leave_closes_cleanly() {
     let mut h = H::new(2, 0);
     let c = h.connect();

@@ -424,7 +424,19 @@ async fn connection(server: Arc<RoomServer>, mut socket: WebSocket, code: String
                     }
                 }
                 Some(Out::Close(code, reason)) => {
-                    let _ = tokio::time::timeout(Duration::from_secs(1), close(&mut socket, code, reason)).await;
+                    // Close, then read (and drop) what the client still
+                    // sends until its close, so that closing the socket
+                    // with unread bytes does not reset the connection
+                    // before the client has read the close frame.
+                    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+                        close(&mut socket, code, reason).await;
+                        while let Some(Ok(m)) = socket.recv().await {
+                            if matches!(m, Message::Close(_)) {
+                                break;
+                            }
+                        }
+                    })
+                    .await;
                     break;
                 }
                 // The state machine forgot this connection.

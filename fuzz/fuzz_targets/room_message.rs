@@ -1,0 +1,4 @@
+//! Fuzz target `room_message`: the checks are `tickwise_fuzz::room_message` (fuzz/src/lib.rs).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| tickwise_fuzz::room_message(data));
