@@ -68,6 +68,8 @@ export async function boot() {
   let started = false;
   let rejoins = 0;
   let pingTimer = null;
+  let rejoinSlot = null; // the seat being taken back, while rejoining
+  let joinTries = 0;
   // Match state.
   let match = null;
   let info = null;
@@ -200,6 +202,7 @@ export async function boot() {
         members.set(msg.slot, { role: msg.role, ready: false });
         history.replaceState(null, '', `?room=${encodeURIComponent(code)}${relayOnly ? '&relay=1' : ''}`);
         for (const p of msg.peers) maybeOffer(p.slot, p.role);
+        rejoinSlot = null;
         if (msg.started) startMatch();
         else if (params.get('auto') === '1') ready();
         setStatus(msg.started ? `rejoining the match as player ${msg.slot}` : `in room ${code} as player ${msg.slot}`);
@@ -228,6 +231,14 @@ export async function boot() {
         }
         break;
       case 'error':
+        // Taking a seat back can race the server freeing it: try again.
+        if (msg.reason === 'room-full' && rejoinSlot !== null && joinTries < 10) {
+          joinTries += 1;
+          const slot = rejoinSlot;
+          setTimeout(() => join(code, slot), 300);
+          setStatus(`seat ${slot} not free yet: joining again (${joinTries})`);
+          break;
+        }
         setStatus(`room: ${msg.reason}: ${msg.message}`, true);
         break;
       default:
@@ -289,13 +300,25 @@ export async function boot() {
     for (const s of [...links.keys()]) closeLink(s);
     const old = ws;
     ws = null;
-    if (old) {
-      if (old.readyState === WebSocket.OPEN) old.send(JSON.stringify({ t: 'leave' }));
-      old.close();
-    }
     rejoins += 1;
     welcome = null;
-    join(code, slot);
+    rejoinSlot = slot;
+    joinTries = 0;
+    // Join again once the server has freed the seat: after the old
+    // connection's close (the server closes it on `leave`), or after 1 s.
+    let joined = false;
+    const again = () => {
+      if (!joined) join(code, slot);
+      joined = true;
+    };
+    if (old && old.readyState === WebSocket.OPEN) {
+      old.addEventListener('close', again);
+      old.send(JSON.stringify({ t: 'leave' }));
+      setTimeout(again, 1000);
+    } else {
+      if (old) old.close();
+      again();
+    }
   }
 
   function frame(ms) {
