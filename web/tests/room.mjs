@@ -324,12 +324,12 @@ describe('room page', { concurrency: false }, () => {
   });
 
   named('a tab frozen under disconnectAfter catches up; frozen longer, it rejoins through the room', async () => {
-    // disconnectAfter 60 ticks = 2 s at 30 Hz; the tab is frozen 5 s.
-    const { a, b } = await twoTabs({ seconds: SHORT_S, disconnectAfter: 60 });
+    // disconnectAfter 90 ticks = 3 s at 30 Hz; the tab is frozen 1 s, then 6 s.
+    const { a, b } = await twoTabs({ seconds: SHORT_S, disconnectAfter: 90 });
     try {
       await startMatch([a, b]);
       await sleep(2000);
-      // Frozen for 1 s (30 ticks, under disconnectAfter): A stalls once it
+      // Frozen for 1 s (30 ticks, well under disconnectAfter): A stalls once it
       // is the window ahead, B catches up on return; nobody leaves.
       const stalls0 = (await state(a)).stalls;
       await freeze(b, 1000);
@@ -348,11 +348,11 @@ describe('room page', { concurrency: false }, () => {
       await cdp.send('Debugger.enable');
       await cdp.send('Debugger.pause');
       const frozenAt = (await state(a)).currentTick;
-      await sleep(5000);
+      await sleep(6000);
       // Meanwhile A went on alone and agreed that B left.
       const mid = await state(a);
       assert.ok(mid.departed[1] !== null, `A did not declare B gone: ${JSON.stringify({ ...mid, heroes: undefined })}`);
-      assert.ok(mid.currentTick > frozenAt + 60, 'A stopped while B was frozen');
+      assert.ok(mid.currentTick > frozenAt + 90, 'A stopped while B was frozen');
       await cdp.send('Debugger.resume');
       await cdp.send('Debugger.disable');
       await until('B rejoined', async () => {
@@ -368,7 +368,7 @@ describe('room page', { concurrency: false }, () => {
       assert.equal(sa.confirmedChecksum, sb.confirmedChecksum);
       assert.equal(sb.rejoined, true);
       verify(await a.page.evaluate(() => window.__tickwiseNet.replay()), 'hidden-a.twr');
-      report.hidden = { shortFreeze: { ms: 1000, stallsOfA: short.stalls - stalls0 }, frozenMs: 5000, rejoinTicks: sb.rejoinTicks, departedAt: mid.departed[1] };
+      report.hidden = { shortFreeze: { ms: 1000, stallsOfA: short.stalls - stalls0 }, frozenMs: 6000, rejoinTicks: sb.rejoinTicks, departedAt: mid.departed[1] };
     } finally {
       await a.close();
       await b.close();
