@@ -276,7 +276,14 @@ export async function boot() {
   function startMatch() {
     if (match) return;
     started = true;
-    match = new RoomMatch(JSON.stringify(welcome), ws, relayOnly);
+    try {
+      match = new RoomMatch(JSON.stringify(welcome), ws, relayOnly);
+    } catch (err) {
+      // A room this page cannot play (another sim or version, a bad field):
+      // say which, and play nothing.
+      setStatus(`cannot play this room: ${err && err.message ? err.message : err}`, true);
+      return;
+    }
     info = JSON.parse(match.drawInfo());
     for (const [slot, l] of links) if (l.open) match.addChannel(slot, l.dc);
     lastFrameMs = null;
