@@ -13,7 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 checks=0
 
 fail() {
@@ -103,5 +103,32 @@ printf '\n==> one rule changed, version not bumped: verify must fail at the firs
 run 1 "$work/duel-rule-change" verify live.twr
 expect "DIVERGED  live.twr: checkpoint 1 at tick 30 diverges (last match at tick 0, so within ticks 1..=30); fields differ: paddles"
 expect "1 failed (1 diverged, 0 refused)"
+
+printf '\n==> a room: the duel'"'"'s own serve hosts it, two duel peers play through its relay\n'
+mkdir -p www && echo '<h1>duel</h1>' > www/index.html
+"$duel" serve --port 0 --dir www > serve.out 2>/dev/null &
+serve_pid=$!
+for _ in $(seq 100); do grep -q serving serve.out 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's#.*http://127.0.0.1:\([0-9]*\)/.*#\1#p' serve.out)
+[ -n "$port" ] || { kill "$serve_pid"; fail "duel serve printed no port"; }
+path=$(curl -fsS -H 'content-type: application/json' -d '{"sim":"duel","players":2,"ticks":600}' \
+  "http://127.0.0.1:$port/v1/rooms" | python3 -c 'import json,sys; print(json.load(sys.stdin)["path"])')
+"$duel" peer --room "ws://127.0.0.1:$port$path" --json --out room0 > room0.json 2>/dev/null &
+peer0=$!
+run 0 "$duel" peer --room "ws://127.0.0.1:$port$path" --json --out room1
+wait "$peer0" || { kill "$serve_pid"; fail "the first room peer failed"; }
+kill "$serve_pid"
+python3 - room0.json "$out" <<'PY' || fail "the room match did not end clean"
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.loads(sys.argv[2].strip().splitlines()[-1])
+for v in (a, b):
+    assert v["confirmedTick"] == 600 and v["desyncs"] == 0, v
+    assert v["room"]["sim"] == "duel" and v["room"]["relaySent"] >= 600, v
+assert a["confirmedChecksum"] == b["confirmedChecksum"], (a, b)
+assert sorted([a["room"]["slot"], b["room"]["slot"]]) == [0, 1]
+PY
+checks=$((checks + 1))
+run 0 "$duel" verify room0/session.twr
+expect "OK        room0/session.twr (600 ticks"
 
 printf '\nduel ci: %d checks passed (live digest %s)\n' "$checks" "$digest"

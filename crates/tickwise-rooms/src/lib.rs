@@ -23,23 +23,27 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod action;
 #[cfg(feature = "client")]
 mod client;
 mod code;
+mod create;
 mod limits;
 mod protocol;
+mod room;
 mod rooms;
 mod stats;
 
+pub use action::{Action, ConnId, CreateRefused, Refusal};
 #[cfg(feature = "client")]
 pub use client::{ClientError, RelayClient, RelayCounters};
 pub use code::{CODE_LEN, encode_code, is_code, key_hex};
+pub use create::{CreateError, CreateRequest};
 pub use limits::{RoomLimits, TokenBucket};
 pub use protocol::{
-    ClientMsg, CreateError, CreateRequest, DEFAULT_DISCONNECT_AFTER, DEFAULT_TICKS,
-    MAX_CONFIG_BYTES, MAX_CREATE_BYTES, MAX_DATAGRAM, MAX_PING_ID, MAX_RELAY_FRAME,
-    MAX_SERVER_TEXT_BYTES, MAX_TEXT_BYTES, MAX_TICKS, ParseError, PeerInfo, Reason, RelayFrame,
-    Role, RoomSpec, ServerMsg, Welcome, relay_out,
+    ClientMsg, DEFAULT_DISCONNECT_AFTER, DEFAULT_TICKS, MAX_CONFIG_BYTES, MAX_CREATE_BYTES,
+    MAX_DATAGRAM, MAX_PING_ID, MAX_RELAY_FRAME, MAX_SERVER_TEXT_BYTES, MAX_TEXT_BYTES, MAX_TICKS,
+    ParseError, PeerInfo, Reason, RelayFrame, Role, RoomSpec, ServerMsg, Welcome, relay_out,
 };
-pub use rooms::{Action, ConnId, CreateRefused, Refusal, Rooms};
+pub use rooms::Rooms;
 pub use stats::{RelayDrops, RoomStats};

@@ -10,145 +10,15 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
+use crate::action::{Action, ConnId, CreateRefused, Refusal};
 use crate::code::key_hex;
 use crate::limits::{RoomLimits, TokenBucket};
 use crate::protocol::{
-    ClientMsg, ParseError, PeerInfo, Reason, RelayFrame, Role, RoomSpec, ServerMsg, Welcome,
-    relay_out,
+    ClientMsg, ParseError, Reason, RelayFrame, Role, RoomSpec, ServerMsg, Welcome, relay_out,
 };
+use crate::room::Room;
 use crate::stats::RoomStats;
 use tickwise_net::MAX_SLOTS;
-
-/// A connection's id, given by [`Rooms::connect`].
-pub type ConnId = u64;
-
-/// What the adapter must do.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Action {
-    /// Send a text frame.
-    Text {
-        /// To this connection.
-        to: ConnId,
-        /// The frame (a [`ServerMsg`]).
-        text: String,
-    },
-    /// Send a binary frame (a relayed datagram).
-    Binary {
-        /// To this connection.
-        to: ConnId,
-        /// `[from][datagram]`.
-        frame: Vec<u8>,
-    },
-    /// Send a close frame and end the connection. The state machine has
-    /// already forgotten it.
-    Close {
-        /// This connection.
-        to: ConnId,
-        /// The close code.
-        code: u16,
-        /// The close reason.
-        reason: &'static str,
-    },
-}
-
-/// A connection refused by [`Rooms::connect`] (answer with `error` and
-/// close with [`Reason::close_code`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Refusal {
-    /// Why.
-    pub reason: Reason,
-    /// A sentence for people, naming the limit.
-    pub message: String,
-}
-
-impl Refusal {
-    /// The `error` text frame.
-    #[must_use]
-    pub fn text(&self) -> String {
-        ServerMsg::error(self.reason, self.message.clone()).to_text()
-    }
-}
-
-/// Why [`Rooms::create`] refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CreateRefused {
-    /// The server holds its maximum of rooms.
-    TooManyRooms {
-        /// The maximum.
-        limit: usize,
-    },
-    /// The code is already a room's (a broken random source).
-    CodeTaken,
-}
-
-impl core::fmt::Display for CreateRefused {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            CreateRefused::TooManyRooms { limit } => {
-                write!(
-                    f,
-                    "the server already holds its limit of {limit} open rooms"
-                )
-            }
-            CreateRefused::CodeTaken => f.write_str("the new room's code is already taken"),
-        }
-    }
-}
-
-impl core::error::Error for CreateRefused {}
-
-struct Room {
-    spec: RoomSpec,
-    key: [u8; 16],
-    created_ms: u64,
-    /// When the last connection left (`None` while someone is connected).
-    empty_since: Option<u64>,
-    /// Every connection to the room, seated or still in its handshake.
-    conns: Vec<ConnId>,
-    seats: [Option<ConnId>; MAX_SLOTS],
-    ready: [bool; MAX_SLOTS],
-    started: bool,
-    relay: TokenBucket,
-}
-
-impl Room {
-    fn seated(&self) -> impl Iterator<Item = (u8, ConnId)> + '_ {
-        (0u8..)
-            .zip(self.seats.iter())
-            .filter_map(|(s, c)| Some((s, (*c)?)))
-    }
-
-    fn peers(&self, except: u8) -> Vec<PeerInfo> {
-        self.seated()
-            .filter(|&(s, _)| s != except)
-            .filter_map(|(slot, _)| {
-                Some(PeerInfo {
-                    slot,
-                    role: self.spec.seat_role(slot)?,
-                    ready: self.ready[usize::from(slot)],
-                })
-            })
-            .collect()
-    }
-
-    fn broadcast(&self, msg: &ServerMsg, except: Option<ConnId>, out: &mut Vec<Action>) {
-        let text = msg.to_text();
-        for (_, c) in self.seated() {
-            if Some(c) != except {
-                out.push(Action::Text {
-                    to: c,
-                    text: text.clone(),
-                });
-            }
-        }
-    }
-
-    fn all_ready(&self) -> bool {
-        self.spec
-            .seats(Role::Player)
-            .all(|s| self.seats[usize::from(s)].is_some() && self.ready[usize::from(s)])
-    }
-}
 
 struct Conn {
     room: String,
@@ -462,26 +332,7 @@ impl Rooms {
         let Some(room) = self.rooms.get_mut(&conn.room) else {
             return;
         };
-        let free = |s: u8| room.seats[usize::from(s)].is_none();
-        let chosen = match slot {
-            Some(s) => match room.spec.seat_role(s) {
-                Some(r) if r == role && free(s) => Ok(s),
-                Some(r) if r == role => Err((
-                    Reason::RoomFull,
-                    format!("seat {s} is taken; leave slot out to get a free seat"),
-                )),
-                _ => Err((
-                    Reason::NoSuchSlot,
-                    format!("slot {s} is not a {} seat of this room", role.as_str()),
-                )),
-            },
-            None => room.spec.seats(role).find(|&s| free(s)).ok_or_else(|| {
-                (
-                    Reason::RoomFull,
-                    format!("every {} seat of this room is taken", role.as_str()),
-                )
-            }),
-        };
+        let chosen = room.choose_seat(role, slot);
         let slot = match chosen {
             Ok(s) => s,
             Err((reason, message)) => return self.refuse(id, reason, message, now, out),

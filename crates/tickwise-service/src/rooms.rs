@@ -42,6 +42,9 @@ use crate::pages::is_loopback_host;
 const MAX_WS_MESSAGE: usize = 64 * 1024;
 /// How often the deadlines are checked.
 const TICK: Duration = Duration::from_millis(250);
+/// A message the client's connection does not take within this long ends
+/// the connection (a client that stopped reading).
+const SEND_DEADLINE: Duration = Duration::from_secs(10);
 
 /// What a connection's task is told to do.
 #[derive(Debug)]
@@ -419,8 +422,11 @@ async fn connection(server: Arc<RoomServer>, mut socket: WebSocket, code: String
         tokio::select! {
             out = rx.recv() => match out {
                 Some(Out::Msg(m)) => {
-                    if socket.send(m).await.is_err() {
-                        break;
+                    // A client that does not read cannot hold its task
+                    // (and its socket) forever.
+                    match tokio::time::timeout(SEND_DEADLINE, socket.send(m)).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(_)) | Err(_) => break,
                     }
                 }
                 Some(Out::Close(code, reason)) => {

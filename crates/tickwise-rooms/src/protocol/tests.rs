@@ -1,4 +1,5 @@
 use super::*;
+use crate::create::{CreateError, CreateRequest};
 
 #[test]
 fn client_messages_parse_exactly() {
