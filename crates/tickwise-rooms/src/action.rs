@@ -3,7 +3,7 @@
 
 use crate::protocol::{Reason, ServerMsg};
 
-/// A connection's id, given by [`Rooms::connect`].
+/// A connection's id, given by [`Rooms::connect`](crate::Rooms::connect).
 pub type ConnId = u64;
 
 /// What the adapter must do.
@@ -35,7 +35,7 @@ pub enum Action {
     },
 }
 
-/// A connection refused by [`Rooms::connect`] (answer with `error` and
+/// A connection refused by [`Rooms::connect`](crate::Rooms::connect) (answer with `error` and
 /// close with [`Reason::close_code`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
@@ -53,7 +53,7 @@ impl Refusal {
     }
 }
 
-/// Why [`Rooms::create`] refused.
+/// Why [`Rooms::create`](crate::Rooms::create) refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CreateRefused {
     /// The server holds its maximum of rooms.
