@@ -52,6 +52,8 @@ pub mod base64;
 pub mod bindings;
 #[cfg(feature = "pages")]
 pub mod horde;
+#[cfg(feature = "pages")]
+pub mod horde_room;
 pub mod host;
 #[cfg(feature = "pages")]
 pub mod island;
@@ -60,9 +62,9 @@ pub mod lifecycle;
 #[cfg(feature = "pages")]
 pub mod netplay;
 pub mod page;
-#[cfg(feature = "pages")]
+#[cfg(feature = "room")]
 pub mod room;
-#[cfg(feature = "pages")]
+#[cfg(feature = "room")]
 pub mod room_link;
 pub mod web_loop;
 
@@ -71,3 +73,6 @@ pub use page::WebPage;
 /// in other crates (which then need no `wasm-bindgen` dependency of their own).
 pub use wasm_bindgen;
 pub use web_loop::{WebError, WebLoop};
+/// The `web-sys` this crate is built with, for [`room_page!`]'s expansion.
+#[cfg(feature = "room")]
+pub use web_sys;

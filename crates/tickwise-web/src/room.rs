@@ -1,22 +1,32 @@
-//! The room page's match: one player of a co-op horde match per tab, over
-//! a room of `tickwise serve` (docs/rooms.md).
+//! The room page's match: one player per tab of a match of any catalog
+//! sim, over a room of `tickwise serve` or of a game's own `serve`
+//! (docs/rooms.md).
 //!
 //! The lobby (create or join a room, who is in, WebRTC negotiation, ready)
-//! is the page's JavaScript (`web/src/room.js`): it is promise-driven UI
-//! state the session never sees. When the room says `start` (or, for a
-//! player coming back into a started match, on its `welcome`), the page
-//! builds a [`RoomMatchPage`] from the room's `welcome` message:
+//! is the page's JavaScript (`web/src/room.js`, shared by every game): it
+//! is promise-driven UI state the session never sees. When the room says
+//! `start` (or, for a player coming back into a started match, on its
+//! `welcome`), the page builds a [`RoomMatchPage`] from the room's
+//! `welcome` message:
 //!
-//! * **Session.** The horde from the room's config, `players` heroes; this
+//! * **Sim.** Anything [`RoomSim`] describes: a [`CatalogSim`] (config,
+//!   initial state, clock, replay header, snapshot codec) plus the page's
+//!   keys, drawing and state fields. The horde's is `crate::horde_room`
+//!   (feature `pages`); a game's page crate writes its own and gets the
+//!   JavaScript class from [`room_page!`](crate::room_page) (feature `room`,
+//!   without the built-in sims).
+//! * **Session.** The sim from the room's config, `players` players; this
 //!   tab is the player in the `welcome`'s slot, with the room's session key,
 //!   stop tick (`ticks`), `checkEvery` and `disconnectAfter`. One
 //!   [`FixedLoop`] whose sim is the session ([`NetGame`]), fed by this tab's
-//!   keyboard through an [`InputBuffer`]: hero `slot` moves only by this
+//!   keyboard through an [`InputBuffer`]: player `slot` moves only by this
 //!   tab's keys.
 //! * **Rejoin.** A `welcome` with `started: true` is a seat taken back in a
 //!   running match: the loop ticks a [`Rejoiner`] (a fresh random epoch)
 //!   until the donor's snapshot is in, then plays the session it gives. Every
-//!   session can be a donor ([`Session::enable_rejoin`]).
+//!   session can be a donor ([`Session::enable_rejoin`]) when the sim has a
+//!   snapshot codec ([`CatalogSim::snapshot_codec`]); without one a rejoin
+//!   is refused with [`RoomPageError::NoRejoin`].
 //! * **Transport.** Whatever [`Transport`] the page is given: in the browser
 //!   [`crate::room_link::RoomTransport`] (data channels, relay over the
 //!   room's WebSocket); natively, in the tests, a simulated network.
@@ -26,34 +36,56 @@
 
 use serde_json::{Value, json};
 use tickwise::{
-    Capture, FixedLoop, FrameReport, InputBuffer, Nanos, Presenter, ReplayHeader, Sim,
+    Capture, ClockConfig, FixedLoop, FrameReport, InputBuffer, Nanos, Presenter, ReplayHeader, Sim,
     StateVisitor, TickInput, TimeError, Timestamp,
 };
+pub use tickwise_catalog::CatalogSim;
+use tickwise_catalog::SimInfo;
 use tickwise_net::{
     NetGame, RejoinError, RejoinProgress, Rejoiner, Session, SessionError, SnapshotCodec, Transport,
 };
-use tickwise_sims::horde::{HordeConfig, HordeSnapshot, HordeWorld};
 
-use crate::horde::{blend_into, button_for_key};
 use crate::host::HostClock;
 use crate::keys::Keys;
 
-/// Replay checkpoint interval: one second at 30 Hz.
-pub const CHECKPOINT_EVERY: u64 = 30;
 /// The largest snapshot a rejoin accepts (as `tickwise netplay`'s).
 pub const MAX_REJOIN_SNAPSHOT: usize = 16 << 20;
 /// The longest room config accepted (the server's own cap, docs/rooms.md).
 pub const MAX_CONFIG_BYTES: usize = 16 * 1024;
 
+/// Ticks per second of `clock` (presentation only: the page's figures).
+#[allow(clippy::cast_precision_loss, reason = "a display figure")]
+fn hz(clock: &ClockConfig) -> f64 {
+    let step = clock.step();
+    step.denominator() as f64 * 1e9 / step.numerator() as f64
+}
+
+/// Ticks per second under `S`'s default config (what a room created
+/// without a config runs; the lobby's match lengths); 0 if the sim refuses
+/// its own default config.
+#[must_use]
+pub fn default_ticks_per_second<S: CatalogSim>() -> f64 {
+    S::parse_config(S::DEFAULT_CONFIG).map_or(0.0, |c| hz(&S::clock_config(&c)))
+}
+
 /// Where this tab is in the match.
-#[derive(Debug)]
-enum Phase<T: Transport> {
+enum Phase<S: CatalogSim, T: Transport> {
     /// Taking the seat back: the rejoiner and the transport it uses.
-    Rejoining(Box<Rejoiner<HordeWorld>>, T),
+    Rejoining(Box<Rejoiner<S>>, T),
     /// Playing.
-    Playing(Box<NetGame<HordeWorld, T>>),
+    Playing(Box<NetGame<S, T>>),
     /// The rejoin failed (the page says why; a new join starts over).
     Failed(RejoinError),
+}
+
+impl<S: CatalogSim, T: Transport> std::fmt::Debug for Phase<S, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Phase::Rejoining(..) => "Rejoining",
+            Phase::Playing(_) => "Playing",
+            Phase::Failed(_) => "Failed",
+        })
+    }
 }
 
 /// Input-to-remote-apply lag: at each tick this tab simulates, how many
@@ -74,18 +106,18 @@ pub struct Lag {
 /// The loop's sim: the session (or the rejoin before it). See the
 /// [module docs](self).
 #[derive(Debug)]
-pub struct RoomGame<T: Transport> {
-    phase: Phase<T>,
+pub struct RoomGame<S: CatalogSim, T: Transport> {
+    phase: Phase<S, T>,
     /// What is drawn before a rejoin has a state.
-    blank: HordeWorld,
+    blank: S,
     lag: Lag,
     rejoin_ticks: u64,
 }
 
-impl<T: Transport> RoomGame<T> {
+impl<S: CatalogSim, T: Transport> RoomGame<S, T> {
     /// The session, once playing.
     #[must_use]
-    pub const fn session(&self) -> Option<&Session<HordeWorld>> {
+    pub const fn session(&self) -> Option<&Session<S>> {
         match &self.phase {
             Phase::Playing(g) => Some(g.session()),
             _ => None,
@@ -102,12 +134,15 @@ impl<T: Transport> RoomGame<T> {
         }
     }
 
-    fn world(&self) -> &HordeWorld {
+    /// The state drawn and reported: the session's, or the initial state
+    /// while rejoining.
+    #[must_use]
+    pub fn world(&self) -> &S {
         self.session().map_or(&self.blank, Session::sim)
     }
 }
 
-impl<T: Transport> Sim for RoomGame<T> {
+impl<S: CatalogSim<Input = TickInput>, T: Transport> Sim for RoomGame<S, T> {
     type Input = TickInput;
 
     fn step(&mut self, inputs: &[TickInput]) {
@@ -121,7 +156,9 @@ impl<T: Transport> Sim for RoomGame<T> {
                 match rj.tick(&mut t) {
                     Ok(RejoinProgress::Joined { .. }) => match rj.take_session() {
                         Some(mut s) => {
-                            s.enable_rejoin(SnapshotCodec::new(), MAX_REJOIN_SNAPSHOT);
+                            if let Some(codec) = S::snapshot_codec() {
+                                s.enable_rejoin(codec, MAX_REJOIN_SNAPSHOT);
+                            }
                             Phase::Playing(Box::new(NetGame::new(s, t)))
                         }
                         None => Phase::Failed(RejoinError::Payload {
@@ -152,71 +189,90 @@ impl<T: Transport> Sim for RoomGame<T> {
     }
 }
 
-impl<T: Transport> Capture for RoomGame<T> {
-    type Snapshot = HordeSnapshot;
+impl<S: CatalogSim<Input = TickInput> + Capture, T: Transport> Capture for RoomGame<S, T> {
+    type Snapshot = S::Snapshot;
 
-    fn capture_into(&self, out: &mut HordeSnapshot) {
+    fn capture_into(&self, out: &mut S::Snapshot) {
         self.world().capture_into(out);
     }
 
-    fn capture(&self) -> HordeSnapshot {
+    fn capture(&self) -> S::Snapshot {
         self.world().capture()
     }
 }
 
 /// One tab's match in a room. See the [module docs](self).
-#[derive(Debug)]
-pub struct RoomMatchPage<T: Transport> {
+pub struct RoomMatchPage<G: RoomSim, T: Transport> {
     welcome: Welcome,
-    cfg: HordeConfig,
+    cfg: ConfigOf<G>,
     header: ReplayHeader,
-    lp: FixedLoop<RoomGame<T>, InputBuffer>,
-    view: Presenter<HordeSnapshot>,
+    tick_hz: f64,
+    lp: FixedLoop<RoomGame<G::Sim, T>, InputBuffer>,
+    view: Presenter<SnapshotOf<G>>,
     clock: HostClock,
     keys: Keys,
     draw: Vec<f32>,
     frames: u64,
 }
 
-impl<T: Transport> RoomMatchPage<T> {
+impl<G: RoomSim, T: Transport> std::fmt::Debug for RoomMatchPage<G, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RoomMatchPage")
+            .field("welcome", &self.welcome)
+            .field("sim", &G::Sim::ID)
+            .field("phase", &self.lp.sim().phase)
+            .field("tick", &self.lp.tick())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<G: RoomSim, T: Transport> RoomMatchPage<G, T> {
+    /// The identity this page plays (what [`Welcome::parse`] checks).
+    #[must_use]
+    pub const fn sim_info() -> SimInfo {
+        SimInfo::of::<G::Sim>()
+    }
+
     /// The match `welcome` describes, over `transport`; `epoch` is a
     /// number drawn at random for this page (used only when rejoining).
     ///
     /// # Errors
     ///
     /// [`RoomPageError::Config`] or [`RoomPageError::Catalog`] for a config
-    /// the horde refuses (or one for another number of players),
-    /// [`RoomPageError::Session`] for settings out of range.
+    /// the sim refuses, [`RoomPageError::Welcome`] for one of another
+    /// number of players, [`RoomPageError::NoRejoin`] for a started match
+    /// of a sim without a snapshot codec, [`RoomPageError::Session`] for
+    /// settings out of range.
     pub fn new(welcome: Welcome, transport: T, epoch: u64) -> Result<Self, RoomPageError> {
         let bytes = welcome.config.as_bytes();
-        let cfg = HordeConfig::from_json(bytes).map_err(RoomPageError::Config)?;
-        let world = HordeWorld::new(&cfg);
+        let cfg = G::Sim::parse_config(bytes).map_err(|e| RoomPageError::Config(e.to_string()))?;
+        let world = G::Sim::build(&cfg);
         if world.players() != usize::from(welcome.players) {
             return Err(bad(
                 "config",
                 format!(
-                    "has {} heroes for a room of {} players",
+                    "is for {} players, in a room of {} players",
                     world.players(),
                     welcome.players
                 ),
             ));
         }
-        let header = tickwise_catalog::replay_header::<HordeWorld>(bytes, CHECKPOINT_EVERY)
+        let header = tickwise_catalog::replay_header::<G::Sim>(bytes, G::CHECKPOINT_EVERY)
             .map_err(RoomPageError::Catalog)?;
+        let clock_config = G::Sim::clock_config(&cfg);
+        let tick_hz = hz(&clock_config);
         let sc = welcome.session_config();
         let phase = if welcome.started {
-            let rj = Rejoiner::new(
-                world.clone(),
-                sc,
-                SnapshotCodec::new(),
-                epoch,
-                MAX_REJOIN_SNAPSHOT,
-            )?;
+            let codec =
+                G::Sim::snapshot_codec().ok_or(RoomPageError::NoRejoin { sim: G::Sim::ID })?;
+            let rj = Rejoiner::new(world.clone(), sc, codec, epoch, MAX_REJOIN_SNAPSHOT)?;
             Phase::Rejoining(Box::new(rj), transport)
         } else {
             let mut s = Session::new(world.clone(), sc)?;
             s.start_recording(header.clone())?;
-            s.enable_rejoin(SnapshotCodec::new(), MAX_REJOIN_SNAPSHOT);
+            if let Some(codec) = G::Sim::snapshot_codec() {
+                s.enable_rejoin(codec, MAX_REJOIN_SNAPSHOT);
+            }
             Phase::Playing(Box::new(NetGame::new(s, transport)))
         };
         let game = RoomGame {
@@ -228,18 +284,19 @@ impl<T: Transport> RoomMatchPage<T> {
         let lp = FixedLoop::new(
             game,
             InputBuffer::new(),
-            cfg.clock_config(),
-            cfg.catch_up_policy(),
+            clock_config,
+            G::catch_up_policy(&cfg),
         );
         let view = Presenter::new(lp.sim());
         Ok(RoomMatchPage {
             welcome,
             cfg,
             header,
+            tick_hz,
             lp,
             view,
             clock: HostClock::new(),
-            keys: Keys::new(button_for_key),
+            keys: Keys::new(G::button_for_key),
             draw: Vec::new(),
             frames: 0,
         })
@@ -251,15 +308,15 @@ impl<T: Transport> RoomMatchPage<T> {
         &self.welcome
     }
 
-    /// The horde config.
+    /// The sim's config.
     #[must_use]
-    pub const fn config(&self) -> &HordeConfig {
+    pub const fn config(&self) -> &ConfigOf<G> {
         &self.cfg
     }
 
     /// The loop's sim.
     #[must_use]
-    pub const fn game(&self) -> &RoomGame<T> {
+    pub const fn game(&self) -> &RoomGame<G::Sim, T> {
         self.lp.sim()
     }
 
@@ -294,8 +351,14 @@ impl<T: Transport> RoomMatchPage<T> {
         self.clock.reanchor();
     }
 
+    /// Whether the page binds `code` (a key of this tab's player).
+    #[must_use]
+    pub fn binds(code: &str) -> bool {
+        G::button_for_key(code).is_some()
+    }
+
     /// A key of this tab's player went down or up at browser time `ms`;
-    /// whether it moves the hero.
+    /// whether it moves this tab's player.
     ///
     /// # Errors
     ///
@@ -320,7 +383,7 @@ impl<T: Transport> RoomMatchPage<T> {
     }
 
     /// The match replay of the confirmed inputs (the file `tickwise
-    /// verify` reads).
+    /// verify`, or the game's own `verify`, reads).
     ///
     /// # Errors
     ///
@@ -333,19 +396,27 @@ impl<T: Transport> RoomMatchPage<T> {
         }
     }
 
-    /// The view's drawing positions in px ([`blend_into`]).
+    /// What to draw, blended between the last two ticks ([`RoomSim::draw`]).
     pub fn interpolated(&mut self) -> &[f32] {
-        blend_into(
+        self.draw.clear();
+        G::draw(
             self.view.previous(),
             self.view.current(),
-            self.view.alpha().as_f32(),
+            self.view.alpha(),
             &mut self.draw,
         );
         &self.draw
     }
 
+    /// Sizes for drawing ([`RoomSim::draw_info`]), JSON text.
+    #[must_use]
+    pub fn draw_info(&self) -> String {
+        G::draw_info(&self.cfg).to_string()
+    }
+
     /// The test API's state, with `connection` given by the caller (the
-    /// transport's view of each peer).
+    /// transport's view of each peer), and the sim's own fields
+    /// ([`RoomSim::state_json`]).
     #[must_use]
     pub fn state_json(&self, connection: Value) -> Value {
         let g = self.lp.sim();
@@ -354,12 +425,6 @@ impl<T: Transport> RoomMatchPage<T> {
             Phase::Playing(_) => ("playing", None),
             Phase::Failed(e) => ("failed", Some(e.to_string())),
         };
-        let heroes: Value = g
-            .world()
-            .heroes()
-            .iter()
-            .map(|h| json!({ "x": h.x, "y": h.y, "hp": h.hp }))
-            .collect();
         let mut v = json!({
             "players": self.welcome.players,
             "slot": self.welcome.slot,
@@ -369,12 +434,11 @@ impl<T: Transport> RoomMatchPage<T> {
             "rejoinTicks": g.rejoin_ticks,
             "stopAt": self.welcome.ticks,
             "disconnectAfter": self.welcome.disconnect_after,
-            "tickHz": self.cfg.tick_hz(),
+            "tickHz": self.tick_hz,
             "sim": self.header.sim_id,
             "loopTick": self.lp.tick().get(),
             "frames": self.frames,
             "rejectedTimes": self.clock.rejected(),
-            "heroes": heroes,
             "lag": {
                 "samples": g.lag.samples,
                 "sum": g.lag.sum,
@@ -407,16 +471,21 @@ impl<T: Transport> RoomMatchPage<T> {
         if let (Some(o), Value::Object(f)) = (v.as_object_mut(), fields) {
             o.extend(f);
         }
+        if let (Some(o), Value::Object(f)) = (v.as_object_mut(), G::state_json(g.world())) {
+            o.extend(f);
+        }
         v
     }
 }
 
+mod sim;
 mod wasm;
 mod welcome;
 
-pub use wasm::RoomMatch;
+pub use sim::{ConfigOf, RoomSim, SnapshotOf};
+pub use wasm::{RoomMatchCore, epoch};
 use welcome::bad;
 pub use welcome::{RoomPageError, Welcome};
 
-#[cfg(test)]
+#[cfg(all(test, feature = "pages"))]
 mod tests;

@@ -11,6 +11,13 @@ use tickwise_net::{Datagram, NetworkConfig, SimNetwork, Transport};
 use tickwise_sims::horde::HordeWorld;
 
 use super::{RoomMatchPage, RoomPageError, Welcome};
+use crate::horde_room::HordeRoom;
+
+type Page = RoomMatchPage<HordeRoom, Port>;
+
+fn parse(text: &str) -> Result<Welcome, RoomPageError> {
+    Welcome::parse(text, Page::sim_info())
+}
 
 const KEY: &str = "000102030405060708090a0b0c0d0e0f";
 
@@ -47,19 +54,13 @@ fn welcome(slot: u8, ticks: u64, started: bool) -> Value {
     })
 }
 
-fn page(
-    net: &Rc<RefCell<SimNetwork>>,
-    slot: u8,
-    ticks: u64,
-    started: bool,
-    epoch: u64,
-) -> RoomMatchPage<Port> {
-    let w = Welcome::parse(&welcome(slot, ticks, started).to_string()).unwrap();
+fn page(net: &Rc<RefCell<SimNetwork>>, slot: u8, ticks: u64, started: bool, epoch: u64) -> Page {
+    let w = parse(&welcome(slot, ticks, started).to_string()).unwrap();
     let port = Port {
         net: Rc::clone(net),
         slot,
     };
-    RoomMatchPage::new(w, port, epoch).unwrap()
+    Page::new(w, port, epoch).unwrap()
 }
 
 fn network(rtt_ms: u64, loss_pct: u32) -> Rc<RefCell<SimNetwork>> {
@@ -74,7 +75,7 @@ fn network(rtt_ms: u64, loss_pct: u32) -> Rc<RefCell<SimNetwork>> {
 /// Moves the network and every present page by `ms`, `frames` times.
 fn run(
     net: &Rc<RefCell<SimNetwork>>,
-    pages: &mut [Option<&mut RoomMatchPage<Port>>],
+    pages: &mut [Option<&mut Page>],
     frames: u64,
     ms: u64,
     clock: &mut u64,
@@ -89,7 +90,7 @@ fn run(
     }
 }
 
-fn state(p: &RoomMatchPage<Port>) -> Value {
+fn state(p: &Page) -> Value {
     p.state_json(Value::Null)
 }
 
@@ -105,14 +106,14 @@ fn verified(bytes: &[u8]) -> (u64, String) {
 
 #[test]
 fn the_welcome_is_read_and_bad_ones_name_the_field() {
-    let w = Welcome::parse(&welcome(1, 900, false).to_string()).unwrap();
+    let w = parse(&welcome(1, 900, false).to_string()).unwrap();
     assert_eq!((w.slot, w.players, w.ticks, w.started), (1, 2, 900, false));
     assert_eq!(w.session_config().stop_at, Some(900));
     assert_eq!(w.session_config().disconnect_after, 60);
     let field = |mutate: &dyn Fn(&mut Value)| {
         let mut v = welcome(0, 900, false);
         mutate(&mut v);
-        match Welcome::parse(&v.to_string()) {
+        match parse(&v.to_string()) {
             Err(RoomPageError::Welcome { field, .. }) => field,
             other => panic!("{other:?}"),
         }
@@ -127,22 +128,22 @@ fn the_welcome_is_read_and_bad_ones_name_the_field() {
     assert_eq!(field(&|v| v["config"] = json!(7)), "config");
     assert_eq!(field(&|v| v["t"] = json!("start")), "t");
     assert!(matches!(
-        Welcome::parse("[1, 2]"),
+        parse("[1, 2]"),
         Err(RoomPageError::Welcome { field: "json", .. })
     ));
     assert!(matches!(
-        Welcome::parse("{"),
+        parse("{"),
         Err(RoomPageError::Welcome { field: "json", .. })
     ));
     let mut v = welcome(0, 900, false);
     v["version"] = json!(HordeWorld::VERSION + 1);
     assert!(matches!(
-        Welcome::parse(&v.to_string()),
+        parse(&v.to_string()),
         Err(RoomPageError::Sim { .. })
     ));
     v["version"] = json!(HordeWorld::VERSION);
     v["sim"] = json!("duel");
-    let e = Welcome::parse(&v.to_string()).unwrap_err();
+    let e = parse(&v.to_string()).unwrap_err();
     assert!(e.to_string().contains("`duel`"), "{e}");
     // A config for three heroes in a room of two players is refused.
     let three = tickwise_catalog::Catalog::builtin()
@@ -150,11 +151,11 @@ fn the_welcome_is_read_and_bad_ones_name_the_field() {
         .unwrap();
     v = welcome(0, 900, false);
     v["config"] = json!(String::from_utf8(three).unwrap());
-    let w = Welcome::parse(&v.to_string()).unwrap();
+    let w = parse(&v.to_string()).unwrap();
     let net = network(0, 0);
     let port = Port { net, slot: 0 };
     assert!(matches!(
-        RoomMatchPage::new(w, port, 1),
+        Page::new(w, port, 1),
         Err(RoomPageError::Welcome {
             field: "config",
             ..

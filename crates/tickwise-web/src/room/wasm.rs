@@ -1,19 +1,20 @@
-//! The `RoomMatch` class for `web/src/room.js`: a [`RoomMatchPage`] over
-//! the browser transport ([`RoomTransport`]).
+//! The browser side of a room match: [`RoomMatchCore`], a
+//! [`RoomMatchPage`] over the browser transport ([`RoomTransport`]) for any
+//! [`RoomSim`], and the [`room_page!`](crate::room_page) macro that writes
+//! its JavaScript class (`#[wasm_bindgen]` cannot export a generic type).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde_json::{Value, json};
-use wasm_bindgen::JsError;
-use wasm_bindgen::prelude::wasm_bindgen;
 use web_sys::{RtcDataChannel, WebSocket};
 
-use super::{RoomMatchPage, Welcome};
+use super::{RoomMatchPage, RoomPageError, RoomSim, Welcome};
 use crate::base64;
-use crate::bindings::js_err;
-use crate::horde::draw_info_json;
 use crate::room_link::{RoomLinks, RoomTransport};
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen::prelude::wasm_bindgen;
 
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen]
@@ -22,8 +23,11 @@ extern "C" {
     fn get_random_values(buf: &mut [u8]);
 }
 
-/// A random epoch for a rejoin (a new one per page).
-fn epoch() -> u64 {
+/// A random epoch for a rejoin (a new one per page): the browser's
+/// `crypto.getRandomValues`, or the OS's natively (1 if that fails: an
+/// epoch only has to differ from the seat's previous one).
+#[must_use]
+pub fn epoch() -> u64 {
     let mut b = [0u8; 8];
     #[cfg(target_arch = "wasm32")]
     get_random_values(&mut b);
@@ -34,17 +38,23 @@ fn epoch() -> u64 {
     u64::from_le_bytes(b)
 }
 
-/// One tab's match in a room, for JavaScript: `new RoomMatch(welcomeJson,
-/// ws, relayOnly)`.
-#[wasm_bindgen]
-#[derive(Debug)]
-pub struct RoomMatch {
-    page: RoomMatchPage<RoomTransport>,
+/// One tab's match in a room, in the browser: what the class of
+/// [`room_page!`](crate::room_page) wraps. Its methods are the class's.
+pub struct RoomMatchCore<G: RoomSim> {
+    page: RoomMatchPage<G, RoomTransport>,
     links: Rc<RefCell<RoomLinks>>,
 }
 
-#[wasm_bindgen]
-impl RoomMatch {
+impl<G: RoomSim> std::fmt::Debug for RoomMatchCore<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RoomMatchCore")
+            .field("page", &self.page)
+            .field("links", &self.links)
+            .finish()
+    }
+}
+
+impl<G: RoomSim> RoomMatchCore<G> {
     /// The match of the room's `welcome` (its JSON text), relayed over
     /// the room's WebSocket `ws` until a data channel is attached;
     /// `relay_only` never uses data channels.
@@ -52,27 +62,28 @@ impl RoomMatch {
     /// # Errors
     ///
     /// A welcome this page cannot play (another sim, a bad field).
-    #[wasm_bindgen(constructor)]
-    pub fn new(welcome: &str, ws: WebSocket, relay_only: bool) -> Result<RoomMatch, JsError> {
-        let w = Welcome::parse(welcome).map_err(js_err)?;
+    pub fn new(welcome: &str, ws: WebSocket, relay_only: bool) -> Result<Self, RoomPageError> {
+        let w = Welcome::parse(welcome, RoomMatchPage::<G, RoomTransport>::sim_info())?;
         let mut links = RoomLinks::new(relay_only);
         links.attach_relay(ws);
         let links = Rc::new(RefCell::new(links));
-        let page = RoomMatchPage::new(w, RoomTransport::new(Rc::clone(&links)), epoch())
-            .map_err(js_err)?;
-        Ok(RoomMatch { page, links })
+        let page = RoomMatchPage::new(w, RoomTransport::new(Rc::clone(&links)), epoch())?;
+        Ok(RoomMatchCore { page, links })
     }
 
-    /// The horde version this page plays (the room's `version`).
-    #[wasm_bindgen(js_name = simVersion)]
+    /// The match model.
     #[must_use]
-    pub fn sim_version() -> u32 {
-        <tickwise_sims::horde::HordeWorld as tickwise_catalog::CatalogSim>::VERSION
+    pub const fn page(&self) -> &RoomMatchPage<G, RoomTransport> {
+        &self.page
+    }
+
+    /// The match model, mutably.
+    pub const fn page_mut(&mut self) -> &mut RoomMatchPage<G, RoomTransport> {
+        &mut self.page
     }
 
     /// Uses `dc` for player `slot` (ignored, `false`, for relay-only
     /// matches and slots that are not another player's).
-    #[wasm_bindgen(js_name = addChannel)]
     pub fn add_channel(&mut self, slot: u8, dc: RtcDataChannel) -> bool {
         let w = self.page.welcome();
         if slot >= w.players || slot == w.slot {
@@ -83,7 +94,6 @@ impl RoomMatch {
     }
 
     /// Stops using player `slot`'s channel (it left the room).
-    #[wasm_bindgen(js_name = dropChannel)]
     pub fn drop_channel(&mut self, slot: u8) {
         self.links.borrow_mut().detach_channel(slot);
     }
@@ -93,32 +103,7 @@ impl RoomMatch {
         self.links.borrow_mut().detach_all();
     }
 
-    /// A display frame at browser time `ms`: ticks run, or `undefined`
-    /// for a refused time.
-    #[wasm_bindgen(js_name = frameAt)]
-    pub fn frame_at(&mut self, ms: f64) -> Option<u32> {
-        self.page.frame_at(ms).ok().map(|r| r.steps)
-    }
-
-    /// Forgets the browser-clock anchor (the tab is visible again).
-    pub fn reanchor(&mut self) {
-        self.page.reanchor();
-    }
-
-    /// A key event; whether the key moves the hero.
-    pub fn key(&mut self, code: &str, down: bool, ms: f64) -> bool {
-        let _ = self.page.key(code, down, ms);
-        crate::horde::button_for_key(code).is_some()
-    }
-
-    /// Releases the held keys at browser time `ms`.
-    #[wasm_bindgen(js_name = releaseAll)]
-    pub fn release_all(&mut self, ms: f64) {
-        let _ = self.page.release_all(ms);
-    }
-
     /// The state as JSON text (`window.__tickwiseNet.state()`).
-    #[wasm_bindgen(js_name = stateJson)]
     #[must_use]
     pub fn state_json(&self) -> String {
         let l = self.links.borrow();
@@ -157,22 +142,175 @@ impl RoomMatch {
     /// # Errors
     ///
     /// For a tab that rejoined (it does not record).
-    pub fn replay(&self) -> Result<String, JsError> {
-        self.page
-            .replay_bytes()
-            .map(|b| base64::encode(&b))
-            .map_err(js_err)
+    pub fn replay(&self) -> Result<String, tickwise_net::SessionError> {
+        self.page.replay_bytes().map(|b| base64::encode(&b))
     }
+}
 
-    /// The view's drawing positions in px.
-    pub fn interpolated(&mut self) -> Vec<f32> {
-        self.page.interpolated().to_vec()
-    }
+/// Writes the `#[wasm_bindgen]` class of a room page for a [`RoomSim`]:
+/// the match the shared lobby script `web/src/room.js` starts when the room
+/// says `start`.
+///
+/// ```ignore
+/// use tickwise_web::wasm_bindgen; // the derive names the crate `wasm_bindgen`
+///
+/// pub struct DuelRoom;
+/// impl tickwise_web::room::RoomSim for DuelRoom { /* keys, drawing, state */ }
+///
+/// tickwise_web::room_page! {
+///     /// The duel's room match for JavaScript: `new RoomMatch(welcome, ws, relayOnly)`.
+///     pub struct DuelRoomMatch(DuelRoom) as RoomMatch;
+/// }
+/// ```
+///
+/// The class (its JavaScript name is the one after `as`; `room.js`
+/// expects `RoomMatch`):
+///
+/// | JS | does |
+/// |---|---|
+/// | `new RoomMatch(welcomeJson, ws, relayOnly)` | the match of the room's `welcome`; throws a message naming what this page cannot play |
+/// | `RoomMatch.simId()`, `RoomMatch.simVersion()` | the sim this page plays (what the lobby creates rooms for) |
+/// | `RoomMatch.ticksPerSecond()` | the default config's tick rate (the lobby's match lengths) |
+/// | `addChannel(slot, dc)`, `dropChannel(slot)`, `close()` | the data channels the lobby opened; detach everything |
+/// | `frameAt(ms)`, `reanchor()` | a display frame (ticks run, `undefined` for a refused time); forget the clock anchor |
+/// | `key(code, down, ms)`, `releaseAll(ms)` | this tab's player's keys ([`RoomSim::button_for_key`]); whether the key is bound |
+/// | `stateJson()`, `replay()` | the test API's state; the match replay, base64 (throws for a tab that rejoined) |
+/// | `interpolated()`, `drawInfo()` | [`RoomSim::draw`]'s numbers; [`RoomSim::draw_info`] as JSON |
+///
+/// Needs the `room` feature of `tickwise-web` (no built-in sims) and, in
+/// the module of the call, `use tickwise_web::wasm_bindgen;` as for
+/// [`wasm_page!`](crate::wasm_page).
+#[macro_export]
+macro_rules! room_page {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $handle:ident($spec:ty) as $js:ident;
+    ) => {
+        $(#[$meta])*
+        #[$crate::wasm_bindgen::prelude::wasm_bindgen(js_name = $js, wasm_bindgen = $crate::wasm_bindgen)]
+        #[derive(Debug)]
+        $vis struct $handle {
+            core: $crate::room::RoomMatchCore<$spec>,
+        }
 
-    /// Sizes for drawing, JSON.
-    #[wasm_bindgen(js_name = drawInfo)]
-    #[must_use]
-    pub fn draw_info(&self) -> String {
-        draw_info_json(self.page.config())
-    }
+        impl $handle {
+            /// The match model and its links.
+            #[must_use]
+            #[allow(dead_code, reason = "for page-specific methods")]
+            $vis const fn core(&self) -> &$crate::room::RoomMatchCore<$spec> {
+                &self.core
+            }
+        }
+
+        #[$crate::wasm_bindgen::prelude::wasm_bindgen(js_class = $js, wasm_bindgen = $crate::wasm_bindgen)]
+        impl $handle {
+            /// The match of the room's `welcome` (its JSON text) over the
+            /// room's WebSocket `ws`; `relay_only` never uses data channels.
+            ///
+            /// # Errors
+            ///
+            /// A welcome this page cannot play (another sim, a bad field).
+            #[wasm_bindgen(constructor)]
+            pub fn new(
+                welcome: &str,
+                ws: $crate::web_sys::WebSocket,
+                relay_only: bool,
+            ) -> ::core::result::Result<$handle, $crate::wasm_bindgen::JsError> {
+                $crate::room::RoomMatchCore::new(welcome, ws, relay_only)
+                    .map(|core| $handle { core })
+                    .map_err($crate::bindings::js_err)
+            }
+
+            /// The sim id this page plays.
+            #[wasm_bindgen(js_name = simId)]
+            #[must_use]
+            pub fn sim_id() -> ::std::string::String {
+                <<$spec as $crate::room::RoomSim>::Sim as $crate::room::CatalogSim>::ID.into()
+            }
+
+            /// The sim version this page plays (the room's `version`).
+            #[wasm_bindgen(js_name = simVersion)]
+            #[must_use]
+            pub fn sim_version() -> u32 {
+                <<$spec as $crate::room::RoomSim>::Sim as $crate::room::CatalogSim>::VERSION
+            }
+
+            /// Ticks per second under the sim's default config (the room's
+            /// config when it is created without one).
+            #[wasm_bindgen(js_name = ticksPerSecond)]
+            #[must_use]
+            pub fn ticks_per_second() -> f64 {
+                $crate::room::default_ticks_per_second::<<$spec as $crate::room::RoomSim>::Sim>()
+            }
+
+            /// Uses `dc` for player `slot`; `false` when ignored.
+            #[wasm_bindgen(js_name = addChannel)]
+            pub fn add_channel(&mut self, slot: u8, dc: $crate::web_sys::RtcDataChannel) -> bool {
+                self.core.add_channel(slot, dc)
+            }
+
+            /// Stops using player `slot`'s channel (it left the room).
+            #[wasm_bindgen(js_name = dropChannel)]
+            pub fn drop_channel(&mut self, slot: u8) {
+                self.core.drop_channel(slot);
+            }
+
+            /// Detaches every handler: this match is over for the page.
+            pub fn close(&mut self) {
+                self.core.close();
+            }
+
+            /// A display frame at browser time `ms`: ticks run, or
+            /// `undefined` for a refused time.
+            #[wasm_bindgen(js_name = frameAt)]
+            pub fn frame_at(&mut self, ms: f64) -> ::core::option::Option<u32> {
+                self.core.page_mut().frame_at(ms).ok().map(|r| r.steps)
+            }
+
+            /// Forgets the browser-clock anchor (the tab is visible again).
+            pub fn reanchor(&mut self) {
+                self.core.page_mut().reanchor();
+            }
+
+            /// A key event of this tab's player; whether the key is bound.
+            pub fn key(&mut self, code: &str, down: bool, ms: f64) -> bool {
+                let _ = self.core.page_mut().key(code, down, ms);
+                <$crate::room::RoomMatchPage<$spec, $crate::room_link::RoomTransport>>::binds(code)
+            }
+
+            /// Releases the held keys at browser time `ms`.
+            #[wasm_bindgen(js_name = releaseAll)]
+            pub fn release_all(&mut self, ms: f64) {
+                let _ = self.core.page_mut().release_all(ms);
+            }
+
+            /// The state as JSON text (`window.__tickwiseNet.state()`).
+            #[wasm_bindgen(js_name = stateJson)]
+            #[must_use]
+            pub fn state_json(&self) -> ::std::string::String {
+                self.core.state_json()
+            }
+
+            /// The match replay, base64.
+            ///
+            /// # Errors
+            ///
+            /// For a tab that rejoined (it does not record).
+            pub fn replay(&self) -> ::core::result::Result<::std::string::String, $crate::wasm_bindgen::JsError> {
+                self.core.replay().map_err($crate::bindings::js_err)
+            }
+
+            /// What to draw, blended between the last two ticks.
+            pub fn interpolated(&mut self) -> ::std::vec::Vec<f32> {
+                self.core.page_mut().interpolated().to_vec()
+            }
+
+            /// Sizes for drawing, JSON.
+            #[wasm_bindgen(js_name = drawInfo)]
+            #[must_use]
+            pub fn draw_info(&self) -> ::std::string::String {
+                self.core.page().draw_info()
+            }
+        }
+    };
 }

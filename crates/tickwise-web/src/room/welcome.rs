@@ -2,10 +2,8 @@
 //! a room match could not start.
 
 use serde_json::Value;
-use tickwise_catalog::{CatalogError, CatalogSim};
+use tickwise_catalog::{CatalogError, SimInfo};
 use tickwise_net::{SessionConfig, SessionError, SessionKey};
-use tickwise_sims::ConfigError;
-use tickwise_sims::horde::HordeWorld;
 
 use super::MAX_CONFIG_BYTES;
 
@@ -25,11 +23,20 @@ pub enum RoomPageError {
         id: String,
         /// The room's version.
         version: u64,
-        /// This page's version of the horde.
+        /// The sim this page plays.
+        ours_id: &'static str,
+        /// Its version.
         ours: u32,
     },
-    /// The room's config does not build the horde.
-    Config(ConfigError),
+    /// The room's config does not build the sim (the sim's message).
+    Config(String),
+    /// The match has started and this sim has no snapshot codec
+    /// ([`tickwise_catalog::CatalogSim::snapshot_codec`]), so a seat cannot
+    /// be taken back.
+    NoRejoin {
+        /// The sim's id.
+        sim: &'static str,
+    },
     /// The catalog refused the config as a replay header.
     Catalog(CatalogError),
     /// The session refused its settings.
@@ -42,9 +49,18 @@ impl std::fmt::Display for RoomPageError {
             RoomPageError::Welcome { field, problem } => {
                 write!(f, "room welcome: `{field}` {problem}")
             }
-            RoomPageError::Sim { id, version, ours } => write!(
+            RoomPageError::Sim {
+                id,
+                version,
+                ours_id,
+                ours,
+            } => write!(
                 f,
-                "the room is for sim `{id}` version {version}; this page plays `horde` version {ours}"
+                "the room is for sim `{id}` version {version}; this page plays `{ours_id}` version {ours}"
+            ),
+            RoomPageError::NoRejoin { sim } => write!(
+                f,
+                "the match has started and sim `{sim}` has no snapshot codec: a seat cannot be taken back"
             ),
             RoomPageError::Config(e) => write!(f, "room config: {e}"),
             RoomPageError::Catalog(e) => write!(f, "room replay header: {e}"),
@@ -102,14 +118,14 @@ fn uint(v: &Value, field: &'static str, min: u64, max: u64) -> Result<u64, RoomP
 }
 
 impl Welcome {
-    /// Reads a `welcome` message (unknown fields are ignored, as the
-    /// protocol asks of clients).
+    /// Reads a `welcome` message for a page that plays `ours` (unknown
+    /// fields are ignored, as the protocol asks of clients).
     ///
     /// # Errors
     ///
     /// [`RoomPageError::Welcome`] naming the first bad field;
     /// [`RoomPageError::Sim`] for a room of another sim or version.
-    pub fn parse(text: &str) -> Result<Welcome, RoomPageError> {
+    pub fn parse(text: &str, ours: SimInfo) -> Result<Welcome, RoomPageError> {
         let v: Value = serde_json::from_str(text).map_err(|e| bad("json", e.to_string()))?;
         if !v.is_object() {
             return Err(bad("json", "is not an object"));
@@ -123,14 +139,14 @@ impl Welcome {
                 "is not \"player\" (this page plays, it does not watch)",
             ));
         }
-        let ours = HordeWorld::VERSION;
         let id = v.get("sim").and_then(Value::as_str).unwrap_or_default();
         let version = v.get("version").and_then(Value::as_u64).unwrap_or(0);
-        if id != HordeWorld::ID || version != u64::from(ours) {
+        if id != ours.id || version != u64::from(ours.version) {
             return Err(RoomPageError::Sim {
                 id: id.into(),
                 version,
-                ours,
+                ours_id: ours.id,
+                ours: ours.version,
             });
         }
         let players = uint(&v, "players", 2, 4)?;
