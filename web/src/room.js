@@ -1,5 +1,7 @@
-// The room page: one player of a co-op horde match per tab, in a room of
-// `tickwise serve` (docs/rooms.md). This file is the lobby: it creates or
+// The room page: one player per tab of a match of any catalog sim, in a room
+// of `tickwise serve` or of a game's own `serve` (docs/rooms.md). This file
+// is the lobby, shared by every game (the horde's web/src/room-main.js, the
+// duel's examples/duel-web/room/room-main.js): it creates or
 // joins the room over its WebSocket, negotiates a WebRTC data channel with
 // every other player (offer, answer and ICE candidates go through the
 // room's `signal` messages; the lower seat of each pair offers), and shows
@@ -10,6 +12,15 @@
 // was away longer than the match's `disconnectAfter` joins its seat again
 // and rejoins the match (docs/netplay.md, "Rejoining").
 //
+// The game's part is a small module that calls `boot(game)` with:
+//   init, RoomMatch    its wasm-bindgen module's init and its `room_page!` class
+//   title, blurb       the page's heading and one line under it (text)
+//   players            the player counts the create form offers, e.g. [2, 3, 4]
+//   canvas             [width, height] of the match canvas, px
+//   draw(ctx, match, info, slot)  draws a frame: match.interpolated(), info =
+//                      JSON.parse(match.drawInfo()), slot = this tab's seat
+//   rows               optional extra counter rows: [[label, (state) => text]]
+//
 // URL options: ?room=CODE (join), ?relay=1 (never a data channel),
 // ?auto=1 (say ready on joining), ?players=N&ticks=T&disconnectAfter=D
 // (with ?create=1: create such a room on load).
@@ -19,21 +30,19 @@
 //                connection: { relayOnly, peers: [{ slot, path, sentDirect,
 //                  sentDirectBytes, sentRelay, sentRelayBytes, receivedDirect,
 //                  receivedRelay, unsent }], ... },
-//                phase, finished, currentTick, heroes: [{ x, y, hp }], lag,
-//                rttTicks, departed, lobby: { code, slot, members, serverPingMs,
-//                started, rejoins } }     (match fields null before the start)
+//                phase, finished, currentTick, lag, rttTicks, departed, sim,
+//                ...the sim's own fields (the horde's heroes, the duel's paddles),
+//                lobby: { code, slot, members, serverPingMs, started, rejoins } }
+//                (match fields null before the start)
 //   replay() -> base64                  the match replay (a tab that rejoined has none)
 //   downloadReplay() -> file name
 //   create({ players, ticks, disconnectAfter }) -> code   create and join a room
 //   ready()                             say ready (the match starts when all are)
 //   rejoin()                            leave the seat and take it back (test hook)
-import init, { RoomMatch } from './pkg/tickwise_web.js';
 import { frameLoop, wireKeys, wireVisibility } from './platform.js';
 import { throttledReadout } from './meter.js';
 import { downloadBase64 } from './replay.js';
-import { drawHordeView } from './horde-view.js';
 
-const HERO_COLORS = ['#e0f2fe', '#fde68a', '#bbf7d0', '#fbcfe8'];
 const CHANNEL = { ordered: false, maxRetransmits: 0 };
 const PING_EVERY_MS = 2000; // the server closes a silent connection after 30 s
 const ROWS = [
@@ -48,11 +57,21 @@ const ROWS = [
   ['remote input lag (ticks, mean)', (s) => (s.lag.samples ? (s.lag.sum / s.lag.samples).toFixed(2) : '-')],
 ];
 
-export async function boot() {
-  await init();
+export async function boot(game) {
+  const { RoomMatch } = game;
+  await game.init();
   const params = new URLSearchParams(location.search);
   const relayOnly = params.get('relay') === '1';
   const $ = (id) => document.getElementById(id);
+  // The game's heading, create form and canvas.
+  document.title = `tickwise · ${game.title}`;
+  $('title').textContent = game.title;
+  $('blurb').textContent = game.blurb;
+  for (const n of game.players) $('players').appendChild(new Option(String(n), String(n)));
+  const [cw, ch] = game.canvas;
+  Object.assign($('view'), { width: cw, height: ch });
+  $('view').style.aspectRatio = `${cw} / ${ch}`;
+  const rows = [...ROWS, ...(game.rows ?? [])];
   const setStatus = (text, err = false) => {
     $('status').textContent = text;
     $('status').className = err ? 'mono err' : 'mono';
@@ -253,10 +272,10 @@ export async function boot() {
 
   async function create(opts = {}) {
     const body = {
-      sim: 'horde',
+      sim: RoomMatch.simId(),
       version: RoomMatch.simVersion(),
       players: Number(opts.players ?? $('players').value),
-      ticks: Number(opts.ticks ?? $('ticks').value),
+      ticks: Number(opts.ticks ?? Math.round(Number($('seconds').value) * RoomMatch.ticksPerSecond())),
     };
     if (opts.disconnectAfter !== undefined) body.disconnectAfter = Number(opts.disconnectAfter);
     const r = await fetch('/v1/rooms', {
@@ -347,14 +366,14 @@ export async function boot() {
       match.reanchor();
     }
     const steps = match.frameAt(ms) ?? 0;
-    drawHordeView($('view').getContext('2d'), match.interpolated(), info, HERO_COLORS, welcome.slot);
+    game.draw($('view').getContext('2d'), match, info, welcome.slot);
     maybeReadout(ms);
     return steps;
   }
 
   // --- Drawing the lobby and the counters --------------------------------------
   const counters = $('counters');
-  const cells = ROWS.map(([label]) => {
+  const cells = rows.map(([label]) => {
     const tr = counters.appendChild(document.createElement('tr'));
     tr.appendChild(document.createElement('th')).textContent = label;
     return tr.appendChild(document.createElement('td'));
@@ -391,7 +410,7 @@ export async function boot() {
       tr.dataset.path = path;
       peerCells.set(slot, tr);
     }
-    if (s) ROWS.forEach(([, f], i) => { cells[i].textContent = String(f(s)); });
+    if (s) rows.forEach(([, f], i) => { cells[i].textContent = String(f(s)); });
     if (s && s.finished) setStatus(`match over at tick ${s.confirmedTick}: checksum ${s.confirmedChecksum}, ${s.desyncs} desyncs`);
     if (s && s.error) setStatus(`rejoin failed: ${s.error}`, true);
     return s;
@@ -437,7 +456,7 @@ export async function boot() {
   else if (params.get('create') === '1') {
     await create({
       players: params.get('players') ?? 2,
-      ticks: params.get('ticks') ?? 1800,
+      ticks: params.get('ticks') ?? Math.round(60 * RoomMatch.ticksPerSecond()),
       disconnectAfter: params.get('disconnectAfter') ?? undefined,
     });
   } else setStatus('create a room, or open a room link');

@@ -42,7 +42,7 @@ use tickwise::{
 pub use tickwise_catalog::CatalogSim;
 use tickwise_catalog::SimInfo;
 use tickwise_net::{
-    NetGame, RejoinError, RejoinProgress, Rejoiner, Session, SessionError, SnapshotCodec, Transport,
+    NetGame, RejoinError, RejoinProgress, Rejoiner, Session, SessionError, Transport,
 };
 
 use crate::host::HostClock;
