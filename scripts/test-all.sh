@@ -129,6 +129,9 @@ if wants TICKWISE_SKIP_BROWSER "wasm build and headless-Chromium tests"; then
   # network namespace of the test's own (WebRTC never leaves it; needs root
   # or user namespaces, as CI has).
   run bash web/tests/netns.sh node --test web/tests/room.mjs
+  # The duel's room page (the shared lobby, examples/duel-web's RoomMatch)
+  # against the duel's own `duel serve`, in its own namespace the same way.
+  run bash web/tests/netns.sh node --test web/tests/duel-room.mjs
 fi
 
 took=$((SECONDS - started))
