@@ -27,7 +27,7 @@ pub fn room_button(code: &str) -> Option<Button> {
     }
 }
 
-/// The duel in a room. See the [module docs](self).
+/// The duel in a room: one paddle per tab (see [`room_button`] for the keys).
 #[derive(Debug)]
 pub struct DuelRoom;
 
