@@ -144,6 +144,18 @@ async function duelMatch(seconds, relay) {
     const [sa0, sb0] = [await state(a), await state(b)];
     assert.deepEqual([sa0.slot, sb0.slot, sa0.sim], [0, 1, 'duel']);
     const p0 = await settledPaddles(a, b);
+    // The duel's own part of the page draws: paddles, ball and the centre
+    // line over the field's background (#0f172a).
+    const painted = await a.page.evaluate(() => {
+      const c = document.getElementById('view');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] !== 0x0f || d[i + 1] !== 0x17 || d[i + 2] !== 0x2a) n += 1;
+      return n;
+    });
+    assert.ok(painted > 300, `the duel room canvas painted ${painted} px`);
+    mkdirSync(path.join(ROOT, 'out'), { recursive: true });
+    await a.page.screenshot({ path: path.join(ROOT, `out/duel-room-${relay ? 'relay' : 'direct'}.png`) });
     // Tab A alone (its W): the left paddle goes up, the right one stays.
     await hold(a, 'KeyW', 500);
     const p1 = await settledPaddles(a, b);
