@@ -13,6 +13,10 @@
 #                  webloop.js, replay.js, style.css), then SRC_DIR's
 #                  .html/.js/.css (which may replace them)
 #
+# A SRC_DIR with a room-main.js is a room page (a `tickwise_web::room_page!`
+# class; docs/browser.md): it also gets the shared lobby, web/src's room.html,
+# room.js and meter.js, and its room-main.js is the game's part (drawing).
+#
 # EXTRA_CARGO_ARGS go to cargo (`--example NAME`, `--no-default-features`,
 # `--features ...`). Needs `bash .ci/setup-web.sh` once. Serve the result with
 # `tickwise serve --dir OUT_DIR`.
@@ -33,7 +37,9 @@ mkdir -p "$OUT"
 bash "$ROOT/.ci/build-wasm.sh" "$CRATE" "$OUT/pkg" "$@"
 rm -f "$OUT"/pkg/*.d.ts
 
-for f in platform.js start.js webloop.js replay.js style.css; do
+shared=(platform.js start.js webloop.js replay.js style.css)
+[ -f "$SRC/room-main.js" ] && shared+=(room.html room.js meter.js)
+for f in "${shared[@]}"; do
   cp "$ROOT/web/src/$f" "$OUT/"
 done
 for f in "$SRC"/*; do

@@ -10,11 +10,19 @@
 #   web/dist/horde.html           the horde page (30 Hz sim, interpolated drawing)
 #   web/dist/netplay.html         two rollback peers side by side over the network
 #                                 simulator (tickwise-net, no UDP in the wasm)
+#   web/dist/room.html            one horde match across tabs, one player per tab, in a
+#                                 room of `tickwise serve` (WebRTC data channels or
+#                                 the server's relay)
 #   web/dist/pkg/                 wasm-bindgen output for crates/tickwise-web
 #   web/dist/counter/             the smallest page for a sim of one's own
 #                                 (example counter_page, via .ci/build-page.sh)
 #   web/dist/duel/                the duel example game's page (its own crate,
-#                                 examples/duel-web, via .ci/build-page.sh)
+#                                 examples/duel-web without its `room` feature,
+#                                 via .ci/build-page.sh)
+#   web/dist/duel-room/           the duel's room page: the shared lobby
+#                                 (room.html, room.js) with the duel's RoomMatch
+#                                 class and examples/duel-web/room/room-main.js;
+#                                 served by the duel's own `duel serve`
 #
 # Needs `bash .ci/setup-web.sh` once (wasm target or Debian build-std route,
 # wasm-bindgen-cli, node). Serve the result with `tickwise serve`.
@@ -57,7 +65,12 @@ bash "$ROOT/.ci/build-page.sh" tickwise-web "$ROOT/web/examples/counter" "$DIST/
   -- --example counter_page --no-default-features
 log "counter page wasm: $(wc -c < "$DIST/counter/pkg/counter_page_bg.wasm") bytes raw"
 # The example game's page: a crate outside tickwise-web, as a game has.
-bash "$ROOT/.ci/build-page.sh" tickwise-example-duel-web "$ROOT/examples/duel-web/page" "$DIST/duel"
+bash "$ROOT/.ci/build-page.sh" tickwise-example-duel-web "$ROOT/examples/duel-web/page" "$DIST/duel" \
+  -- --no-default-features
 DUEL_WASM="$DIST/duel/pkg/duel_page_bg.wasm"
 log "duel page wasm: $(wc -c < "$DUEL_WASM") bytes raw, $(gzip -9 -c "$DUEL_WASM" | wc -c) bytes gzip -9"
+# Its room page: the same crate with its `room` feature (the default).
+bash "$ROOT/.ci/build-page.sh" tickwise-example-duel-web "$ROOT/examples/duel-web/room" "$DIST/duel-room"
+DUEL_ROOM_WASM="$DIST/duel-room/pkg/duel_page_bg.wasm"
+log "duel room page wasm: $(wc -c < "$DUEL_ROOM_WASM") bytes raw, $(gzip -9 -c "$DUEL_ROOM_WASM" | wc -c) bytes gzip -9"
 log "done: $DIST"

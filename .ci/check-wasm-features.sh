@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The netplay page uses tickwise-net's no_std core: its `std` feature (UDP,
-# std::net) must not reach the wasm build of tickwise-web. .ci/build-web.sh
-# runs this before building.
+# std::net) must not reach the wasm build of tickwise-web, nor of the duel's
+# room page. .ci/build-web.sh runs this before building.
 #
 #   bash .ci/check-wasm-features.sh
 #
@@ -17,16 +17,20 @@ CARGO="${CARGO:-cargo}"
 log() { printf '[check-wasm-features] %s\n' "$*" >&2; }
 die() { printf '[check-wasm-features] ERROR: %s\n' "$*" >&2; exit 1; }
 
-cmd=("$CARGO" tree --locked -p tickwise-web --target wasm32-unknown-unknown -e features -i tickwise-net)
-if ! tree="$(cd "$ROOT" && "${cmd[@]}" 2>&1)"; then
-  die "'${cmd[*]}' failed, so whether tickwise-net's std feature reaches the wasm build is unknown:
+# tickwise-web's own pages, and the duel's room page (a game's crate with
+# tickwise-web's `room` feature).
+for crate in tickwise-web tickwise-example-duel-web; do
+  cmd=("$CARGO" tree --locked -p "$crate" --target wasm32-unknown-unknown -e features -i tickwise-net)
+  if ! tree="$(cd "$ROOT" && "${cmd[@]}" 2>&1)"; then
+    die "'${cmd[*]}' failed, so whether tickwise-net's std feature reaches the wasm build is unknown:
 $tree"
-fi
-grep -q '^tickwise-net v' <<<"$tree" ||
-  die "'${cmd[*]}' did not show tickwise-net in the wasm build of tickwise-web; its output:
+  fi
+  grep -q '^tickwise-net v' <<<"$tree" ||
+    die "'${cmd[*]}' did not show tickwise-net in the wasm build of $crate; its output:
 $tree"
-if grep -q 'tickwise-net feature "std"' <<<"$tree"; then
-  die "tickwise-net's std feature (UDP) is enabled in the wasm build of tickwise-web:
+  if grep -q 'tickwise-net feature "std"' <<<"$tree"; then
+    die "tickwise-net's std feature (UDP) is enabled in the wasm build of $crate:
 $tree"
-fi
-log "ok: tickwise-net is in the wasm build of tickwise-web without its std feature"
+  fi
+  log "ok: tickwise-net is in the wasm build of $crate without its std feature"
+done

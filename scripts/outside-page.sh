@@ -33,7 +33,7 @@ for c in duel duel-web; do
 done
 printf '==> a page crate outside the repository: %s\n' "$work/games/duel-web"
 out="$work/site"
-bash .ci/build-page.sh "$work/games/duel-web" "$work/games/duel-web/page" "$out"
+bash .ci/build-page.sh "$work/games/duel-web" "$work/games/duel-web/page" "$out" -- --no-default-features
 
 for f in duel.html pkg/duel_page.js pkg/duel_page_bg.wasm platform.js start.js webloop.js; do
   [ -s "$out/$f" ] || fail "$out/$f is missing or empty"

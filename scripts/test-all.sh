@@ -137,6 +137,13 @@ if wants TICKWISE_SKIP_BROWSER "wasm build and headless-Chromium tests"; then
   step "wasm build and headless-Chromium tests"
   run bash .ci/build-web.sh
   run npm --prefix web test
+  # The room page: two Chromium processes and `tickwise serve` inside a
+  # network namespace of the test's own (WebRTC never leaves it; needs root
+  # or user namespaces, as CI has).
+  run bash web/tests/netns.sh node --test web/tests/room.mjs
+  # The duel's room page (the shared lobby, examples/duel-web's RoomMatch)
+  # against the duel's own `duel serve`, in its own namespace the same way.
+  run bash web/tests/netns.sh node --test web/tests/duel-room.mjs
   step "figures quoted in README and docs against the build: wasm and island.html sizes"
   run python3 scripts/check_figures.py wasm
   step "a game's page crate outside the repository, built by .ci/build-page.sh (scripts/outside-page.sh)"

@@ -33,6 +33,10 @@
 //!   `FixedLoop` of a `NetGame`, with live round-trip, loss and input-delay
 //!   controls (`web/src/netplay.html`, `window.__tickwiseNet`).
 //!
+//! * `room::RoomMatchPage`: one player of a co-op horde match per tab, in a
+//!   room of `tickwise serve`, over WebRTC data channels or the room's
+//!   relay (`room_link`; `web/src/room.html`, `window.__tickwiseNet`).
+//!
 //! Both record their session from tick 0 (`replay()`, "Download replay"):
 //! `tickwise verify` on the file ends on the page's digest.
 //!
@@ -48,6 +52,8 @@ pub mod base64;
 pub mod bindings;
 #[cfg(feature = "pages")]
 pub mod horde;
+#[cfg(feature = "pages")]
+pub mod horde_room;
 pub mod host;
 #[cfg(feature = "pages")]
 pub mod island;
@@ -56,6 +62,10 @@ pub mod lifecycle;
 #[cfg(feature = "pages")]
 pub mod netplay;
 pub mod page;
+#[cfg(feature = "room")]
+pub mod room;
+#[cfg(feature = "room")]
+pub mod room_link;
 pub mod web_loop;
 
 pub use page::WebPage;
@@ -63,3 +73,6 @@ pub use page::WebPage;
 /// in other crates (which then need no `wasm-bindgen` dependency of their own).
 pub use wasm_bindgen;
 pub use web_loop::{WebError, WebLoop};
+/// The `web-sys` this crate is built with, for [`room_page!`]'s expansion.
+#[cfg(feature = "room")]
+pub use web_sys;

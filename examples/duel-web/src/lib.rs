@@ -21,6 +21,11 @@
 //!   binary verifies.
 //!
 //! Keys: left paddle `W` / `S`, smash `D`; right paddle `↑` / `↓`, smash `←`.
+//!
+//! With its `room` feature (on by default) the crate also exports the
+//! duel's **room page** (`DuelRoom`, JavaScript class `RoomMatch`): one paddle per tab, in a room of the
+//! duel's own `duel serve`, driven by the shared lobby script
+//! `web/src/room.js` (`page/room-main.js` is the duel's part: drawing).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -38,6 +43,11 @@ use tickwise_web::keys::Keys;
 use tickwise_web::wasm_bindgen;
 use tickwise_web::wasm_bindgen::prelude::wasm_bindgen;
 use tickwise_web::{WebLoop, WebPage, wasm_page};
+
+#[cfg(feature = "room")]
+mod room;
+#[cfg(feature = "room")]
+pub use room::{DuelRoom, DuelRoomMatch, room_button};
 
 /// A checkpoint every 60 ticks (about a second at 62.5 Hz) in the replay.
 pub const CHECKPOINT_EVERY: u64 = 60;

@@ -189,4 +189,11 @@ impl DuelConfig {
     pub const fn win_score(&self) -> u32 {
         self.win_score
     }
+
+    /// The paddles' distance from their side of the field, and half their
+    /// height, in units `(inset, half)`: for drawing.
+    #[must_use]
+    pub const fn paddle(&self) -> (i32, i32) {
+        (self.paddle_inset, self.paddle_half)
+    }
 }
