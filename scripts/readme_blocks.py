@@ -64,17 +64,17 @@ SHORTER = {
          "until curl -sf http://127.0.0.1:8080/index.html >/dev/null; do sleep 0.2; done",
          "serves a stand-in page (the browser step builds the real ones) and waits until it answers"),
     "tickwise peer --bind 127.0.0.1:7001 --remote 127.0.0.1:7002 --player 0 "
-    "--session-key random --ticks 3600 --out out/p0 2>out/p0.log &":
+    "--session-key random --ticks 1800 --out out/p0 2>out/p0.log &":
         ("tickwise peer --bind 127.0.0.1:7001 --remote 127.0.0.1:7002 --player 0 "
          "--session-key random --ticks 450 --out out/p0 2>out/p0.log &",
-         "450 ticks (15 s) instead of 3600 (2 min of real time at 30 Hz)"),
+         "450 ticks (15 s) instead of 1800 (1 min of real time at 30 Hz)"),
     "tickwise peer --bind 127.0.0.1:7002 --remote 127.0.0.1:7001 --player 1 "
-    "--session-key $key --ticks 3600 --out out/p1 &":
+    "--session-key $key --ticks 1800 --out out/p1 &":
         ("tickwise peer --bind 127.0.0.1:7002 --remote 127.0.0.1:7001 --player 1 "
          "--session-key $key --ticks 450 --out out/p1 &",
-         "450 ticks (15 s) instead of 3600 (2 min of real time at 30 Hz)"),
+         "450 ticks (15 s) instead of 1800 (1 min of real time at 30 Hz)"),
     "tickwise peer --spectate --bind 127.0.0.1:7100 --remote 127.0.0.1:7001 "
-    "--session-key $key --ticks 3600":
+    "--session-key $key --ticks 1800":
         ("tickwise peer --spectate --bind 127.0.0.1:7100 --remote 127.0.0.1:7001 "
          "--session-key $key --ticks 450",
          "450 ticks, the players' short match"),

@@ -430,10 +430,24 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
 }
 
 /// One player's plan inputs as a netplay input stream.
+///
+/// A function of the session tick it is asked for: tick `t` gets the
+/// plan's input `t`, however many times it is asked (a session asks again
+/// for the same tick while it stalls or waits, and those depend on the
+/// network's timing). Ticks come in order; a later one skips the plan's
+/// inputs in between (a rejoin starts at its join tick).
 pub(crate) fn player_stream<'a, S: CatalogSim>(
     mut p: PlayerInputs<S>,
 ) -> tickwise_net::PlayerInput<'a, S::Input> {
-    Box::new(move |_| p.next_input())
+    let mut next = 0u64;
+    let mut last = S::Input::default();
+    Box::new(move |t| {
+        while next <= t {
+            last = p.next_input();
+            next += 1;
+        }
+        last.clone()
+    })
 }
 
 pub(crate) fn profile_of<S: CatalogSim>(cfg: &S::Config) -> SimProfile {

@@ -660,3 +660,56 @@ fn a_stopped_udp_spectator_is_dropped_and_the_players_finish_clean() {
     }
     assert_eq!(v0["confirmedChecksum"], v1["confirmedChecksum"]);
 }
+
+/// A peer sends for session tick `t` what its `--inputs` say for `t`,
+/// whatever the network's timing: peer 1 starts 0.6 s after peer 0 (under
+/// the 1 s that would make it a leaver), so peer 0's loop runs about 30
+/// ticks while its session stalls, and the match must
+/// still end on the checksum of the same match over the network simulator
+/// (`netplay`, same config and inputs), the independent reference. A peer
+/// that read its script by the loop's tick sent each input about 90 ticks
+/// late and ended elsewhere.
+#[test]
+fn udp_peers_send_their_scripted_inputs_by_session_tick_whatever_the_timing() {
+    let dir = tmp("udp-script");
+    let cfg = horde60(&dir, 100);
+    let reference = tickwise(&[
+        "netplay",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--ticks",
+        "300",
+        "--inputs",
+        "random:7",
+        "--inputs",
+        "random:8",
+        "--json",
+    ]);
+    assert_eq!(reference.status.code(), Some(0), "{reference:?}");
+    let want = json(&reference)["peers"][0]["confirmedChecksum"].clone();
+    assert!(want.is_string(), "{want}");
+
+    let (pa, pb) = (free_port(), free_port());
+    let (a, b) = (format!("127.0.0.1:{pa}"), format!("127.0.0.1:{pb}"));
+    let inputs = ["--inputs", "random:7", "--inputs", "random:8"];
+    let mut p0 = vec!["--player", "0"];
+    p0.extend(inputs);
+    let c0 = spawn_peer(&cfg, 300, &a, &b, &p0);
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    let mut p1 = vec!["--player", "1"];
+    p1.extend(inputs);
+    let c1 = spawn_peer(&cfg, 300, &b, &a, &p1);
+    let (o0, o1) = (
+        c0.wait_with_output().unwrap(),
+        c1.wait_with_output().unwrap(),
+    );
+    assert_eq!(o0.status.code(), Some(0), "{o0:?}");
+    assert_eq!(o1.status.code(), Some(0), "{o1:?}");
+    let (v0, v1) = (json(&o0), json(&o1));
+    // The timing this test is about: peer 0 stalled, and nobody left.
+    assert!(v0["stalls"].as_u64().is_some_and(|n| n > 0), "{v0}");
+    assert_eq!(v0["departed"], serde_json::json!([]), "{v0}");
+    assert_eq!(v0["confirmedTick"], 300, "{v0}");
+    assert_eq!(v0["confirmedChecksum"], want, "peer 0 vs netplay: {v0}");
+    assert_eq!(v1["confirmedChecksum"], want, "peer 1 vs netplay: {v1}");
+}

@@ -1,5 +1,7 @@
 //! Plugging a session into the game's `FixedLoop`, and injected faults.
 
+use alloc::rc::Rc;
+use core::cell::Cell;
 use core::fmt;
 
 use tickwise::replay::{ByteReader, put_varint};
@@ -27,6 +29,9 @@ pub struct NetGame<S: Sim, T> {
     session: Session<S>,
     transport: T,
     last: Option<TickOutcome>,
+    /// Set to the session's current tick after every step
+    /// ([`NetGame::session_tick_cell`]).
+    tick_cell: Option<Rc<Cell<u64>>>,
 }
 
 impl<S: Sim + fmt::Debug, T> fmt::Debug for NetGame<S, T> {
@@ -49,7 +54,22 @@ where
             session,
             transport,
             last: None,
+            tick_cell: None,
         }
+    }
+
+    /// A cell that holds the session's current tick, updated after every
+    /// step: for an input source that scripts the local player's inputs by
+    /// session tick. The loop's own tick runs ahead of the session's by
+    /// every stall and time-sync wait, which depend on the network's timing,
+    /// so a script indexed by the loop's tick would send other inputs in
+    /// each run; indexed by this one, a peer sends for session tick `t`
+    /// what the script says for `t`, as `netplay` over the network
+    /// simulator does.
+    pub fn session_tick_cell(&mut self) -> Rc<Cell<u64>> {
+        let cell = Rc::new(Cell::new(self.session.current_tick()));
+        self.tick_cell = Some(Rc::clone(&cell));
+        cell
     }
 
     /// The session.
@@ -93,6 +113,9 @@ where
     fn step(&mut self, inputs: &[S::Input]) {
         let local = inputs.first().cloned().unwrap_or_default();
         self.last = Some(self.session.tick(&local, &mut self.transport));
+        if let Some(cell) = &self.tick_cell {
+            cell.set(self.session.current_tick());
+        }
     }
 
     fn visit_state(&self, visitor: &mut dyn StateVisitor) {

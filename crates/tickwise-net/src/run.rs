@@ -303,18 +303,37 @@ fn percentile(sorted: &[u64], pct: usize) -> u64 {
     sorted.get(i).copied().unwrap_or(0)
 }
 
-/// One player's inputs: called once per tick the player's loop runs, in
-/// order, with that tick's number (the session's next tick in
-/// [`run_local`], the game loop's tick in [`run_peer`]); a stream that counts
-/// its own ticks may ignore it.
+/// One player's inputs: called once per tick the player's loop runs, with
+/// the session's current tick (in [`run_local`] and [`run_peer`] alike).
+/// The same tick comes again while the session stalls or waits, which
+/// depends on the network's timing, so a scripted stream must be a
+/// function of the tick (as [`random_inputs`] is) for a match to send the
+/// same inputs in every run; ticks never go back.
 pub type PlayerInput<'a, I> = Box<dyn FnMut(u64) -> I + 'a>;
 
 /// Player `slot`'s inputs drawn by `f` from a [`Pcg32`] seeded with `seed`
-/// on stream `slot` (what `tickwise netplay --inputs random:SEED` gives).
+/// on stream `slot` (what `tickwise netplay --inputs random:SEED` gives):
+/// tick `t` gets draw `t`, however often it is asked for.
 #[must_use]
-pub fn random_inputs<'a, I: 'a>(seed: u64, slot: u8, f: fn(&mut Pcg32) -> I) -> PlayerInput<'a, I> {
+pub fn random_inputs<'a, I: Clone + 'a>(
+    seed: u64,
+    slot: u8,
+    f: fn(&mut Pcg32) -> I,
+) -> PlayerInput<'a, I> {
     let mut rng = Pcg32::new(seed, u64::from(slot));
-    Box::new(move |_| f(&mut rng))
+    let mut next = 0u64;
+    let mut last: Option<I> = None;
+    Box::new(move |t| {
+        loop {
+            match &last {
+                Some(input) if next > t => return input.clone(),
+                _ => {
+                    last = Some(f(&mut rng));
+                    next += 1;
+                }
+            }
+        }
+    })
 }
 
 /// Runs all players of a session in one process over a [`SimNetwork`] with
@@ -863,9 +882,11 @@ where
     if let Some(c) = &codec {
         session.enable_rejoin(c.clone(), MAX_REJOIN_SNAPSHOT);
     }
+    let mut game = NetGame::new(session, transport);
+    // Inputs by session tick, not by the loop's (see NetGame::session_tick_cell).
+    let at = game.session_tick_cell();
     let mut gen_input = input;
-    let inputs = FnInputs(move |t: Tick| gen_input(t.get()));
-    let game = NetGame::new(session, transport);
+    let inputs = FnInputs(move |_: Tick| gen_input(at.get()));
     let mut lp = FixedLoop::new(game, inputs, clock_config, CatchUpPolicy::Full);
     let mut costs = Vec::new();
     let mut finished_at: Option<Timestamp> = None;

@@ -75,7 +75,7 @@ pub fn island(players: u8) -> (Islands, ReplayHeader, IslandConfig) {
 }
 
 /// Every player's inputs drawn by `f`, player `p` from stream `p` of `seed`.
-pub fn inputs<I: 'static>(
+pub fn inputs<I: Clone + 'static>(
     players: u8,
     seed: u64,
     f: fn(&mut Pcg32) -> I,
