@@ -12,10 +12,9 @@ use tickwise::{ReplayInput, Sim, SnapshotError};
 use crate::auth::Auth;
 use crate::config::{MAX_PLAYERS, SessionConfig};
 use crate::session::{Drops, Session, SessionError, SnapshotCodec};
-use crate::transport::{RECV_BUFFER, Transport};
+use crate::transport::{RECV_BUFFER, Transport, drain};
 use crate::wire::{
-    Body, Buf, CHUNK_BYTES, ChunkMsg, Envelope, KIND_CHUNK_ACK, KIND_REJOIN, MAX_PACKET, decode,
-    write_envelope,
+    Body, Buf, CHUNK_BYTES, ChunkMsg, Envelope, KIND_CHUNK_ACK, KIND_REJOIN, decode, write_envelope,
 };
 
 /// Why a rejoin failed.
@@ -320,19 +319,11 @@ where
             return Ok(RejoinProgress::Joined { tick });
         }
         let mut buf = core::mem::take(&mut self.rbuf);
-        let mut result = Ok(());
-        while let Some(d) = transport.recv(&mut buf) {
-            if d.len > MAX_PACKET {
-                self.drops.oversized += 1;
-                continue;
-            }
-            let len = d.len.min(buf.len());
-            if let Err(e) = self.handle_datagram(d.from, &buf[..len]) {
-                result = Err(e);
-                break;
-            }
-        }
+        let (oversized, result) = drain(transport, &mut buf, |from, bytes| {
+            self.handle_datagram(from, bytes)
+        });
         self.rbuf = buf;
+        self.drops.oversized += oversized;
         result?;
         if self.incoming.as_ref().is_some_and(Incoming::complete) {
             return self.finish();

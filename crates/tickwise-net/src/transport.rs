@@ -59,6 +59,30 @@ pub trait Transport {
 
 /// A borrowed transport is a transport (so [`crate::NetGame`] can own its
 /// transport or borrow one).
+/// Reads every datagram waiting on `transport` into `buf` and hands each
+/// one within [`MAX_PACKET`] to `handle`, stopping at its first error.
+/// Returns how many were longer than [`MAX_PACKET`] (dropped unread, for the
+/// caller to count) and the result. The loop of a process that is not a
+/// session yet (a rejoiner, a spectator loading its checkpoint).
+pub(crate) fn drain<E>(
+    transport: &mut dyn Transport,
+    buf: &mut [u8],
+    mut handle: impl FnMut(Option<u8>, &[u8]) -> Result<(), E>,
+) -> (u64, Result<(), E>) {
+    let mut oversized = 0;
+    while let Some(d) = transport.recv(buf) {
+        if d.len > MAX_PACKET {
+            oversized += 1;
+            continue;
+        }
+        let len = d.len.min(buf.len());
+        if let Err(e) = handle(d.from, &buf[..len]) {
+            return (oversized, Err(e));
+        }
+    }
+    (oversized, Ok(()))
+}
+
 impl<T: Transport + ?Sized> Transport for &mut T {
     fn send(&mut self, to: u8, bytes: &[u8]) {
         (**self).send(to, bytes);

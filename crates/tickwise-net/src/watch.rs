@@ -21,11 +21,10 @@ use crate::run::{HostClock, MAX_REJOIN_SNAPSHOT, PeerReport, RunError, RunOption
 use crate::session::SessionStats;
 use crate::session::{Drops, SnapshotCodec};
 use crate::spectator::Spectator;
-use crate::transport::{RECV_BUFFER, Transport};
+use crate::transport::{RECV_BUFFER, Transport, drain};
 use crate::wire::{
-    Body, Buf, Envelope, KIND_CHUNK_ACK, KIND_WATCH, MAX_PACKET, UNASSIGNED_SLOT, WATCH_ADMITTED,
-    WATCH_FULL, WATCH_NO_SNAPSHOT, WATCH_SILENT, WATCH_TOO_LARGE, WatchReplyMsg, decode,
-    write_envelope,
+    Body, Buf, Envelope, KIND_CHUNK_ACK, KIND_WATCH, UNASSIGNED_SLOT, WATCH_ADMITTED, WATCH_FULL,
+    WATCH_NO_SNAPSHOT, WATCH_SILENT, WATCH_TOO_LARGE, WatchReplyMsg, decode, write_envelope,
 };
 
 /// Why a spectator stopped watching.
@@ -282,19 +281,11 @@ where
         }
         self.silent = self.silent.saturating_add(1);
         let mut buf = core::mem::take(&mut self.rbuf);
-        let mut result = Ok(());
-        while let Some(d) = transport.recv(&mut buf) {
-            if d.len > MAX_PACKET {
-                self.drops.oversized += 1;
-                continue;
-            }
-            let len = d.len.min(buf.len());
-            if let Err(e) = self.handle_datagram(d.from, &buf[..len]) {
-                result = Err(e);
-                break;
-            }
-        }
+        let (oversized, result) = drain(transport, &mut buf, |from, bytes| {
+            self.handle_datagram(from, bytes)
+        });
         self.rbuf = buf;
+        self.drops.oversized += oversized;
         result?;
         if self.slot.is_some() && self.incoming.as_ref().is_some_and(Incoming::complete) {
             return self.finish();
