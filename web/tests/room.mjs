@@ -11,8 +11,8 @@
 //   TICKWISE_BIN          the tickwise binary (default: `cargo build --release -p
 //                         tickwise-cli`, then target/release/tickwise)
 //   TICKWISE_WEB_DIST     the built pages (default web/dist)
-//   TICKWISE_ROOM_SECONDS length of the two-tab direct match (default 60 s; the
-//                         relay, mixed and hidden-tab matches are 20 s each)
+//   TICKWISE_ROOM_SECONDS length of the two-tab direct and relay matches (default 60 s; the
+//                         mixed and hidden-tab matches are 20 s each)
 //   TICKWISE_ROOM_ONLY    run only the tests whose name contains this
 //
 // Writes the measured figures to out/room-report.json and prints them.
@@ -258,21 +258,21 @@ describe('room page', { concurrency: false }, () => {
     }
   });
 
-  named(`the same over the forced relay (?relay=1), ${SHORT_S} s`, async () => {
-    const { a, b } = await twoTabs({ seconds: SHORT_S, relay: true });
+  named(`the same over the forced relay (?relay=1), ${MATCH_S} s`, async () => {
+    const { a, b } = await twoTabs({ seconds: MATCH_S, relay: true });
     try {
       await startMatch([a, b]);
       const cpu0 = serverCpuMs();
       const t0 = Date.now();
       const start = await state(a);
-      await playScript(a, b, SHORT_S);
-      const end = await finish([a, b], SHORT_S);
+      await playScript(a, b, MATCH_S);
+      const end = await finish([a, b], MATCH_S);
       for (const s of end) {
         assert.equal(s.connection.relayOnly, true);
         const p = s.connection.peers[0];
         assert.equal(p.path, 'relay');
         assert.equal(p.sentDirect, 0);
-        assert.ok(p.sentRelay > SHORT_S * TICK_HZ * 0.5, JSON.stringify(p));
+        assert.ok(p.sentRelay > MATCH_S * TICK_HZ * 0.5, JSON.stringify(p));
       }
       for (const t of [a, b]) {
         const other = (await state(t)).slot === 0 ? 1 : 0;
@@ -281,7 +281,7 @@ describe('room page', { concurrency: false }, () => {
       }
       // The relay's cost: the server's CPU time over the match, one room.
       const serverCpu = { cpuMs: serverCpuMs() - cpu0, wallMs: Date.now() - t0 };
-      report.relay = { seconds: SHORT_S, serverCpu, ...(await checkMatch(a, b, start, end, SHORT_S)) };
+      report.relay = { seconds: MATCH_S, serverCpu, ...(await checkMatch(a, b, start, end, MATCH_S)) };
     } finally {
       await a.close();
       await b.close();
