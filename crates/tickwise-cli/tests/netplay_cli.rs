@@ -688,6 +688,28 @@ fn udp_peers_send_their_scripted_inputs_by_session_tick_whatever_the_timing() {
     assert_eq!(reference.status.code(), Some(0), "{reference:?}");
     let want = json(&reference)["peers"][0]["confirmedChecksum"].clone();
     assert!(want.is_string(), "{want}");
+    // The simulator itself: a 600 ms round trip makes every player stall
+    // for hundreds of ticks, and the match ends on the same state.
+    let slow = tickwise(&[
+        "netplay",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--ticks",
+        "300",
+        "--inputs",
+        "random:7",
+        "--inputs",
+        "random:8",
+        "--rtt-ms",
+        "600",
+        "--json",
+    ]);
+    let slow = json(&slow);
+    assert!(
+        slow["peers"][0]["stalls"].as_u64().is_some_and(|n| n > 100),
+        "{slow}"
+    );
+    assert_eq!(slow["peers"][0]["confirmedChecksum"], want, "{slow}");
 
     let (pa, pb) = (free_port(), free_port());
     let (a, b) = (format!("127.0.0.1:{pa}"), format!("127.0.0.1:{pb}"));
