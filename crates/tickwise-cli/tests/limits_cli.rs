@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 use tickwise::{Replay, ReplayLimits, TickInput};
 
+mod servers;
+
 /// Runs the binary with `stdin`, killing it (and failing the test) if it
 /// has not finished within `secs`: a hang is a failure, not a stuck CI job.
 fn tickwise_in(args: &[&str], stdin: Stdio, secs: u64) -> Output {
@@ -70,13 +72,6 @@ fn refused(o: &Output, needle: &str) {
         "wanted {needle:?} in {}",
         stderr(o)
     );
-}
-
-fn horde_config(enemies: u64) -> String {
-    let mut v: serde_json::Value =
-        serde_json::from_slice(include_bytes!("../../../config/horde.json")).unwrap();
-    v["enemies"] = enemies.into();
-    v.to_string()
 }
 
 #[test]
@@ -202,7 +197,7 @@ fn script_from_endless_stdin_stops_at_the_limit() {
 fn issue_13_defect_1_sync_test_of_a_million_enemies_is_refused_at_once() {
     let d = scratch("defect1");
     let c = d.join("horde.json");
-    std::fs::write(&c, horde_config(1_000_000)).unwrap();
+    std::fs::write(&c, servers::horde_config(None, 1_000_000)).unwrap();
     let c = s(&c);
     for rollback in ["1000", "8"] {
         let o = tickwise_in(
@@ -254,7 +249,7 @@ fn issue_13_defect_1_sync_test_of_a_million_enemies_is_refused_at_once() {
 fn issue_13_defect_3_a_small_replay_declaring_a_huge_horde_is_refused_at_once() {
     let d = scratch("defect3");
     let small = d.join("small.json");
-    std::fs::write(&small, horde_config(10)).unwrap();
+    std::fs::write(&small, servers::horde_config(None, 10)).unwrap();
     let f = d.join("h.twr");
     let o = tickwise(&[
         "record",
@@ -273,7 +268,7 @@ fn issue_13_defect_3_a_small_replay_declaring_a_huge_horde_is_refused_at_once() 
     let mut parts = Replay::<TickInput>::from_bytes(&bytes, &ReplayLimits::DEFAULT)
         .unwrap()
         .into_parts();
-    parts.header.config = horde_config(1_000_000).into_bytes();
+    parts.header.config = servers::horde_config(None, 1_000_000).into_bytes();
     let forged = Replay::from_parts(parts).unwrap().to_bytes();
     assert!(forged.len() < 8192, "{} bytes", forged.len());
     std::fs::write(&f, forged).unwrap();
@@ -566,7 +561,7 @@ fn a_final_state_divergence_at_the_last_checkpoint_names_no_empty_range() {
 fn issue_17_netplay_and_peer_refuse_over_their_limits_at_once() {
     let d = scratch("issue17");
     let c = d.join("horde.json");
-    std::fs::write(&c, horde_config(1_000_000)).unwrap();
+    std::fs::write(&c, servers::horde_config(None, 1_000_000)).unwrap();
     let c = s(&c);
     // The reported run: a million enemies, window 32 (2.27 GB before).
     let o = tickwise_in(

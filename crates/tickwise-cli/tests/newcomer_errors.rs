@@ -1,8 +1,9 @@
 //! Error messages where a newcomer following the README stalled (issue 22,
 //! item 7), through the real binary: each says what to do next.
 
-use std::io::{BufRead as _, BufReader};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
+
+mod servers;
 
 fn tickwise(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tickwise"))
@@ -64,48 +65,18 @@ fn lab_refuses_a_run_too_short_for_its_tolerance() {
     assert_eq!(o.status.code(), Some(0), "{o:?}");
 }
 
-/// A `verifyd` on a free loopback port, killed when dropped.
-struct Verifyd(Child, String);
-
-impl Drop for Verifyd {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn verifyd() -> Verifyd {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tickwise"))
-        .args(["verifyd", "--bind", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    // "tickwise verifyd listening on http://127.0.0.1:PORT/ (...)"
-    let url = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .map(|a| format!("http://{a}"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    Verifyd(child, url)
-}
-
 /// `loadtest --generate N --seconds S`: generating the replays is timed and
 /// reported apart (`generated … in … s, before the S s of the run`;
 /// `generated` and `generateSeconds` in JSON), never inside the S seconds.
 #[test]
 fn loadtest_reports_generation_apart_from_the_measured_seconds() {
-    let service = verifyd();
+    let service = servers::start(&["verifyd", "--bind", "127.0.0.1:0"]);
+    let url = service.url();
     let args = |json: bool| {
         let mut a = vec![
             "loadtest",
             "--url",
-            service.1.as_str(),
+            url.as_str(),
             "--generate",
             "4",
             "--sim",

@@ -7,11 +7,11 @@
 #[path = "../../tickwise-service/tests/support/mod.rs"]
 mod support;
 
-use std::io::{BufRead as _, BufReader};
+mod servers;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -19,42 +19,6 @@ use support::{http, wait_verdict};
 use tickwise::{Replay, ReplayLimits};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tickwise");
-
-/// `verifyd` on the embedded queue, killed when dropped.
-struct Verifyd(Child, SocketAddr);
-
-impl Drop for Verifyd {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn verifyd() -> Verifyd {
-    let mut child = Command::new(BIN)
-        .args(["verifyd", "--bind", "127.0.0.1:0", "--queue", "memory"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start verifyd");
-    let out = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut lines = BufReader::new(out).lines();
-        if let Some(Ok(l)) = lines.next() {
-            let _ = tx.send(l);
-        }
-        for _ in lines {}
-    });
-    let line = rx.recv_timeout(Duration::from_secs(20)).expect("a banner");
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    Verifyd(child, addr)
-}
 
 fn scratch(name: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -90,13 +54,6 @@ fn service_record(addr: SocketAddr, bytes: &[u8]) -> Value {
     let id = id["id"].as_str().unwrap().to_string();
     let body = wait_verdict(addr, &id, Duration::from_secs(60)).expect("a verdict");
     serde_json::from_str(&body).unwrap()
-}
-
-fn horde_config(enemies: u64) -> String {
-    let mut v: Value =
-        serde_json::from_slice(include_bytes!("../../../config/horde.json")).unwrap();
-    v["enemies"] = enemies.into();
-    v.to_string()
 }
 
 #[test]
@@ -144,7 +101,7 @@ fn verify_json_and_the_service_agree_field_for_field_on_five_cases() {
     // Refused for a limit: a small horde replay whose embedded config
     // claims a million enemies, over the default work limit of 60e9 units.
     let small = d.join("small.json");
-    std::fs::write(&small, horde_config(10)).unwrap();
+    std::fs::write(&small, servers::horde_config(None, 10)).unwrap();
     let h = d.join("h.twr");
     let o = tickwise(&[
         "record",
@@ -162,11 +119,11 @@ fn verify_json_and_the_service_agree_field_for_field_on_five_cases() {
     let mut parts = Replay::<tickwise::TickInput>::from_bytes(&hb, &ReplayLimits::DEFAULT)
         .unwrap()
         .into_parts();
-    parts.header.config = horde_config(1_000_000).into_bytes();
+    parts.header.config = servers::horde_config(None, 1_000_000).into_bytes();
     let limit = d.join("limit.twr");
     std::fs::write(&limit, Replay::from_parts(parts).unwrap().to_bytes()).unwrap();
 
-    let service = verifyd();
+    let service = servers::start(&["verifyd", "--bind", "127.0.0.1:0", "--queue", "memory"]);
     // (file, status, reason, the service's job status)
     let cases = [
         (&good, "ok", None, "ok"),
@@ -177,7 +134,7 @@ fn verify_json_and_the_service_agree_field_for_field_on_five_cases() {
     ];
     for (path, status, reason, job_status) in cases {
         let cli = cli_verdict(path);
-        let record = service_record(service.1, &std::fs::read(path).unwrap());
+        let record = service_record(service.addr, &std::fs::read(path).unwrap());
         assert_eq!(cli["status"], status, "{path:?}: {cli}");
         assert_eq!(
             cli["reason"],

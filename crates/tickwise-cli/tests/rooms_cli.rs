@@ -3,11 +3,13 @@
 //! through its relay; one is killed and takes its seat back through the
 //! room (issue 18's native peer, docs/rooms.md).
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
+
+mod servers;
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tickwise-rooms-{}-{name}", std::process::id()));
@@ -20,41 +22,12 @@ fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {o:?}"))
 }
 
-/// `tickwise serve` on a free port, killed on drop.
-struct Serve {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(dir: &std::path::Path) -> Serve {
+/// `tickwise serve` on a free port (rooms need a page folder), killed on drop.
+fn serve(dir: &std::path::Path) -> servers::Server {
     let www = dir.join("www");
     std::fs::create_dir_all(&www).unwrap();
     std::fs::write(www.join("index.html"), "<h1>rooms</h1>").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tickwise"))
-        .args(["serve", "--port", "0", "--dir", www.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    // "serving DIR at http://127.0.0.1:PORT/ and rooms at ..."
-    let port = line
-        .split("http://127.0.0.1:")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no port in {line:?}"));
-    Serve { child, port }
+    servers::start(&["serve", "--port", "0", "--dir", www.to_str().unwrap()])
 }
 
 /// One HTTP request on a fresh connection: (status, body).
@@ -78,24 +51,9 @@ fn http(port: u16, method: &str, path: &str, body: &str) -> (u16, String) {
     (status, body)
 }
 
-/// The horde at 60 Hz with 200 enemies.
-fn horde_config() -> String {
-    let mut c: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../config/horde.json"
-        ))
-        .unwrap(),
-    )
-    .unwrap();
-    c["tickHz"] = 60.into();
-    c["enemies"] = 200.into();
-    c.to_string()
-}
-
 fn create_room(port: u16, ticks: u64, disconnect_after: u64) -> String {
     let req = serde_json::json!({
-        "sim": "horde", "version": 3, "players": 2, "config": horde_config(),
+        "sim": "horde", "version": 3, "players": 2, "config": servers::horde_config(Some(60), 200),
         "ticks": ticks, "disconnectAfter": disconnect_after,
     });
     let (status, body) = http(port, "POST", "/v1/rooms", &req.to_string());
@@ -134,7 +92,7 @@ fn verify(path: &std::path::Path) {
 fn two_native_peers_play_a_horde_match_through_a_room() {
     let dir = tmp("match");
     let s = serve(&dir);
-    let url = create_room(s.port, 600, 300);
+    let url = create_room(s.port(), 600, 300);
     let (o0, o1) = (dir.join("p0"), dir.join("p1"));
     let c0 = peer(&url, &["--out", o0.to_str().unwrap()]);
     let c1 = peer(
@@ -167,7 +125,7 @@ fn two_native_peers_play_a_horde_match_through_a_room() {
     // The two peers recorded the same match, byte for byte.
     assert_eq!(std::fs::read(&f0).unwrap(), std::fs::read(&f1).unwrap());
     // The server counted the relay's work.
-    let (status, metrics) = http(s.port, "GET", "/metrics", "");
+    let (status, metrics) = http(s.port(), "GET", "/metrics", "");
     assert_eq!(status, 200);
     let count = |name: &str| -> u64 {
         metrics
@@ -191,7 +149,7 @@ fn two_native_peers_play_a_horde_match_through_a_room() {
 fn a_killed_room_peer_takes_its_seat_back_through_the_room() {
     let dir = tmp("rejoin");
     let s = serve(&dir);
-    let url = create_room(s.port, 900, 60);
+    let url = create_room(s.port(), 900, 60);
     let o0 = dir.join("p0");
     let c0 = peer(&url, &["--out", o0.to_str().unwrap(), "--player", "0"]);
     let mut c1 = peer(&url, &["--player", "1"]);
@@ -220,7 +178,7 @@ fn a_killed_room_peer_takes_its_seat_back_through_the_room() {
     );
     assert_eq!(v0["rejoined"][0]["player"], 1, "{v0}");
     verify(&o0.join("session.twr"));
-    let (_, metrics) = http(s.port, "GET", "/metrics", "");
+    let (_, metrics) = http(s.port(), "GET", "/metrics", "");
     assert!(
         metrics
             .lines()
@@ -233,7 +191,7 @@ fn a_killed_room_peer_takes_its_seat_back_through_the_room() {
 fn room_peer_usage_errors() {
     let dir = tmp("usage");
     let s = serve(&dir);
-    let url = create_room(s.port, 60, 300);
+    let url = create_room(s.port(), 60, 300);
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_tickwise"))
             .args(args)
@@ -258,7 +216,10 @@ fn room_peer_usage_errors() {
         String::from_utf8_lossy(&o.stderr).contains("ws://"),
         "{o:?}"
     );
-    let unknown = format!("ws://127.0.0.1:{}/v1/rooms/AAAAAAAAAAAAAAAAAAAAAA", s.port);
+    let unknown = format!(
+        "ws://127.0.0.1:{}/v1/rooms/AAAAAAAAAAAAAAAAAAAAAA",
+        s.port()
+    );
     let o = run(&["peer", "--room", &unknown]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
