@@ -9,14 +9,16 @@
 #
 #   bash scripts/outside-crate.sh            # part of scripts/test-all.sh
 #
-# The build reuses this checkout's target/ directory (CARGO_TARGET_DIR), so
-# only the copied crate compiles; a first run on a fresh clone compiles the
-# CLI's dependencies once (about 3 minutes on 2 cores).
+# The build has a target directory of its own, target/outside (kept between
+# runs; CARGO_TARGET_DIR overrides it): a build rooted outside the workspace
+# must not share the workspace's target/, or the two builds' artifacts of the
+# same path crates get mixed. A first run compiles the CLI's dependencies
+# once (about 3 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$PWD
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target/outside}"
 
 fail() { printf 'outside-crate: FAILED: %s\n' "$*" >&2; exit 1; }
 

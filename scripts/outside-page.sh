@@ -11,10 +11,14 @@
 #   bash scripts/outside-page.sh            # part of scripts/test-all.sh (browser step)
 #
 # Needs `bash .ci/setup-web.sh` first (as .ci/build-web.sh does). The wasm
-# build shares this checkout's target/wasm, so only the copied crates compile.
+# build has a target directory of its own, target/wasm-outside (kept between
+# runs): sharing the workspace's target/wasm with a build rooted elsewhere
+# mixed the two builds' artifacts of the same path crates (two `tickwise`s
+# in one graph).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$PWD
+export TICKWISE_WASM_TARGET_DIR="${TICKWISE_WASM_TARGET_DIR:-$repo/target/wasm-outside}"
 fail() { printf 'outside-page: FAILED: %s\n' "$*" >&2; exit 1; }
 
 work=$(mktemp -d)
