@@ -1,6 +1,7 @@
 //! The netplay page's model, driven by hand.
 
 use super::*;
+use crate::test_support::verified;
 
 fn page(rtt: u64, loss: u64, delay: u64) -> NetplayPage {
     NetplayPage::with_settings(rtt, loss, delay).expect("valid settings")
@@ -8,17 +9,6 @@ fn page(rtt: u64, loss: u64, delay: u64) -> NetplayPage {
 
 fn peers(p: &NetplayPage) -> Vec<Value> {
     p.state_json()["peers"].as_array().unwrap().clone()
-}
-
-/// `tickwise verify`'s check: the built-in catalog re-simulates the replay.
-fn verified(bytes: &[u8]) -> (u64, String) {
-    let report = tickwise_catalog::Catalog::builtin()
-        .verify(bytes, &tickwise::ReplayLimits::DEFAULT)
-        .expect("a readable replay");
-    match report.verdict {
-        tickwise::ReplayVerdict::Match { digest } => (report.ticks_run, digest),
-        other => panic!("the page's replay did not verify: {other:?}"),
-    }
 }
 
 #[test]
