@@ -453,14 +453,38 @@ const fn mod7(r: u32) -> u32 {
     r - q * 7
 }
 
-/// `r % 7` on wasm32: wasm has no 64×64→128-bit multiply (the trick above
-/// becomes a call to a 128-bit multiply routine), while `i32.rem_u` by a
-/// constant is one instruction that the engine compiles to its own
-/// multiply-shift. Same value, by definition.
+/// `r % 7` on wasm32: [`mod7_direct`]. wasm has no 64×64→128-bit multiply
+/// (the trick above becomes a call to a 128-bit multiply routine), and V8
+/// compiles `i32.rem_u` by 7 to eight instructions (a 32-bit multiply-high
+/// pinned to two fixed registers, a fix-up for the 33-bit magic number, a
+/// multiply back and a subtraction).
 #[cfg(target_arch = "wasm32")]
 #[inline]
 const fn mod7(r: u32) -> u32 {
-    r % 7
+    mod7_direct(r)
+}
+
+/// `r % 7` by direct remainder computation (Lemire, Kaser and Kurz, "Faster
+/// Remainder by Direct Computation", 2019) in 64-bit operations only: with
+/// `C = ceil(2^35 / 7)`, the low 35 bits of `r·C` are the fraction `r/7`
+/// scaled by 2^35, and multiplying that fraction by 7 gives the remainder in
+/// the bits above 35. Exact for every `u32` because `F = 35 >= N + L = 32 +
+/// 3` (`2^L >= 7`), the paper's Theorem 1; `mod7_direct_matches_the_remainder_operator`
+/// checks a sweep, and an exhaustive check of all 2^32 values is an
+/// ignored test. Four 64-bit operations (multiply, mask, multiply by 7, shift)
+/// that need no fixed registers.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[inline(always)]
+const fn mod7_direct(r: u32) -> u32 {
+    const C: u64 = 4_908_534_053; // ceil(2^35 / 7) = (2^35 + 3) / 7
+    const MASK: u64 = (1 << 35) - 1;
+    let fraction = (r as u64).wrapping_mul(C) & MASK;
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "fraction * 7 < 7 * 2^35, so the result is < 7"
+    )]
+    let rem = ((fraction * 7) >> 35) as u32;
+    rem
 }
 
 /// `v * num` and whether it may have overflowed (then the caller takes the
@@ -575,7 +599,8 @@ impl tickwise::Capture for IslandWorld {
 #[cfg(test)]
 mod tests {
     use super::{
-        MAX_FRICTION_DEN, clamp_friction, friction_by_division, friction_split, mod7, mul_bounded,
+        MAX_FRICTION_DEN, clamp_friction, friction_by_division, friction_split, mod7, mod7_direct,
+        mul_bounded,
     };
     use proptest::prelude::*;
 
@@ -683,6 +708,51 @@ mod tests {
                 assert!(!mul_bounded(v, 1_000_000).1, "{v}");
             }
         }
+    }
+
+    /// The values a remainder-by-7 routine is checked on: edges, every
+    /// residue near each multiple of 7 at the top of the range, and a strided
+    /// sweep of the whole `u32` range.
+    fn mod7_samples() -> impl Iterator<Item = u32> {
+        let edges = [
+            0,
+            1,
+            6,
+            7,
+            8,
+            u32::MAX,
+            u32::MAX - 1,
+            u32::MAX - 6,
+            u32::MAX / 7 * 7,
+        ];
+        edges
+            .into_iter()
+            .chain((0..=u32::MAX / 9_973).map(|k| k * 9_973))
+            .chain((0..14).map(|k| u32::MAX - k))
+            .chain((1..14).map(|k| (1 << 31) - 7 + k))
+    }
+
+    #[test]
+    fn mod7_direct_matches_the_remainder_operator() {
+        // Hand-checked values first: 2^32 - 1 = 7 * 613566756 + 3.
+        assert_eq!(mod7_direct(u32::MAX), 3);
+        assert_eq!(mod7_direct(13), 6);
+        assert_eq!(mod7_direct(14), 0);
+        for r in mod7_samples() {
+            assert_eq!(mod7_direct(r), r % 7, "{r}");
+        }
+    }
+
+    /// All 2^32 values (about a minute in a debug build): run with
+    /// `cargo test -p tickwise-sims --release -- --ignored mod7_direct_is_exact`.
+    #[test]
+    #[ignore = "exhaustive over u32: slow in a debug build"]
+    fn mod7_direct_is_exact_for_every_u32() {
+        let mut bad = 0u64;
+        for r in 0..=u32::MAX {
+            bad += u64::from(mod7_direct(r) != r % 7);
+        }
+        assert_eq!(bad, 0);
     }
 
     #[test]
