@@ -238,9 +238,11 @@ pub struct IslandWorld {
     /// `log2(friction_den)` when it is a power of two (16 in the island rules), so
     /// floor division can be an arithmetic shift (0 otherwise, unused).
     friction_shift: u32,
-    /// Whether `friction_den` is a power of two (two plain fields rather than
-    /// an `Option`, so the step tests one flag together with the overflow).
-    friction_pow2: bool,
+    /// The friction's fast path (`v * num >> shift`) is taken for
+    /// `|v| < fast_bound`: 2^43 when the denominator is a power of two and
+    /// `num < 2^20` (every config `from_json` accepts with such a
+    /// denominator), 0 (never) otherwise; see [`fast_bound`].
+    fast_bound: u64,
 }
 
 impl IslandWorld {
@@ -264,7 +266,7 @@ impl IslandWorld {
             friction_num: num,
             friction_den: den,
             friction_shift: den.trailing_zeros(),
-            friction_pow2: den.count_ones() == 1,
+            fast_bound: fast_bound(num, den),
         }
     }
 
@@ -487,35 +489,49 @@ const fn mod7_direct(r: u32) -> u32 {
     rem
 }
 
-/// `v * num` and whether it may have overflowed (then the caller takes the
-/// exact slow path: [`friction_by_division`], or [`friction_split`] on
-/// wasm32). Natively the multiply's own overflow flag; on wasm32,
-/// which has none (an overflow-checked 64-bit multiply becomes a 128-bit
-/// multiply call), a bound instead: the config keeps `0 <= num <= 10^6 <
-/// 2^20`, so `|v| < 2^43` guarantees `|v * num| < 2^63`. Either way the
-/// product is used only when it is exact, so both give the same velocity.
+/// The world's [`IslandWorld::fast_bound`] for a friction `num / den`:
+/// `|v| < 2^43` and `|num| < 2^20` guarantee `|v * num| < 2^63`, and a
+/// power-of-two denominator makes the floor division a shift. 0 sends every
+/// step to the slow path (a denominator that is not a power of two, or a
+/// hand-built numerator of 2^20 or more).
+const fn fast_bound(num: i64, den: i64) -> u64 {
+    if den.count_ones() == 1 && num.unsigned_abs() < 1 << 20 {
+        1 << 43
+    } else {
+        0
+    }
+}
+
+/// `v * num` and whether the caller must take the exact slow path instead
+/// ([`friction_by_division`], or [`friction_split`] on wasm32) because the
+/// product may have overflowed or the denominator is not a power of two.
+/// Natively the multiply's own overflow flag, and `bound == 0` for the
+/// denominator (hoisted out of a loop of steps).
 #[cfg(not(target_arch = "wasm32"))]
 #[inline(always)]
-const fn mul_or_flag(v: i64, num: i64) -> (i64, bool) {
-    v.overflowing_mul(num)
+const fn mul_or_flag(v: i64, num: i64, bound: u64) -> (i64, bool) {
+    let (p, overflow) = v.overflowing_mul(num);
+    (p, overflow | (bound == 0))
 }
 
 /// See the native version.
 #[cfg(target_arch = "wasm32")]
 #[inline(always)]
-const fn mul_or_flag(v: i64, num: i64) -> (i64, bool) {
-    mul_bounded(v, num)
+const fn mul_or_flag(v: i64, num: i64, bound: u64) -> (i64, bool) {
+    mul_bounded(v, num, bound)
 }
 
 /// The wasm32 form of [`mul_or_flag`], compiled everywhere so that native
-/// tests check it: the flag is set whenever the product could overflow.
+/// tests check it. wasm has no overflow flag (an overflow-checked 64-bit
+/// multiply becomes a 128-bit multiply call), so one comparison with the
+/// world's bound ([`fast_bound`]) decides: the product is used only when it
+/// is exact, so both forms give the same velocity. One comparison against
+/// one loop-invariant value, rather than a bound and a flag: V8 has few
+/// registers to keep a loop's invariants in.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 #[inline(always)]
-const fn mul_bounded(v: i64, num: i64) -> (i64, bool) {
-    (
-        v.wrapping_mul(num),
-        v.unsigned_abs() >= 1 << 43 || num.unsigned_abs() >= 1 << 20,
-    )
+const fn mul_bounded(v: i64, num: i64, bound: u64) -> (i64, bool) {
+    (v.wrapping_mul(num), v.unsigned_abs() >= bound)
 }
 
 impl Sim for IslandWorld {
@@ -531,8 +547,8 @@ impl Sim for IslandWorld {
         // Floor division, also for negatives (JS Math.floor, Python //). With a
         // positive divisor, div_euclid and an arithmetic right shift both floor;
         // the shift keeps a step at a few ns instead of waiting on a divide.
-        let (p, overflow) = mul_or_flag(v, self.friction_num);
-        let v = if overflow | !self.friction_pow2 {
+        let (p, slow) = mul_or_flag(v, self.friction_num, self.fast_bound);
+        let v = if slow {
             // Rare (a config whose denominator is not a power of two, or a
             // product past 64 bits) and laid out of the hot path.
             friction_slow(v, self.friction_num, self.friction_den)
@@ -599,8 +615,8 @@ impl tickwise::Capture for IslandWorld {
 #[cfg(test)]
 mod tests {
     use super::{
-        MAX_FRICTION_DEN, clamp_friction, friction_by_division, friction_split, mod7, mod7_direct,
-        mul_bounded,
+        MAX_FRICTION_DEN, clamp_friction, fast_bound, friction_by_division, friction_split, mod7,
+        mod7_direct, mul_bounded,
     };
     use proptest::prelude::*;
 
@@ -698,16 +714,27 @@ mod tests {
         ];
         for v in vs {
             for num in [0i64, 1, 15, 1_000_000, (1 << 20) - 1, 1 << 20, i64::MAX] {
-                let (p, flag) = mul_bounded(v, num);
-                if !flag {
-                    assert_eq!(Some(p), v.checked_mul(num), "{v} * {num}");
+                for den in [1i64, 2, 3, 16, 1_000_000, 1 << 20, MAX_FRICTION_DEN] {
+                    let (p, flag) = mul_bounded(v, num, fast_bound(num, den));
+                    if !flag {
+                        assert_eq!(Some(p), v.checked_mul(num), "{v} * {num}");
+                        assert_eq!(den.count_ones(), 1, "{den}: a shift would not floor-divide");
+                    }
                 }
             }
-            // The configs' range (num <= 10^6) with |v| < 2^43: never flagged.
+            // The configs' range (num <= 10^6) with |v| < 2^43 and a
+            // power-of-two denominator: never flagged.
             if v.unsigned_abs() < 1 << 43 {
-                assert!(!mul_bounded(v, 1_000_000).1, "{v}");
+                assert!(
+                    !mul_bounded(v, 1_000_000, fast_bound(1_000_000, 1 << 20)).1,
+                    "{v}"
+                );
+                assert!(!mul_bounded(v, 15, fast_bound(15, 16)).1, "{v}");
             }
         }
+        assert_eq!(fast_bound(15, 16), 1 << 43, "the island rules");
+        assert_eq!(fast_bound(2, 3), 0);
+        assert_eq!(fast_bound(1 << 20, 1 << 21), 0);
     }
 
     /// The values a remainder-by-7 routine is checked on: edges, every
