@@ -731,8 +731,10 @@ pub(super) fn apply_push(pos: &mut Body, vel: &mut [i32; 2], (fx, fy): (i32, i32
         fx.clamp(-p.max_push, p.max_push),
         fy.clamp(-p.max_push, p.max_push),
     );
-    pos.x = clamp_i32(i64::from(pos.x) + i64::from(fx), p.max_x);
-    pos.y = clamp_i32(i64::from(pos.y) + i64::from(fy), p.max_y);
+    // Positions are in 0..=max (below 2^28) and |f| <= maxPush <= 2^14:
+    // the sum fits an `i32`, and clamping it there is `clamp_i32`'s value.
+    pos.x = (pos.x + fx).clamp(0, p.max_x);
+    pos.y = (pos.y + fy).clamp(0, p.max_y);
     // |v| <= enemySpeed and |f| <= maxPush, both at most 2^14.
     vel[0] += fx;
     vel[1] += fy;
@@ -825,8 +827,10 @@ impl Steer<'_> {
             }
             // |v| <= speed <= 2^14: fits.
             *vel = [nvx as i32, nvy as i32];
-            pos.x = clamp_i32(i64::from(pos.x) + nvx, self.max_x);
-            pos.y = clamp_i32(i64::from(pos.y) + nvy, self.max_y);
+            // In the field (0..=max, below 2^28) plus |v| <= speed <= 2^14:
+            // the sum fits an `i32`; clamped there, `clamp_i32`'s value.
+            pos.x = (pos.x + nvx as i32).clamp(0, self.max_x);
+            pos.y = (pos.y + nvy as i32).clamp(0, self.max_y);
             live.add(pos.x, pos.y);
         }
         live
