@@ -175,7 +175,11 @@ impl Separate<'_> {
 /// of the mispredicts and was slower; `select_unpredictable` keeps it a
 /// conditional move. Collecting the overlapping candidates' indices first
 /// and pushing them in a second loop traded the test's mispredicts for
-/// that loop's exits: 9 % fewer, slower.)
+/// that loop's exits: 9 % fewer, slower.) Round 4 dropped the select
+/// itself: the table reads 0 beyond `R²` anyway. It also tried a block of
+/// 8 lanes per cell (no loop exits, but SSE2's vector code ran 42 % more
+/// instructions and took 2.6× as long) and one loop over both runs (more
+/// instructions, hardly fewer mispredicts): `docs/benchmarks.md`.
 ///
 /// `SMALL`: the candidates lie less than 2^15 from `me` on each axis, so
 /// the squared distance is computed in `i32` (it cannot overflow); the
