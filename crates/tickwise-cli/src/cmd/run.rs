@@ -112,16 +112,11 @@ fn real_run(step: StepLength, cfg: &RunnerConfig) -> RunReport {
     let clock = ClockConfig::new(step)
         .with_max_steps_per_frame(GUARD_MAX_STEPS)
         .with_max_frame(GUARD_MAX_FRAME);
-    // The resume rules' capped policy: at most 300 catch-up steps, drop under 32 ms.
-    let policy = CatchUpPolicy::Capped {
-        max_steps: 300,
-        min_elapsed: Nanos::from_millis(32),
-    };
     let lp = FixedLoop::new(
         LabWorld::new(step, u64::MAX),
         TickInputs::new(Vec::new()),
         clock,
-        policy,
+        CatchUpPolicy::RESUME_RULES,
     );
     let mut hosted = Hosted::new(lp);
     let mut drawn = 0.0f64;
