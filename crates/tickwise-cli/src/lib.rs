@@ -24,8 +24,10 @@
 //! Every command that takes a sim (`record`, `verify`, `compare`,
 //! `sync-test`, `budget`, `verifyd`, `worker`) looks it up in the [`Catalog`] passed in, by the
 //! id a replay stores or `--sim ID` names. The `tickwise` binary itself is
-//! `main_with(ToolInfo::TICKWISE, Catalog::builtin())`. Tests and fuzz targets reach the same
-//! code through [`main_with_args`] and the parsers in [`cmd`] and [`script`].
+//! `main_with(ToolInfo::TICKWISE, Catalog::builtin())`. Tests reach the same
+//! code through [`main_with_args`]. The commands parse flags, read files and
+//! print; what they do is the libraries' (the script language is
+//! `tickwise_lab::script`, the queue URLs `tickwise_service::QueueUrl`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -1,359 +1,23 @@
 //! `tickwise script`: drive any catalog sim from a text script.
 //!
-//! The sim runs in its loop ([`Catalog::play`]): its clock, its catch-up
-//! policy, the scene stack `menu`, `game`. The island (the default when the
-//! catalog has it) is built from its loop and lifecycle configs and adds
-//! its own key, `droppedMs`; the output keys are otherwise the same for
-//! every sim.
-//!
-//! One command per line; blank lines and `#` comments are ignored:
-//!
-//! | command | effect |
-//! |---|---|
-//! | `frames N MS` | N frames of MS milliseconds |
-//! | `frame MS [MS ...]` | one frame per listed duration |
-//! | `advance N` | N direct steps (whatever the lifecycle state) |
-//! | `pause`, `background` | leave the running state |
-//! | `resume-after MS` | the wall clock moves MS, then resume (refused, changing nothing, when running) |
-//! | `speed P Q` | time scale P/Q from now on (1 ≤ P, Q ≤ 1000, P/Q ≤ 16): frames and time away are scaled exactly |
-//! | `push NAME`, `pop` | scene stack |
-//!
-//! The wall clock also moves with every frame, paused or not. The whole script
-//! is parsed before anything runs; a bad line is an error naming the line.
-//! Output: one JSON object per command (see [`execute`]); the key names are a
-//! contract shared with the Python reference and the browser page.
+//! Flags, files and printing only: the language, its limits, the sessions
+//! and the output lines are [`tickwise_lab::script`]'s. The island (the
+//! default when the catalog has it) is built from its loop and lifecycle
+//! configs; any other sim from its one config through the catalog.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
-use tickwise::{MAX_SCENE_NAME, MAX_SPEED_RATIO, MAX_SPEED_TERM, Speed, is_valid_scene_name};
-use tickwise_catalog::{Catalog, CatalogSim as _, parse_inputs};
-use tickwise_sims::island::{
-    self, IslandConfig, IslandSession, IslandWorld, LifecycleConfig, scripted_inputs,
+use tickwise_catalog::Catalog;
+use tickwise_lab::script::{
+    IslandParts, IslandSetupError, Session, island_script_session, run_script,
 };
 
-mod session;
-
-pub use session::{Session, execute};
-
-use crate::bounded::{InputKind, quote_token, read_path_or_stdin};
+use crate::bounded::{InputKind, read_path_or_stdin};
 use crate::cmd::record::{choose_sim, parse_plan, read_config, read_inputs_file};
 use crate::{Failure, hints};
 
-/// The most frames one `frames` line may feed (the session's per-call limit).
-pub const MAX_FRAMES_PER_LINE: u64 = tickwise::MAX_FRAMES_PER_CALL;
-/// The most durations one `frame` line may list.
-pub const MAX_FRAME_LIST: usize = tickwise::MAX_FRAME_LIST;
-/// The most steps one `advance` line may run.
-pub const MAX_ADVANCE: u64 = tickwise::MAX_ADVANCE;
-/// The longest duration a frame or resume may name, in ms (about 31.7 years).
-pub const MAX_MS: u64 = tickwise::MAX_DURATION_MS;
-/// The most frames plus direct steps a whole script may ask for.
-pub const MAX_SCRIPT_WORK: u64 = 1_000_000_000;
-/// The most milliseconds all of a script's durations (frames and absences) may
-/// add up to: the session's wall-clock limit, checked before anything runs.
-pub const MAX_SCRIPT_TIME_MS: u64 = tickwise::MAX_WALL_MS;
-/// The largest script accepted, in bytes (the bounded reader's limit for
-/// scripts, [`crate::bounded::MAX_SCRIPT_BYTES`]).
-pub const MAX_SCRIPT_BYTES: usize = crate::bounded::MAX_SCRIPT_BYTES as usize;
-/// The number of scripted inputs used when `--inputs` is not given.
-pub const DEFAULT_INPUT_TICKS: usize = 100_000;
-/// The default loop config (`config/island_loop.json`, built in so the
-/// command runs from any directory).
-pub const DEFAULT_LOOP_CONFIG: &[u8] = IslandWorld::DEFAULT_CONFIG;
-/// The default lifecycle config (`config/island_lifecycle.json`, built in).
-pub const DEFAULT_LIFECYCLE_CONFIG: &[u8] = tickwise_sims::ISLAND_LIFECYCLE_JSON;
-
-/// One script command.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
-    /// `frames N MS`.
-    Frames {
-        /// Frame count.
-        count: u64,
-        /// Duration of each.
-        ms: u64,
-    },
-    /// `frame MS [MS ...]`.
-    Frame(Vec<u64>),
-    /// `advance N`.
-    Advance(u64),
-    /// `pause`.
-    Pause,
-    /// `background`.
-    Background,
-    /// `resume-after MS`.
-    ResumeAfter(u64),
-    /// `speed P Q`: the time scale P/Q from now on.
-    Speed(Speed),
-    /// `push NAME`.
-    Push(String),
-    /// `pop`.
-    Pop,
-}
-
-impl Command {
-    /// The command's name as written in scripts and output.
-    #[must_use]
-    pub const fn name(&self) -> &'static str {
-        match self {
-            Command::Frames { .. } => "frames",
-            Command::Frame(_) => "frame",
-            Command::Advance(_) => "advance",
-            Command::Pause => "pause",
-            Command::Background => "background",
-            Command::ResumeAfter(_) => "resume-after",
-            Command::Speed(_) => "speed",
-            Command::Push(_) => "push",
-            Command::Pop => "pop",
-        }
-    }
-
-    fn work(&self) -> u64 {
-        match self {
-            Command::Frames { count, .. } => *count,
-            Command::Frame(v) => v.len() as u64,
-            Command::Advance(n) => *n,
-            _ => 0,
-        }
-    }
-
-    /// Milliseconds of wall-clock time the command moves (saturating).
-    fn time_ms(&self) -> u64 {
-        match self {
-            Command::Frames { count, ms } => count.saturating_mul(*ms),
-            Command::Frame(v) => v.iter().fold(0u64, |a, ms| a.saturating_add(*ms)),
-            Command::ResumeAfter(ms) => *ms,
-            _ => 0,
-        }
-    }
-}
-
-/// A parsed line: its 1-based line number and command.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Line {
-    /// 1-based line number in the script.
-    pub line: usize,
-    /// The command.
-    pub command: Command,
-}
-
-/// A script that could not be parsed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    /// 1-based line number (0 for whole-script errors).
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for ParseError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.line == 0 {
-            write!(f, "script: {}", self.message)
-        } else {
-            write!(f, "script line {}: {}", self.line, self.message)
-        }
-    }
-}
-
-impl std::error::Error for ParseError {}
-
-fn number(tok: &str, what: &str, max: u64) -> Result<u64, String> {
-    if tok.is_empty() || !tok.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!(
-            "{what} must be a non-negative integer, found {}",
-            quote_token(tok)
-        ));
-    }
-    match tok.parse::<u64>() {
-        Ok(v) if v <= max => Ok(v),
-        _ => Err(format!(
-            "{what} must be at most {max}, found {}",
-            quote_token(tok)
-        )),
-    }
-}
-
-fn parse_line(words: &[&str]) -> Result<Command, String> {
-    let args = &words[1..];
-    let arity = |n: usize, usage: &str| {
-        if args.len() == n {
-            Ok(())
-        } else {
-            Err(format!("expected `{usage}`"))
-        }
-    };
-    match words[0] {
-        "frames" => {
-            arity(2, "frames N MS")?;
-            Ok(Command::Frames {
-                count: number(args[0], "N", MAX_FRAMES_PER_LINE)?,
-                ms: number(args[1], "MS", MAX_MS)?,
-            })
-        }
-        "frame" => {
-            if args.is_empty() {
-                return Err("expected `frame MS [MS ...]`".into());
-            }
-            if args.len() > MAX_FRAME_LIST {
-                return Err(format!(
-                    "at most {MAX_FRAME_LIST} durations per `frame` line"
-                ));
-            }
-            let ms = args
-                .iter()
-                .map(|t| number(t, "MS", MAX_MS))
-                .collect::<Result<_, _>>()?;
-            Ok(Command::Frame(ms))
-        }
-        "advance" => {
-            arity(1, "advance N")?;
-            Ok(Command::Advance(number(args[0], "N", MAX_ADVANCE)?))
-        }
-        "pause" => arity(0, "pause").map(|()| Command::Pause),
-        "background" => arity(0, "background").map(|()| Command::Background),
-        "resume-after" => {
-            arity(1, "resume-after MS")?;
-            Ok(Command::ResumeAfter(number(args[0], "MS", MAX_MS)?))
-        }
-        "speed" => {
-            arity(2, "speed P Q")?;
-            let p = number(args[0], "P", u64::from(MAX_SPEED_TERM))?;
-            let q = number(args[1], "Q", u64::from(MAX_SPEED_TERM))?;
-            let (Ok(p32), Ok(q32)) = (u32::try_from(p), u32::try_from(q)) else {
-                return Err(format!("P and Q must be at most {MAX_SPEED_TERM}"));
-            };
-            if p32 == 0 || q32 == 0 {
-                return Err(format!("P and Q must be at least 1, found {p} {q}"));
-            }
-            Speed::new(p32, q32)
-                .map(Command::Speed)
-                .map_err(|_| format!("speed {p}/{q} is faster than {MAX_SPEED_RATIO}"))
-        }
-        "push" => {
-            arity(1, "push NAME")?;
-            if !is_valid_scene_name(args[0]) {
-                return Err(format!(
-                    "scene name {} is invalid: use 1 to {MAX_SCENE_NAME} ASCII letters, digits, '_', '-' or '.'",
-                    quote_token(args[0])
-                ));
-            }
-            Ok(Command::Push(args[0].to_owned()))
-        }
-        "pop" => arity(0, "pop").map(|()| Command::Pop),
-        other => Err(format!(
-            "unknown command {} (expected frames, frame, advance, pause, background, resume-after, speed, push or pop)",
-            quote_token(other)
-        )),
-    }
-}
-
-/// Parses a whole script.
-///
-/// # Errors
-///
-/// The first bad line, or a whole-script limit ([`MAX_SCRIPT_BYTES`],
-/// [`MAX_SCRIPT_WORK`], [`MAX_SCRIPT_TIME_MS`]) being exceeded.
-pub fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
-    if text.len() > MAX_SCRIPT_BYTES {
-        return Err(ParseError {
-            line: 0,
-            message: format!(
-                "{} bytes is more than the {MAX_SCRIPT_BYTES} accepted",
-                text.len()
-            ),
-        });
-    }
-    let mut out = Vec::new();
-    let mut work = 0u64;
-    let mut time = 0u64;
-    // Once a speed is set, every host ms may be worth up to MAX_SPEED_RATIO
-    // ms of sim time (earlier lines included): the sim-time totals (the
-    // world's dropped ns, a resume's scaled absence) must stay in range.
-    let mut factor = 1u64;
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        let content = raw.split_once('#').map_or(raw, |(before, _)| before);
-        let words: Vec<&str> = content.split_whitespace().collect();
-        if words.is_empty() {
-            continue;
-        }
-        let command = parse_line(&words).map_err(|message| ParseError { line, message })?;
-        work = work.saturating_add(command.work());
-        if work > MAX_SCRIPT_WORK {
-            return Err(ParseError {
-                line,
-                message: format!(
-                    "the script asks for more than {MAX_SCRIPT_WORK} frames and steps in total"
-                ),
-            });
-        }
-        time = time.saturating_add(command.time_ms());
-        if matches!(command, Command::Speed(_)) {
-            factor = u64::from(MAX_SPEED_RATIO);
-        }
-        if time.saturating_mul(factor) > MAX_SCRIPT_TIME_MS {
-            let counted = if factor > 1 {
-                format!(" (counted {MAX_SPEED_RATIO} times once a speed is set)")
-            } else {
-                String::new()
-            };
-            return Err(ParseError {
-                line,
-                message: format!(
-                    "the script's durations add up to more than {MAX_SCRIPT_TIME_MS} ms{counted}"
-                ),
-            });
-        }
-        out.push(Line { line, command });
-    }
-    Ok(out)
-}
-
-/// Bounds the catch-up work of a script under the `full` policy, which runs
-/// every step of every absence: the script's total time divided by the step
-/// is the most that could be, and it counts toward [`MAX_SCRIPT_WORK`] along
-/// with frames and direct steps. (`capped` and `freeze` catch up at most
-/// `maxCatchUpSteps` per resume and need no extra bound.)
-///
-/// # Errors
-///
-/// A whole-script [`ParseError`] (line 0) when the bound exceeds the limit.
-pub fn check_catch_up_work(
-    lines: &[Line],
-    policy: tickwise::CatchUpPolicy,
-    step_ms: u64,
-) -> Result<(), ParseError> {
-    let has_resume = lines
-        .iter()
-        .any(|l| matches!(l.command, Command::ResumeAfter(_)));
-    if policy != tickwise::CatchUpPolicy::Full || !has_resume {
-        return Ok(());
-    }
-    let work = lines
-        .iter()
-        .fold(0u64, |a, l| a.saturating_add(l.command.work()));
-    let time = lines
-        .iter()
-        .fold(0u64, |a, l| a.saturating_add(l.command.time_ms()));
-    // At a speed above 1, each host ms can be worth up to MAX_SPEED_RATIO.
-    let factor = if lines.iter().any(|l| matches!(l.command, Command::Speed(_))) {
-        u64::from(MAX_SPEED_RATIO)
-    } else {
-        1
-    };
-    let catch_up = time.saturating_mul(factor) / step_ms.max(1);
-    if work.saturating_add(catch_up) > MAX_SCRIPT_WORK {
-        return Err(ParseError {
-            line: 0,
-            message: format!(
-                "with the full catch-up policy this script's {time} ms could mean {catch_up} catch-up steps; with its {work} frames and steps that is more than {MAX_SCRIPT_WORK}"
-            ),
-        });
-    }
-    Ok(())
-}
+/// The island's id in the catalog: the sim whose script session is its own.
+const ISLAND: &str = "island";
 
 /// Arguments of `tickwise script`.
 #[derive(Debug, clap::Args)]
@@ -382,55 +46,37 @@ pub struct ScriptArgs {
     pub script: PathBuf,
 }
 
-/// Loads the island configs (the built-in defaults for `None`) and builds a
-/// fresh session.
-///
-/// # Errors
-///
-/// Unreadable files or invalid configs, with the file name.
-pub fn load_session(
-    loop_path: Option<&Path>,
-    lc_path: Option<&Path>,
-    inputs: Vec<i32>,
-) -> anyhow::Result<IslandSession> {
+/// The island's session from its files (the built-in defaults when not
+/// given); errors name the file they are about.
+fn island_session(args: &ScriptArgs) -> Result<Session, Failure> {
+    let inputs_path = args.inputs.as_deref().map(Path::new);
+    let inputs = inputs_path.map(read_inputs_file).transpose()?;
+    let loop_bytes = read_config(args.loop_config.as_deref())?;
+    let lc_bytes = read_config(args.lifecycle.as_deref())?;
+    let parts = IslandParts {
+        loop_config: loop_bytes.as_deref(),
+        lifecycle: lc_bytes.as_deref(),
+        inputs: inputs.as_deref(),
+    };
     let name = |p: Option<&Path>, default: &str| {
         p.map_or_else(
             || format!("built-in {default}"),
             |p| p.display().to_string(),
         )
     };
-    let (loop_name, lc_name) = (
-        name(loop_path, "island_loop.json"),
-        name(lc_path, "island_lifecycle.json"),
-    );
-    let loop_bytes = read_config(loop_path)?;
-    let lc_bytes = read_config(lc_path)?;
-    let cfg = IslandConfig::from_json(loop_bytes.as_deref().unwrap_or(DEFAULT_LOOP_CONFIG))
-        .with_context(|| loop_name.clone())?;
-    let lc = LifecycleConfig::from_json(lc_bytes.as_deref().unwrap_or(DEFAULT_LIFECYCLE_CONFIG))
-        .with_context(|| lc_name.clone())?;
-    island::island_session(&cfg, &lc, inputs).with_context(|| format!("{loop_name} and {lc_name}"))
-}
-
-/// The island's session: its configs (built in by default) and its inputs
-/// file (its scripted input by default).
-fn island_session(args: &ScriptArgs) -> Result<IslandSession, Failure> {
-    let inputs = match &args.inputs {
-        Some(p) => {
-            let p = Path::new(p);
-            let bytes = read_inputs_file(p)?;
-            parse_inputs::<IslandWorld>(&bytes, 1)
-                .with_context(|| format!("{}", p.display()))?
-                .pop()
-                .unwrap_or_default()
+    let loop_name = || name(args.loop_config.as_deref(), "island_loop.json");
+    let lc_name = || name(args.lifecycle.as_deref(), "island_lifecycle.json");
+    let session = island_script_session(&parts).map_err(|e| match e {
+        IslandSetupError::Inputs(e) => anyhow::Error::new(e)
+            .context(inputs_path.map_or_else(String::new, |p| p.display().to_string())),
+        IslandSetupError::LoopConfig(e) => anyhow::Error::new(e).context(loop_name()),
+        IslandSetupError::Lifecycle(e) => anyhow::Error::new(e).context(lc_name()),
+        IslandSetupError::Inconsistent(e) => {
+            anyhow::Error::new(e).context(format!("{} and {}", loop_name(), lc_name()))
         }
-        None => scripted_inputs(DEFAULT_INPUT_TICKS),
-    };
-    Ok(load_session(
-        args.loop_config.as_deref(),
-        args.lifecycle.as_deref(),
-        inputs,
-    )?)
+        other => anyhow::Error::new(other),
+    })?;
+    Ok(Session::Island(Box::new(session)))
 }
 
 /// Runs `tickwise script`.
@@ -439,14 +85,14 @@ fn island_session(args: &ScriptArgs) -> Result<IslandSession, Failure> {
 ///
 /// Exit code 2 for unreadable or invalid configs, inputs or scripts (nothing runs).
 pub fn run(args: &ScriptArgs, catalog: &Catalog) -> Result<u8, Failure> {
-    let info = choose_sim(catalog, args.sim.as_deref(), "island")?;
-    let mut session = if info.id == IslandWorld::ID && catalog.get("island").is_ok() {
+    let info = choose_sim(catalog, args.sim.as_deref(), ISLAND)?;
+    let mut session = if info.id == ISLAND {
         if args.config.is_some() {
             return Err(Failure::usage(anyhow::anyhow!(
                 "--config: the island's script takes --loop and --lifecycle"
             )));
         }
-        Session::Island(Box::new(island_session(args)?))
+        island_session(args)?
     } else {
         if args.loop_config.is_some() || args.lifecycle.is_some() {
             return Err(Failure::usage(anyhow::anyhow!(
@@ -475,130 +121,7 @@ pub fn run(args: &ScriptArgs, catalog: &Catalog) -> Result<u8, Failure> {
             }
         )
     })?;
-    let lines = parse(&text)?;
-    check_catch_up_work(&lines, session.view().policy(), session.view().step_ms())?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for line in &lines {
-        let json =
-            execute(&mut session, line).with_context(|| format!("script line {}", line.line))?;
-        std::io::Write::write_all(&mut out, json.as_bytes()).context("cannot write output")?;
-        std::io::Write::write_all(&mut out, b"\n").context("cannot write output")?;
-    }
-    std::io::Write::flush(&mut out).context("cannot write output")?;
+    run_script(&mut session, &text, &mut out)?;
     Ok(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn speed_lines_are_checked_before_anything_runs() {
-        let lines = parse("speed 1 2\nspeed 16 1\nspeed 1000 1000\n").unwrap();
-        assert_eq!(
-            lines[0].command,
-            Command::Speed(tickwise::Speed::new(1, 2).unwrap())
-        );
-        for (bad, why) in [
-            ("speed 0 1\n", "at least 1"),
-            ("speed 1 0\n", "at least 1"),
-            ("speed 1001 1000\n", "at most 1000"),
-            ("speed 17 1\n", "faster than 16"),
-            ("speed 1\n", "speed P Q"),
-            ("speed 1 2 3\n", "speed P Q"),
-            ("speed -1 2\n", "non-negative"),
-        ] {
-            let e = parse(&format!("frames 1 16\n{bad}")).unwrap_err();
-            assert_eq!(e.line, 2, "{bad}");
-            assert!(e.message.contains(why), "{bad}: {}", e.message);
-        }
-        // 10^12 ms is fine alone, but counts 16 times once a speed is set.
-        assert!(parse("resume-after 1000000000000\n").is_ok());
-        let e = parse("resume-after 1000000000000\nspeed 1 1\n").unwrap_err();
-        assert_eq!(e.line, 2);
-    }
-
-    #[test]
-    fn parses_every_command_and_skips_comments() {
-        let s = "# the resume rules timeline\nframes 100 16\n\nframe 3 7 13 # irregular\nadvance 5\npause\nbackground\nresume-after 5000\npush popup\npop\n";
-        let lines = parse(s).unwrap();
-        let cmds: Vec<_> = lines.iter().map(|l| (l.line, l.command.clone())).collect();
-        assert_eq!(
-            cmds,
-            vec![
-                (2, Command::Frames { count: 100, ms: 16 }),
-                (4, Command::Frame(vec![3, 7, 13])),
-                (5, Command::Advance(5)),
-                (6, Command::Pause),
-                (7, Command::Background),
-                (8, Command::ResumeAfter(5000)),
-                (9, Command::Push("popup".into())),
-                (10, Command::Pop),
-            ]
-        );
-    }
-
-    #[test]
-    fn bad_lines_name_their_line() {
-        for (script, line, needle) in [
-            ("frames 1 16\nframes 10\n", 2, "frames N MS"),
-            ("frame\n", 1, "frame MS"),
-            ("frames -1 16\n", 1, "non-negative"),
-            ("frames 1 16.5\n", 1, "non-negative"),
-            ("advance 99999999999\n", 1, "at most"),
-            ("pause now\n", 1, "`pause`"),
-            ("jump 3\n", 1, "unknown command"),
-            ("\n\npush a=b\n", 3, "invalid"),
-            ("resume-after\n", 1, "resume-after MS"),
-            ("frames 18446744073709551616 1\n", 1, "at most"),
-        ] {
-            let e = parse(script).unwrap_err();
-            assert_eq!(e.line, line, "{script:?}");
-            assert!(e.to_string().contains(needle), "{script:?}: {e}");
-        }
-    }
-
-    #[test]
-    fn total_work_is_bounded() {
-        let s = "frames 10000000 16\n".repeat(101);
-        let e = parse(&s).unwrap_err();
-        assert_eq!(e.line, 101);
-    }
-
-    #[test]
-    fn total_time_is_bounded_so_no_clock_saturates() {
-        let e = parse("frames 10000000 1000000000000\n").unwrap_err();
-        assert_eq!(e.line, 1);
-        assert!(e.to_string().contains("ms"), "{e}");
-        let ok = "resume-after 1000000000000\n".repeat(10);
-        assert!(parse(&ok).is_ok());
-        let too_much = format!("{ok}resume-after 1\n");
-        assert_eq!(parse(&too_much).unwrap_err().line, 11);
-    }
-
-    #[test]
-    fn full_policy_catch_up_counts_as_work() {
-        let lines = parse("pause\nresume-after 1000000000000\n").unwrap();
-        let full = tickwise::CatchUpPolicy::Full;
-        let e = check_catch_up_work(&lines, full, 16).unwrap_err();
-        assert_eq!(e.line, 0);
-        // 10^12 ms / 16 ms = 62.5e9 steps: refused. 10 s of absence is fine.
-        let small = parse("pause\nresume-after 10000\n").unwrap();
-        assert!(check_catch_up_work(&small, full, 16).is_ok());
-        let capped = tickwise::CatchUpPolicy::Capped {
-            max_steps: 300,
-            min_elapsed: tickwise::Nanos::ZERO,
-        };
-        assert!(check_catch_up_work(&lines, capped, 16).is_ok());
-    }
-
-    #[test]
-    fn inputs_file_errors_name_the_index() {
-        let parse = |b: &[u8]| parse_inputs::<IslandWorld>(b, 1).map(|mut v| v.remove(0));
-        assert_eq!(parse(b"[1, -1, 0]").unwrap(), vec![1, -1, 0]);
-        let e = parse(b"[1, 2.5]").unwrap_err().to_string();
-        assert!(e.contains("inputs[1]"), "{e}");
-        assert!(parse(b"{}").is_err());
-        assert!(parse(b"[3000000000]").is_err());
-    }
 }

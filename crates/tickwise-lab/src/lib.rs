@@ -18,6 +18,8 @@
 //! * [`runner`] runs the kernel loop against a real clock: hosted (one call
 //!   per platform frame) or owned (capped by sleep + spin, or uncapped), with
 //!   frame-time percentiles, ticks against expected, and CPU time.
+//! * [`script`] drives any catalog sim in its loop from a text script (the
+//!   language of `tickwise script`): frames, pauses, resumes, speed, scenes.
 //!
 //! This is a reporting crate: floats are fine here, and only here and in
 //! other presentation code. The simulation itself stays in integers.
@@ -33,6 +35,7 @@ pub mod json;
 pub mod machine;
 pub mod report;
 pub mod runner;
+pub mod script;
 pub mod stats;
 pub mod strategy;
 pub mod svg;
