@@ -18,6 +18,7 @@
 //! * [`runner`] runs the kernel loop against a real clock: hosted (one call
 //!   per platform frame) or owned (capped by sleep + spin, or uncapped), with
 //!   frame-time percentiles, ticks against expected, and CPU time.
+//! * [`horde`] runs the horde headless with every tick timed (`tickwise horde`).
 //! * [`script`] drives any catalog sim in its loop from a text script (the
 //!   language of `tickwise script`): frames, pauses, resumes, speed, scenes.
 //!
@@ -31,6 +32,7 @@ pub mod charts;
 pub mod cpu;
 pub mod experiment;
 pub mod histogram;
+pub mod horde;
 pub mod json;
 pub mod machine;
 pub mod report;
