@@ -18,6 +18,8 @@
 //! * [`runner`] runs the kernel loop against a real clock: hosted (one call
 //!   per platform frame) or owned (capped by sleep + spin, or uncapped), with
 //!   frame-time percentiles, ticks against expected, and CPU time.
+//! * [`sim_budget`] budgets any catalog sim with [`budget`]'s method, its
+//!   own defaults filling the gaps (`tickwise budget`).
 //! * [`horde`] runs the horde headless with every tick timed (`tickwise horde`).
 //! * [`script`] drives any catalog sim in its loop from a text script (the
 //!   language of `tickwise script`): frames, pauses, resumes, speed, scenes.
@@ -38,6 +40,7 @@ pub mod machine;
 pub mod report;
 pub mod runner;
 pub mod script;
+pub mod sim_budget;
 pub mod stats;
 pub mod strategy;
 pub mod svg;
