@@ -10,7 +10,10 @@ use std::fmt;
 
 use tickwise::TickInput;
 use tickwise_catalog::{CatalogError, CatalogSim as _, ConfigError, check_work};
-use tickwise_sims::horde::{HordeConfig, HordeWorld, MAX_HEROES, scripted_input};
+/// The horde's config and world, the types a run is made of (re-exported
+/// so that a front end needs no dependency of its own on the sims crate).
+pub use tickwise_sims::horde::{HordeConfig, HordeWorld};
+use tickwise_sims::horde::{MAX_HEROES, scripted_input};
 
 use crate::budget::{MAX_TICKS, TickTimes, time_ticks};
 

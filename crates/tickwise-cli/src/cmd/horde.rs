@@ -9,10 +9,9 @@ use std::path::{Path, PathBuf};
 use tickwise::Sim as _;
 use tickwise_catalog::DEFAULT_MAX_WORK;
 use tickwise_lab::horde::{
-    HordeDrive, HordeOverrides, HordeRun, HordeRunError, check_horde_run, horde_config,
-    run_headless,
+    HordeConfig, HordeDrive, HordeOverrides, HordeRun, HordeRunError, check_horde_run,
+    horde_config, run_headless,
 };
-use tickwise_sims::horde::HordeConfig;
 
 use super::record::read_config;
 use crate::{Failure, hints};
