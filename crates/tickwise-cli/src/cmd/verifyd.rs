@@ -11,7 +11,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use tickwise_catalog::Catalog;
 use tickwise_service::{
-    ApiLimits, ConnLimits, MemoryConfig, QueueChoice, QueueUrl, RedisConfig, VerifydConfig,
+    ApiLimits, ConnLimits, MemoryConfig, QueueChoice, QueueUrl, QueueUrlError, RedisConfig,
+    VerifydConfig,
 };
 
 use super::verify::LimitArgs;
@@ -101,8 +102,15 @@ pub struct Args {
 /// Exit code 2 for a bad `--queue`, an address in use, or Redis
 /// unreachable.
 pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8, Failure> {
-    let url = QueueUrl::parse(&args.queue)
-        .map_err(|e| Failure::usage(anyhow::anyhow!("--queue: {e}")))?;
+    let url = QueueUrl::parse(&args.queue).map_err(|e| {
+        Failure::usage(match e {
+            // The message scripts and tests match on since before the type.
+            QueueUrlError::UnknownQueue { given } => anyhow::anyhow!(
+                "--queue must be `memory` or a redis://HOST:PORT URL, not {given:?}"
+            ),
+            other => anyhow::anyhow!("--queue: {other}"),
+        })
+    })?;
     let queue = match &url {
         QueueUrl::Memory => {
             let mut m = MemoryConfig {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use tickwise_catalog::Catalog;
-use tickwise_service::{RedisConfig, RedisUrl, WorkerConfig};
+use tickwise_service::{QueueUrlError, RedisConfig, RedisUrl, WorkerConfig};
 
 use super::verify::LimitArgs;
 use crate::Failure;
@@ -49,8 +49,14 @@ pub struct Args {
 ///
 /// Exit code 2 for a bad URL or Redis unreachable at start.
 pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8, Failure> {
-    let url = RedisUrl::parse(&args.redis)
-        .map_err(|e| Failure::usage(anyhow::anyhow!("--redis: {e}")))?;
+    let url = RedisUrl::parse(&args.redis).map_err(|e| {
+        Failure::usage(match e {
+            QueueUrlError::NotRedis { given } => {
+                anyhow::anyhow!("--redis must be a redis://HOST:PORT URL, not {given:?}")
+            }
+            other => anyhow::anyhow!("--redis: {other}"),
+        })
+    })?;
     let mut config = WorkerConfig {
         claim_idle: Duration::from_millis(args.claim_idle_ms),
         block: Duration::from_millis(args.block_ms),
