@@ -25,7 +25,9 @@
 //!   language of `tickwise script`): frames, pauses, resumes, speed, scenes.
 //!
 //! This is a reporting crate: floats are fine here, and only here and in
-//! other presentation code. The simulation itself stays in integers.
+//! other presentation code. The simulation itself stays in integers (the
+//! script language and the horde run only drive sims; their timings are
+//! the only floats).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
