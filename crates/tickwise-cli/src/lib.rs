@@ -40,7 +40,6 @@ pub use tickwise_catalog::{Catalog, CatalogSim};
 pub mod bounded;
 pub mod cmd;
 mod hints;
-pub mod script;
 
 /// A failure with the exit code it maps to.
 #[derive(Debug)]
@@ -144,7 +143,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Drive a sim (default: the island) from a text script; one JSON line per command.
-    Script(script::ScriptArgs),
+    Script(cmd::script::Args),
     /// Run a sim with scripted or generated inputs and write a replay.
     Record(cmd::record::Args),
     /// Re-simulate replays (files or directories) and report OK or the first divergence.
@@ -238,7 +237,7 @@ pub fn run(cli: Cli, tool: &ToolInfo, catalog: &Catalog) -> Result<u8, Failure> 
         )));
     }
     match cli.command {
-        Command::Script(a) => script::run(&a, catalog),
+        Command::Script(a) => cmd::script::run(&a, catalog),
         Command::Record(a) => cmd::record::run(&a, catalog),
         Command::Verify(a) => cmd::verify::run(&a, catalog),
         Command::Compare(a) => cmd::compare::run(&a, catalog),

@@ -21,7 +21,7 @@ const ISLAND: &str = "island";
 
 /// Arguments of `tickwise script`.
 #[derive(Debug, clap::Args)]
-pub struct ScriptArgs {
+pub struct Args {
     /// The sim to drive: any sim of the catalog (default: `island` when the
     /// catalog has it, else the catalog's only sim).
     #[arg(long, value_name = "ID")]
@@ -48,7 +48,7 @@ pub struct ScriptArgs {
 
 /// The island's session from its files (the built-in defaults when not
 /// given); errors name the file they are about.
-fn island_session(args: &ScriptArgs) -> Result<Session, Failure> {
+fn island_session(args: &Args) -> Result<Session, Failure> {
     let inputs_path = args.inputs.as_deref().map(Path::new);
     let inputs = inputs_path.map(read_inputs_file).transpose()?;
     let loop_bytes = read_config(args.loop_config.as_deref())?;
@@ -84,7 +84,7 @@ fn island_session(args: &ScriptArgs) -> Result<Session, Failure> {
 /// # Errors
 ///
 /// Exit code 2 for unreadable or invalid configs, inputs or scripts (nothing runs).
-pub fn run(args: &ScriptArgs, catalog: &Catalog) -> Result<u8, Failure> {
+pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let info = choose_sim(catalog, args.sim.as_deref(), ISLAND)?;
     let mut session = if info.id == ISLAND {
         if args.config.is_some() {
