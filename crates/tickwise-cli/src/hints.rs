@@ -100,14 +100,10 @@ pub(crate) fn redis_start(
     e: tickwise_service::ServiceError,
     url: &tickwise_service::RedisUrl,
 ) -> anyhow::Error {
-    let msg = e.to_string();
-    let backend = matches!(
-        e,
-        tickwise_service::ServiceError::Queue(tickwise_service::queue::QueueError::Backend { .. })
-    );
-    if !(backend && (msg.contains("refused") || msg.contains("os error 111"))) {
+    if !e.is_connection_refused() {
         return anyhow::Error::new(e);
     }
+    let msg = e.to_string();
     anyhow::anyhow!(
         "{msg}: no Redis is listening at {url}. Start one there with \
          `redis-server --port {port} --daemonize yes` (Debian: apt-get install redis-server), \
