@@ -123,7 +123,7 @@ const BOT_MOVES: [&[Button]; 9] = [
 
 /// Player 2: a scripted bot that holds one of nine moves (still, four
 /// straight, four diagonal) for 10 to 59 ticks, then picks another, all
-/// drawn from a [`Pcg32`] seeded with [`BOT_SEED`]. It answers from its own count of ticks, so the same seed
+/// drawn from a [`Pcg32`] seeded with [`BOT_SEED`](super::BOT_SEED). It answers from its own count of ticks, so the same seed
 /// gives the same inputs whatever the frame rate.
 #[derive(Clone, Debug)]
 pub struct Bot {
