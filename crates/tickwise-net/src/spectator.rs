@@ -3,7 +3,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use tickwise::replay::ByteReader;
+use tickwise::codec::Reader;
 use tickwise::{ReplayInput, Sim};
 
 use crate::auth::{Auth, SessionKey};
@@ -176,7 +176,7 @@ where
             self.drops.oversized += 1;
             return;
         }
-        let decoded = decode(bytes, &self.auth, |r: &mut ByteReader<'_>| {
+        let decoded = decode(bytes, &self.auth, |r: &mut Reader<'_>| {
             S::Input::decode(r).is_ok()
         });
         let (env, body) = match decoded {
@@ -226,7 +226,7 @@ where
         self.last_seq = Some(env.seq);
         self.silent = 0;
         let n = usize::from(self.players);
-        let mut r = ByteReader::new(m.inputs);
+        let mut r = Reader::new(m.inputs);
         for k in 0..u64::from(m.count) {
             let t = m.start + k;
             let room = t < self.tick + SPECTATOR_BUFFER as u64;

@@ -8,7 +8,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
-use tickwise::replay::ByteReader;
+use tickwise::codec::Reader;
 use tickwise::{ReplayInput, Sim};
 
 use tickwise::{ClockConfig, Nanos};
@@ -301,7 +301,7 @@ where
     }
 
     fn handle_datagram(&mut self, from: Option<u8>, bytes: &[u8]) -> Result<(), WatchError> {
-        let decoded = decode(bytes, &self.auth, |r: &mut ByteReader<'_>| {
+        let decoded = decode(bytes, &self.auth, |r: &mut Reader<'_>| {
             S::Input::decode(r).is_ok()
         });
         let (env, body) = match decoded {

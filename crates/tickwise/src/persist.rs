@@ -5,7 +5,7 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::replay::ByteReader;
+use crate::codec::{DecodeError, Reader};
 use crate::sim::Sim;
 
 /// A sim whose state can be written as bytes and read back into a sim
@@ -28,14 +28,16 @@ pub trait SnapshotBytes: Sim {
 
     /// Replaces the state with one [`SnapshotBytes::write_state`] wrote,
     /// read from `r` (the version was checked already). `self` was built
-    /// from the same config as the writer.
+    /// from the same config as the writer. Write with the
+    /// [`crate::codec`] functions and read with its [`Reader`]; a
+    /// [`DecodeError`] converts into [`SnapshotError::Malformed`] with `?`.
     ///
     /// # Errors
     ///
     /// [`SnapshotError`] for bytes that are cut short, out of range, or do
     /// not fit this sim's config; `self` may then hold a partial state
     /// (build a fresh one before using it).
-    fn read_state(&mut self, r: &mut ByteReader<'_>) -> Result<(), SnapshotError>;
+    fn read_state(&mut self, r: &mut Reader<'_>) -> Result<(), SnapshotError>;
 }
 
 /// Why snapshot bytes could not be read.
@@ -78,9 +80,18 @@ impl fmt::Display for SnapshotError {
 impl core::error::Error for SnapshotError {}
 
 impl SnapshotError {
-    /// A mapper from a [`ByteReader`] error to [`SnapshotError::Malformed`].
-    pub fn malformed(what: &'static str) -> impl Fn(crate::ReplayError) -> SnapshotError {
+    /// A mapper from a [`Reader`] error to [`SnapshotError::Malformed`]
+    /// naming `what` instead of the part the reader named.
+    pub fn malformed(what: &'static str) -> impl Fn(DecodeError) -> SnapshotError {
         move |_| SnapshotError::Malformed { what }
+    }
+}
+
+/// Cut short, a bad varint or a value out of range: malformed, naming the
+/// part the reader was reading.
+impl From<DecodeError> for SnapshotError {
+    fn from(e: DecodeError) -> SnapshotError {
+        SnapshotError::Malformed { what: e.what() }
     }
 }
 
@@ -100,7 +111,7 @@ pub fn write_snapshot<S: SnapshotBytes>(sim: &S) -> Vec<u8> {
 ///
 /// [`SnapshotError`]; never panics on any bytes.
 pub fn read_snapshot<S: SnapshotBytes>(sim: &mut S, bytes: &[u8]) -> Result<(), SnapshotError> {
-    let mut r = ByteReader::new(bytes);
+    let mut r = Reader::new(bytes);
     let v = r
         .array::<2>("version")
         .map_err(SnapshotError::malformed("version"))?;

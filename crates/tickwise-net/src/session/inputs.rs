@@ -5,7 +5,7 @@
 
 use alloc::vec::Vec;
 
-use tickwise::replay::ByteReader;
+use tickwise::codec::Reader;
 use tickwise::{ReplayInput, Sim};
 
 use super::Session;
@@ -189,7 +189,7 @@ where
                 .clamp(-1000, 1000);
             peer.adv16 = (peer.adv16 * 15 + adv * 16) / 16;
         }
-        let mut r = ByteReader::new(m.inputs);
+        let mut r = Reader::new(m.inputs);
         for k in 0..u64::from(m.count) {
             let Ok(input) = S::Input::decode(&mut r) else {
                 return;

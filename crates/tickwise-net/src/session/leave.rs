@@ -3,7 +3,7 @@
 //! last tick with real input (docs/netplay.md, "Leaving"), and from that
 //! tick on its input is the sim's absent-player input.
 
-use tickwise::replay::ByteReader;
+use tickwise::codec::Reader;
 use tickwise::{ReplayInput, Sim};
 
 use super::inputs::find;
@@ -197,7 +197,7 @@ where
         let end = a.end;
         let settled = a.settled;
         if !settled {
-            let mut r = ByteReader::new(m.inputs);
+            let mut r = Reader::new(m.inputs);
             for k in 0..u64::from(m.count) {
                 let Ok(input) = S::Input::decode(&mut r) else {
                     break;

@@ -335,3 +335,38 @@ impl fmt::Display for ReplayError {
 }
 
 impl core::error::Error for ReplayError {}
+
+/// A read of the byte codec that failed inside a replay: the same facts,
+/// under the replay's names (offsets are file offsets there).
+impl From<crate::codec::DecodeError> for ReplayError {
+    fn from(e: crate::codec::DecodeError) -> ReplayError {
+        use crate::codec::DecodeError;
+        match e {
+            DecodeError::Truncated {
+                what,
+                offset,
+                needed,
+                available,
+            } => ReplayError::Truncated {
+                what,
+                offset,
+                needed,
+                available,
+            },
+            DecodeError::BadVarint { what, offset } => ReplayError::BadVarint { what, offset },
+            DecodeError::OutOfRange {
+                what,
+                value,
+                min,
+                max,
+                ..
+            } => ReplayError::LengthOutOfRange {
+                what,
+                declared: value,
+                min,
+                max,
+            },
+            DecodeError::Invalid { offset, reason, .. } => ReplayError::BadInput { offset, reason },
+        }
+    }
+}

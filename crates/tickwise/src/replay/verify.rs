@@ -318,7 +318,7 @@ where
     // cursor that walks their streams in step.
     let ran = if replay.players() == 1 {
         let one = OneStream {
-            runs: replay.encoded_runs(0),
+            runs: replay.run_decoder(0),
             input: [S::Input::default()],
         };
         resimulate(&mut sim, replay, &mut probe, one)
