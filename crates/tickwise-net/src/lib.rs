@@ -71,7 +71,6 @@ extern crate alloc;
 mod auth;
 mod config;
 mod game;
-mod probe;
 mod rejoin;
 mod run;
 mod session;
@@ -89,7 +88,6 @@ pub use config::{
     SessionConfig,
 };
 pub use game::{Injected, NetGame};
-pub use probe::Probe;
 pub use rejoin::{RejoinError, RejoinProgress, Rejoiner};
 pub use run::{
     BundleFile, Finding, HostClock, LocalRun, MAX_REJOIN_SNAPSHOT, PeerRejoin, PeerReport, PeerRun,

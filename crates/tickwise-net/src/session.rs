@@ -51,9 +51,9 @@ use crate::auth::Auth;
 use crate::config::{
     ANCHORS, CHECK_HISTORY, ConfigError, INPUT_RING, MAX_PLAYERS, SPECTATOR_BUFFER, SessionConfig,
 };
-use crate::probe::Probe;
 use crate::transport::{RECV_BUFFER, Transport};
 use crate::wire::{Buf, MAX_FIELDS_PER_PACKET, MAX_PACKET};
+use tickwise::StateHasher;
 
 /// A rollback (or lockstep) session for one local player.
 ///
@@ -97,7 +97,7 @@ pub struct Session<S: Sim> {
     pending_reply: Option<(Option<u8>, u64, u8, u64, u64)>,
     spectators: Vec<SpectatorLink>,
     spec_buf: Vec<S::Input>,
-    probe: Probe,
+    probe: StateHasher,
     nfields: usize,
     hist_tick: Vec<u64>,
     hist_sum: Vec<u64>,
@@ -147,7 +147,7 @@ where
                 sim: sim.players(),
             }));
         }
-        let mut probe = Probe::new();
+        let mut probe = StateHasher::new();
         probe.take(&sim);
         let nfields = probe.hashes().len().min(MAX_FIELDS_PER_PACKET);
         let players = usize::from(cfg.players);

@@ -80,6 +80,7 @@ mod rng;
 mod scene;
 mod sim;
 mod speed;
+mod state_hasher;
 mod time;
 
 pub use clock::{Alpha, Clock, ClockConfig, DEFAULT_MAX_STEPS_PER_FRAME, FrameReport};
@@ -111,6 +112,7 @@ pub use scene::{
 };
 pub use sim::{MAX_PLAYERS, Sim};
 pub use speed::{MAX_SPEED_RATIO, MAX_SPEED_TERM, Speed};
+pub use state_hasher::StateHasher;
 pub use time::{
     MAX_STEP_DENOMINATOR, NANOS_PER_MILLI, NANOS_PER_SEC, Nanos, StepLength, Tick, TimeError,
     Timestamp,

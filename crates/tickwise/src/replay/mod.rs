@@ -55,7 +55,6 @@ mod codec;
 mod compare;
 mod error;
 mod format;
-mod probe;
 mod record;
 mod sync_test;
 mod verify;
