@@ -83,9 +83,9 @@ pub mod wire;
 
 pub use auth::{Auth, KeyError, KeyHex, MAC_LEN, SessionKey};
 pub use config::{
-    ANCHORS, CHECK_HISTORY, ConfigError, FIRST_SPECTATOR_SLOT, INPUT_RING, MAX_INPUT_DELAY,
-    MAX_PLAYERS, MAX_SEQ_JUMP, MAX_SPECTATORS, MAX_WINDOW, MIN_PLAYERS, SPECTATOR_BUFFER,
-    SessionConfig,
+    ANCHORS, CHECK_HISTORY, FIRST_SPECTATOR_SLOT, INPUT_RING, MAX_INPUT_DELAY, MAX_PLAYERS,
+    MAX_SEQ_JUMP, MAX_SPECTATORS, MAX_WINDOW, MIN_PLAYERS, SPECTATOR_BUFFER, SessionConfig,
+    SessionConfigError,
 };
 pub use game::{Injected, NetGame};
 pub use rejoin::{RejoinError, RejoinProgress, Rejoiner};

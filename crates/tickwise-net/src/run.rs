@@ -15,7 +15,7 @@ use tickwise::{
 };
 
 use crate::auth::SessionKey;
-use crate::config::{ConfigError, FIRST_SPECTATOR_SLOT, MAX_PLAYERS, SessionConfig};
+use crate::config::{FIRST_SPECTATOR_SLOT, MAX_PLAYERS, SessionConfig, SessionConfigError};
 use crate::game::{Injected, NetGame};
 use crate::rejoin::{RejoinError, RejoinProgress, Rejoiner};
 use crate::session::{Desync, Session, SessionEnd, SessionError, SessionStats, SnapshotCodec};
@@ -26,7 +26,7 @@ use crate::transport::{NetworkConfig, SimNetwork, Transport};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunError {
     /// A session setting is out of range.
-    Config(ConfigError),
+    Config(SessionConfigError),
     /// A session operation failed.
     Session(SessionError),
     /// The desync injection tick must be at least 1 (tick 0 is the initial state).
@@ -66,8 +66,8 @@ impl core::fmt::Display for RunError {
 
 impl core::error::Error for RunError {}
 
-impl From<ConfigError> for RunError {
-    fn from(e: ConfigError) -> RunError {
+impl From<SessionConfigError> for RunError {
+    fn from(e: SessionConfigError) -> RunError {
         RunError::Config(e)
     }
 }

@@ -49,7 +49,8 @@ use spectators::SpectatorLink;
 
 use crate::auth::Auth;
 use crate::config::{
-    ANCHORS, CHECK_HISTORY, ConfigError, INPUT_RING, MAX_PLAYERS, SPECTATOR_BUFFER, SessionConfig,
+    ANCHORS, CHECK_HISTORY, INPUT_RING, MAX_PLAYERS, SPECTATOR_BUFFER, SessionConfig,
+    SessionConfigError,
 };
 use crate::transport::{RECV_BUFFER, Transport};
 use crate::wire::{Buf, MAX_FIELDS_PER_PACKET, MAX_PACKET};
@@ -142,7 +143,7 @@ where
     pub fn resume_from(sim: S, tick: u64, cfg: SessionConfig) -> Result<Session<S>, SessionError> {
         cfg.validate()?;
         if sim.players() != usize::from(cfg.players) {
-            return Err(SessionError::Config(ConfigError::SimPlayers {
+            return Err(SessionError::Config(SessionConfigError::SimPlayers {
                 session: cfg.players,
                 sim: sim.players(),
             }));
@@ -277,10 +278,10 @@ where
     ///
     /// # Errors
     ///
-    /// [`ConfigError::InputDelay`] over the limit.
-    pub const fn set_input_delay(&mut self, delay: u32) -> Result<(), ConfigError> {
+    /// [`SessionConfigError::InputDelay`] over the limit.
+    pub const fn set_input_delay(&mut self, delay: u32) -> Result<(), SessionConfigError> {
         if delay > crate::config::MAX_INPUT_DELAY {
-            return Err(ConfigError::InputDelay { found: delay });
+            return Err(SessionConfigError::InputDelay { found: delay });
         }
         self.cfg.input_delay = delay;
         Ok(())

@@ -497,10 +497,12 @@ where
     cfg.disconnect_after = opts.disconnect_after;
     cfg.validate()?;
     if host >= opts.players {
-        return Err(RunError::Config(crate::config::ConfigError::LocalSlot {
-            slot: host,
-            players: opts.players,
-        }));
+        return Err(RunError::Config(
+            crate::config::SessionConfigError::LocalSlot {
+                slot: host,
+                players: opts.players,
+            },
+        ));
     }
     let Some(codec) = codec else {
         return Err(RunError::Rejoin(RejoinError::NoSnapshotEncoding));
