@@ -134,7 +134,7 @@ where
     }
 
     /// A session whose state `sim` is the confirmed state at `tick` (a
-    /// player rejoining from a checkpoint: every peer must hold the inputs
+    /// player rejoining from a snapshot: every peer must hold the inputs
     /// from `tick` on).
     ///
     /// # Errors

@@ -1,4 +1,5 @@
-//! Spectators: confirmed inputs only, from a checkpoint, never from tick 0.
+//! Spectators: confirmed inputs only, from an anchor (a saved confirmed
+//! state, sent as a snapshot), never from tick 0.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -17,8 +18,8 @@ use crate::wire::{
 
 /// A spectator: holds a confirmed state and steps it with the confirmed
 /// inputs the host (player 0) sends. It never predicts, so it never rolls
-/// back; it starts from the host's latest checkpoint
-/// ([`crate::Session::latest_checkpoint`]) and the host sends the inputs
+/// back; it starts from the host's latest anchor
+/// ([`crate::Session::latest_anchor`]) and the host sends the inputs
 /// since. The host buffers [`SPECTATOR_BUFFER`] ticks; a spectator that falls
 /// further behind is dropped by the host with
 /// [`crate::SessionError::SpectatorTooFarBehind`].
