@@ -130,3 +130,85 @@ pub fn read_snapshot<S: SnapshotBytes>(sim: &mut S, bytes: &[u8]) -> Result<(), 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::StateVisitor;
+    use crate::codec::{put_signed, put_varint};
+
+    /// Two fields, written as a varint and a zigzag varint.
+    #[derive(Default)]
+    struct Pair {
+        count: u64,
+        offset: i32,
+    }
+
+    impl Sim for Pair {
+        type Input = i32;
+        fn step(&mut self, _: &[i32]) {}
+        fn visit_state(&self, v: &mut dyn StateVisitor) {
+            v.field("count");
+            v.value(self.count);
+            v.field("offset");
+            v.value_i64(self.offset.into());
+        }
+    }
+
+    impl SnapshotBytes for Pair {
+        const SNAPSHOT_VERSION: u16 = 3;
+        fn write_state(&self, out: &mut Vec<u8>) {
+            put_varint(out, self.count);
+            put_signed(out, self.offset.into());
+        }
+        fn read_state(&mut self, r: &mut Reader<'_>) -> Result<(), SnapshotError> {
+            self.count = r.varint("count")?;
+            let offset = r.signed_in("offset", i32::MIN.into(), i32::MAX.into())?;
+            self.offset =
+                i32::try_from(offset).map_err(|_| SnapshotError::Malformed { what: "offset" })?;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn snapshot_bytes_by_hand_and_errors_name_the_part() {
+        let pair = Pair {
+            count: 300,
+            offset: -2,
+        };
+        // Version 3 (u16 LE), 300 = ac 02, zigzag(−2) = 3.
+        let bytes = write_snapshot(&pair);
+        assert_eq!(bytes, [0x03, 0x00, 0xac, 0x02, 0x03]);
+        let mut back = Pair::default();
+        assert_eq!(read_snapshot(&mut back, &bytes), Ok(()));
+        assert_eq!((back.count, back.offset), (300, -2));
+
+        // A decode error converts into Malformed naming what was read.
+        let cut = &bytes[..3];
+        assert_eq!(
+            read_snapshot(&mut Pair::default(), cut),
+            Err(SnapshotError::Malformed { what: "count" })
+        );
+        // zigzag 2^32 = 2^31: outside i32.
+        let too_big = [0x03, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x10];
+        assert_eq!(
+            read_snapshot(&mut Pair::default(), &too_big),
+            Err(SnapshotError::Malformed { what: "offset" })
+        );
+        let mut trailing = bytes.clone();
+        trailing.push(0);
+        assert_eq!(
+            read_snapshot(&mut Pair::default(), &trailing),
+            Err(SnapshotError::Malformed {
+                what: "trailing bytes"
+            })
+        );
+        assert_eq!(
+            read_snapshot(&mut Pair::default(), &[0x02, 0x00]),
+            Err(SnapshotError::Version {
+                found: 2,
+                expected: 3
+            })
+        );
+    }
+}

@@ -15,17 +15,22 @@ pub const INPUT_KIND_I32: u8 = 1;
 /// Input kind of [`TickInput`]: a presence byte, then the non-zero parts.
 pub const INPUT_KIND_TICK_INPUT: u8 = 2;
 
-/// An input type that can be stored in a replay.
+/// An input type that can be stored in a replay (and sent in netplay
+/// datagrams, which carry inputs in the same encoding).
 ///
 /// Encodings must be canonical: `decode(encode(x)) == x`, and `decode`
 /// refuses any bytes that `encode` would not produce, so one input has one
-/// encoding and a reader in another language can be exact.
+/// encoding and a reader in another language can be exact. Write with the
+/// [`crate::codec`] functions and read with its bounds-checked [`Reader`];
+/// the replay's own block codec stays private, and a [`DecodeError`]
+/// becomes the matching [`crate::ReplayError`] inside a replay.
 pub trait ReplayInput: Clone + PartialEq + Default {
     /// The kind byte stored in the file. Kernel kinds are below 128; kinds
     /// 128..=255 are free for applications.
     const KIND: u8;
 
-    /// Appends the encoding of `self`.
+    /// Appends the encoding of `self` (with [`crate::codec::put_varint`],
+    /// [`crate::codec::put_signed`], or plain bytes).
     fn encode(&self, out: &mut Vec<u8>);
 
     /// Reads one input.
