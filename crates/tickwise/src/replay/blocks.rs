@@ -32,7 +32,7 @@ use core::fmt;
 
 use super::codec::ReplayInput;
 use super::error::ReplayError;
-use super::format::Run;
+use super::run::Run;
 use crate::codec::{Reader, put_varint};
 
 /// Block mode byte: runs of identical inputs.

@@ -56,6 +56,7 @@ mod compare;
 mod error;
 mod format;
 mod record;
+mod run;
 mod sync_test;
 mod verify;
 
@@ -68,10 +69,11 @@ pub use compare::{
 pub use error::ReplayError;
 pub use format::{
     Checkpoint, DEFAULT_CHECKPOINT_EVERY, FORMAT_VERSION, HostEvent, HostEventKind, MAGIC,
-    MAX_NAME_BYTES, Replay, ReplayHeader, ReplayLimits, ReplayParts, Run, TickInputsCursor,
+    MAX_NAME_BYTES, Replay, ReplayHeader, ReplayLimits, ReplayParts, TickInputsCursor,
     is_valid_name, read_header, read_header_unchecked,
 };
 pub use record::Recorder;
 pub(crate) use record::Recording;
+pub use run::Run;
 pub use sync_test::{SyncMismatch, SyncTestReport, sync_test};
 pub use verify::{Divergence, ReplayVerdict, VerifyReport, verify};
