@@ -21,7 +21,8 @@
 
 use std::fmt::Write as _;
 
-use tickwise::replay::{ByteReader, is_valid_name, put_varint};
+use tickwise::codec::{Reader, put_varint};
+use tickwise::replay::is_valid_name;
 use tickwise::{
     CatchUpPolicy, FixedLoop, Fnv1a64, Nanos, Replay, ReplayInput, ReplayLimits, Sim, StepLength,
     TickInput, TickInputs, Timestamp, read_header,
@@ -544,7 +545,7 @@ impl Transport for Deliver<'_> {
 
 /// Inputs `raw` holds `n` of, decoded as `I` and encoded again.
 fn reencode_inputs<I: ReplayInput>(out: &mut Vec<u8>, raw: &[u8], n: usize) {
-    let mut r = ByteReader::new(raw);
+    let mut r = Reader::new(raw);
     for i in 0..n {
         match I::decode(&mut r) {
             Ok(input) => input.encode(out),
@@ -678,7 +679,7 @@ fn encode_message<I: ReplayInput>(env: &Envelope, body: &Body<'_>) -> Vec<u8> {
 /// only datagrams within the size limit decode, and a decoded message
 /// re-encodes (and seals) to exactly its bytes (one encoding per message).
 fn decode_checked<I: ReplayInput>(bytes: &[u8]) -> Result<(Envelope, Body<'_>), WireError> {
-    let decoded = wire::decode(bytes, &Auth::new(&NET_KEY), |r: &mut ByteReader<'_>| {
+    let decoded = wire::decode(bytes, &Auth::new(&NET_KEY), |r: &mut Reader<'_>| {
         I::decode(r).is_ok()
     });
     match &decoded {

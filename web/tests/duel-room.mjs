@@ -16,92 +16,34 @@
 //                               match is 10 s)
 //
 // Writes its figures to out/duel-room-report.json.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch } from './browser.mjs';
+import { ROOT, cargoBin, hold, openTab, roomServer, sleep, state, until, verifyReplay } from './room-helpers.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.resolve(process.env.TICKWISE_WEB_DIST || path.join(ROOT, 'web/dist'), 'duel-room');
 const PORT = 18081; // inside the test's own namespace
-const ORIGIN = `http://127.0.0.1:${PORT}`;
 // The duel's default config: "stepMs": 16, so 62.5 ticks a second.
 const TICK_HZ = 1000 / 16;
 const MATCH_S = Number(process.env.TICKWISE_DUEL_ROOM_SECONDS || 20);
 const RELAY_S = 10;
-const CHROMIUM = { args: ['--disable-features=WebRtcHideLocalIpsWithMdns'] };
 
 const report = {};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what, f, timeoutMs = 20_000, everyMs = 100) {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
-function duelBin() {
-  if (process.env.TICKWISE_DUEL_BIN) return path.resolve(ROOT, process.env.TICKWISE_DUEL_BIN);
-  const r = spawnSync('cargo', ['build', '--release', '--quiet', '-p', 'tickwise-example-duel', '--features', 'cli', '--bin', 'duel'],
-    { cwd: ROOT, stdio: 'inherit' });
-  assert.equal(r.status, 0, 'cargo build --release -p tickwise-example-duel --features cli --bin duel failed');
-  return path.join(ROOT, 'target/release/duel');
-}
-
-let server = null;
-let bin = null;
-let tmp = null;
-
-before(async () => {
-  if (process.env.TICKWISE_IN_NETNS !== '1') {
-    throw new Error('run inside the test namespace: bash web/tests/netns.sh node --test web/tests/duel-room.mjs');
-  }
-  for (const f of ['room.html', 'room.js', 'room-main.js', 'pkg/duel_page_bg.wasm']) {
-    if (!existsSync(path.join(DIST, f))) throw new Error(`${path.join(DIST, f)} is missing: run \`bash .ci/build-web.sh\` first`);
-  }
-  bin = duelBin();
-  tmp = mkdtempSync(path.join(tmpdir(), 'tickwise-duel-room-'));
-  server = spawn(bin, ['serve', '--port', String(PORT), '--dir', DIST], { stdio: ['ignore', 'inherit', 'inherit'] });
-  await until('duel serve', async () => {
-    try {
-      return (await fetch(`${ORIGIN}/room.html`)).ok;
-    } catch {
-      return false;
-    }
-  });
+const ctx = roomServer({
+  label: 'duel',
+  testFile: 'web/tests/duel-room.mjs',
+  dist: DIST,
+  files: ['room.html', 'room.js', 'room-main.js', 'pkg/duel_page_bg.wasm'],
+  port: PORT,
+  bin: () => cargoBin(process.env.TICKWISE_DUEL_BIN, ['-p', 'tickwise-example-duel', '--features', 'cli', '--bin', 'duel'], 'duel'),
+  tmpPrefix: 'tickwise-duel-room-',
+  reportName: 'duel-room-report.json',
+  report,
 });
 
-after(() => {
-  if (server) server.kill();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(path.join(ROOT, 'out'), { recursive: true });
-  writeFileSync(path.join(ROOT, 'out/duel-room-report.json'), `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`duel room report: ${JSON.stringify(report, null, 2)}`);
-});
-
-async function tab(query) {
-  const t = await launch(CHROMIUM);
-  t.page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
-  await t.page.goto(`${ORIGIN}/room.html${query}`);
-  await t.page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
-  return t;
-}
-
-const state = (t) => t.page.evaluate(() => window.__tickwiseNet.state());
-
-async function hold(t, key, ms) {
-  await t.page.keyboard.down(key);
-  await sleep(ms);
-  await t.page.keyboard.up(key);
-}
+const tab = (query) => openTab(ctx, query);
 
 /** Both tabs' paddles once nobody presses: equal on both (a settled prediction is the confirmed state). */
 async function settledPaddles(a, b) {
@@ -112,12 +54,9 @@ async function settledPaddles(a, b) {
 }
 
 function verify(b64, name) {
-  const file = path.join(tmp, name);
-  writeFileSync(file, Buffer.from(b64, 'base64'));
-  const r = spawnSync(bin, ['verify', file], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `duel verify ${name}: ${r.stdout}${r.stderr}`);
-  assert.match(r.stdout, new RegExp(`^OK\\s+.*${name}`, 'm'), r.stdout);
-  return r.stdout;
+  const out = verifyReplay(ctx, b64, name);
+  assert.match(out, new RegExp(`^OK\\s+.*${name}`, 'm'), out);
+  return out;
 }
 
 /**

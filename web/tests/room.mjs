@@ -16,88 +16,35 @@
 //   TICKWISE_ROOM_ONLY    run only the tests whose name contains this
 //
 // Writes the measured figures to out/room-report.json and prints them.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch } from './browser.mjs';
+import { ROOT, cargoBin, hold, openTab, roomServer, sleep, state, until, verifyReplay } from './room-helpers.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.resolve(process.env.TICKWISE_WEB_DIST || path.join(ROOT, 'web/dist'));
 const PORT = 18080; // inside the test's own namespace: nothing else listens there
-const ORIGIN = `http://127.0.0.1:${PORT}`;
 const TICK_HZ = 30; // the horde's config/horde.json
 const MATCH_S = Number(process.env.TICKWISE_ROOM_SECONDS || 60);
 const SHORT_S = 20;
 const ONLY = process.env.TICKWISE_ROOM_ONLY || '';
-// Chromium offers interface addresses (not mDNS names) as host candidates, so
-// the two processes find each other on the namespace's veth address.
-const CHROMIUM = { args: ['--disable-features=WebRtcHideLocalIpsWithMdns'] };
 
 const report = {};
 
-function cli() {
-  if (process.env.TICKWISE_BIN) return path.resolve(ROOT, process.env.TICKWISE_BIN);
-  const r = spawnSync('cargo', ['build', '--release', '--quiet', '-p', 'tickwise-cli'], { cwd: ROOT, stdio: 'inherit' });
-  assert.equal(r.status, 0, 'cargo build --release -p tickwise-cli failed');
-  return path.join(ROOT, 'target/release/tickwise');
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what, f, timeoutMs = 20_000, everyMs = 100) {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
-let server = null;
-let bin = null;
-let tmp = null;
-
-before(async () => {
-  if (process.env.TICKWISE_IN_NETNS !== '1') {
-    throw new Error('run inside the test namespace: bash web/tests/netns.sh node --test web/tests/room.mjs');
-  }
-  for (const f of ['room.html', 'room.js', 'pkg/tickwise_web_bg.wasm']) {
-    if (!existsSync(path.join(DIST, f))) throw new Error(`${path.join(DIST, f)} is missing: run \`bash .ci/build-web.sh\` first`);
-  }
-  bin = cli();
-  tmp = mkdtempSync(path.join(tmpdir(), 'tickwise-room-'));
-  server = spawn(bin, ['serve', '--port', String(PORT), '--dir', DIST], { stdio: ['ignore', 'inherit', 'inherit'] });
-  await until('tickwise serve', async () => {
-    try {
-      return (await fetch(`${ORIGIN}/room.html`)).ok;
-    } catch {
-      return false;
-    }
-  });
+const ctx = roomServer({
+  label: 'tickwise',
+  testFile: 'web/tests/room.mjs',
+  dist: DIST,
+  files: ['room.html', 'room.js', 'pkg/tickwise_web_bg.wasm'],
+  port: PORT,
+  bin: () => cargoBin(process.env.TICKWISE_BIN, ['-p', 'tickwise-cli'], 'tickwise'),
+  tmpPrefix: 'tickwise-room-',
+  reportName: 'room-report.json',
+  report,
 });
 
-after(() => {
-  if (server) server.kill();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(path.join(ROOT, 'out'), { recursive: true });
-  writeFileSync(path.join(ROOT, 'out/room-report.json'), `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`room report: ${JSON.stringify(report, null, 2)}`);
-});
-
-async function tab(query) {
-  const t = await launch(CHROMIUM);
-  t.page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
-  await t.page.goto(`${ORIGIN}/room.html${query}`);
-  await t.page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
-  return t;
-}
-
-const state = (t) => t.page.evaluate(() => window.__tickwiseNet.state());
+const tab = (query) => openTab(ctx, query);
 
 async function createRoom(t, opts) {
   return t.page.evaluate((o) => window.__tickwiseNet.create(o), opts);
@@ -123,13 +70,6 @@ async function startMatch(tabs) {
   for (const t of tabs) await until('the match', async () => (await state(t)).phase === 'playing');
 }
 
-/** Holds `key` for `ms` of real time on tab `t`'s own keyboard. */
-async function hold(t, key, ms) {
-  await t.page.keyboard.down(key);
-  await sleep(ms);
-  await t.page.keyboard.up(key);
-}
-
 async function finish(tabs, seconds) {
   for (const t of tabs) {
     await until('the end of the match', async () => (await state(t)).finished, (seconds + 30) * 1000, 250);
@@ -137,13 +77,7 @@ async function finish(tabs, seconds) {
   return Promise.all(tabs.map(state));
 }
 
-function verify(b64, name) {
-  const file = path.join(tmp, name);
-  writeFileSync(file, Buffer.from(b64, 'base64'));
-  const r = spawnSync(bin, ['verify', file], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `tickwise verify ${name}: ${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
+const verify = (b64, name) => verifyReplay(ctx, b64, name);
 
 /** Per peer: datagrams and bytes per second this tab sent, over the match. */
 function traffic(s) {
@@ -165,7 +99,7 @@ function traffic(s) {
 // late (the page samples current − confirmed tick at every simulated tick).
 /** CPU time (user + system) `tickwise serve` has used, ms (Linux /proc; 100 ticks a second). */
 function serverCpuMs() {
-  const f = readFileSync(`/proc/${server.pid}/stat`, 'utf8');
+  const f = readFileSync(`/proc/${ctx.server.pid}/stat`, 'utf8');
   const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
@@ -294,8 +228,8 @@ describe('room page', { concurrency: false }, () => {
     try {
       const code = await createRoom(a, { players: 2, ticks: SHORT_S * TICK_HZ });
       await until('welcome', async () => (await state(a)).lobby.slot === 0);
-      const out = path.join(tmp, 'native.twr');
-      native = spawn(bin, ['peer', '--room', `ws://127.0.0.1:${PORT}/v1/rooms/${code}`, '--player', '1',
+      const out = path.join(ctx.tmp, 'native.twr');
+      native = spawn(ctx.bin, ['peer', '--room', `ws://127.0.0.1:${PORT}/v1/rooms/${code}`, '--player', '1',
         '--inputs', 'random:5', '--out', out, '--timeout-s', String(SHORT_S + 60), '--json'],
       { stdio: ['ignore', 'pipe', 'inherit'] });
       let stdout = '';

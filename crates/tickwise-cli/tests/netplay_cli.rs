@@ -578,7 +578,7 @@ fn a_udp_spectator_joins_a_running_match_and_ends_with_the_players_checksum() {
     let (v0, v1, vs) = (json(&o0), json(&o1), json(&os));
     assert_eq!(vs["spectator"], true, "{vs}");
     assert_eq!(vs["player"], 4, "{vs}");
-    // It started from a checkpoint of the running match (one every 64
+    // It started from an anchor of the running match (one every 64
     // ticks), not from tick 0.
     let joined = vs["joinedAt"].as_u64().unwrap();
     assert!(joined >= 128 && joined.is_multiple_of(64), "{vs}");

@@ -19,7 +19,7 @@ use tickwise::{NANOS_PER_SEC, Nanos, StepLength};
 use crate::machine::{Machine, Profile};
 use crate::stats::{Percentiles, mean, nearest_rank, std_dev};
 use crate::strategy::{LoopUnderTest, Strategy};
-use crate::world::{Probe, RUNNER_SPEED_PX_PER_S};
+use crate::world::{ProbeReading, RUNNER_SPEED_PX_PER_S};
 
 /// The pass condition's tolerance on sim seconds per real second: 1 %.
 pub const RATE_TOLERANCE: f64 = 0.01;
@@ -275,7 +275,7 @@ pub struct Cell {
     /// Root-mean-square of the drawn error, in pixels.
     pub error_rms_px: f64,
     /// The world at the probe sim time, if reached.
-    pub probe: Option<Probe>,
+    pub probe: Option<ProbeReading>,
     /// Longest frame time in the first half of the run, ns.
     pub first_half_max_ns: u64,
     /// Longest frame time in the second half of the run, ns.

@@ -48,13 +48,14 @@ pub struct LabWorld {
     step: StepLength,
     /// The probe time in the same units as `time_num`.
     probe_at: u128,
-    probe: Option<Probe>,
+    probe: Option<ProbeReading>,
 }
 
-/// The world as it was at the first update that reached the probe sim time.
+/// A reading of the world taken at the probe time: the state as it was at
+/// the first update that reached that sim time.
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Probe {
+pub struct ProbeReading {
     /// The sim time the update ended at, in ns (rounded down); equal to the
     /// probe time for fixed-step loops, at or just past it for variable step.
     pub sim_ns: u64,
@@ -118,7 +119,7 @@ impl LabWorld {
         self.ball_um = saturate(y);
         self.time_num = self.time_num.saturating_add(dt_scaled);
         if self.probe.is_none() && self.time_num >= self.probe_at {
-            self.probe = Some(Probe {
+            self.probe = Some(ProbeReading {
                 sim_ns: u64::try_from(self.time_num / u128::from(self.time_den))
                     .unwrap_or(u64::MAX),
                 checksum: self.checksum(),
@@ -141,7 +142,7 @@ impl LabWorld {
 
     /// The probe, once the sim time reached it.
     #[must_use]
-    pub const fn probe(&self) -> Option<Probe> {
+    pub const fn probe(&self) -> Option<ProbeReading> {
         self.probe
     }
 }

@@ -98,44 +98,44 @@ impl SessionConfig {
     ///
     /// # Errors
     ///
-    /// The first [`ConfigError`] found.
-    pub const fn validate(&self) -> Result<(), ConfigError> {
+    /// The first [`SessionConfigError`] found.
+    pub const fn validate(&self) -> Result<(), SessionConfigError> {
         if self.players < MIN_PLAYERS || self.players > MAX_PLAYERS {
-            return Err(ConfigError::Players {
+            return Err(SessionConfigError::Players {
                 found: self.players,
             });
         }
         if self.local >= self.players {
-            return Err(ConfigError::LocalSlot {
+            return Err(SessionConfigError::LocalSlot {
                 slot: self.local,
                 players: self.players,
             });
         }
         if self.window > MAX_WINDOW {
-            return Err(ConfigError::Window { found: self.window });
+            return Err(SessionConfigError::Window { found: self.window });
         }
         if self.input_delay > MAX_INPUT_DELAY {
-            return Err(ConfigError::InputDelay {
+            return Err(SessionConfigError::InputDelay {
                 found: self.input_delay,
             });
         }
         if self.check_every == 0 {
-            return Err(ConfigError::Zero {
+            return Err(SessionConfigError::Zero {
                 what: "check interval",
             });
         }
         if self.anchor_every == 0 {
-            return Err(ConfigError::Zero {
+            return Err(SessionConfigError::Zero {
                 what: "anchor interval",
             });
         }
         if self.disconnect_after == 0 {
-            return Err(ConfigError::Zero {
+            return Err(SessionConfigError::Zero {
                 what: "disconnect timeout",
             });
         }
         if self.spectators > MAX_SPECTATORS {
-            return Err(ConfigError::Spectators {
+            return Err(SessionConfigError::Spectators {
                 found: self.spectators,
             });
         }
@@ -143,9 +143,10 @@ impl SessionConfig {
     }
 }
 
-/// A setting out of range.
+/// A [`SessionConfig`] setting out of range (named for what it validates,
+/// apart from `tickwise_config::ConfigError`, which is about config files).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConfigError {
+pub enum SessionConfigError {
     /// Players outside 2..=4.
     Players {
         /// The count asked for.
@@ -187,31 +188,31 @@ pub enum ConfigError {
     },
 }
 
-impl fmt::Display for ConfigError {
+impl fmt::Display for SessionConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::Players { found } => write!(
+            SessionConfigError::Players { found } => write!(
                 f,
                 "{found} players: a session has {MIN_PLAYERS} to {MAX_PLAYERS}"
             ),
-            ConfigError::LocalSlot { slot, players } => write!(
+            SessionConfigError::LocalSlot { slot, players } => write!(
                 f,
                 "local slot {slot} is not a player of a {players}-player session (slots 0..{players})"
             ),
-            ConfigError::Window { found } => write!(
+            SessionConfigError::Window { found } => write!(
                 f,
                 "prediction window {found} is over the limit of {MAX_WINDOW} ticks"
             ),
-            ConfigError::InputDelay { found } => write!(
+            SessionConfigError::InputDelay { found } => write!(
                 f,
                 "input delay {found} is over the limit of {MAX_INPUT_DELAY} ticks"
             ),
-            ConfigError::Spectators { found } => write!(
+            SessionConfigError::Spectators { found } => write!(
                 f,
                 "{found} spectators is over the limit of {MAX_SPECTATORS}"
             ),
-            ConfigError::Zero { what } => write!(f, "the {what} must be at least 1"),
-            ConfigError::SimPlayers { session, sim } => write!(
+            SessionConfigError::Zero { what } => write!(f, "the {what} must be at least 1"),
+            SessionConfigError::SimPlayers { session, sim } => write!(
                 f,
                 "the session has {session} players but the sim takes {sim} (a sim's player \
                  count comes from its config; every player needs a slot of its own)"
@@ -220,4 +221,4 @@ impl fmt::Display for ConfigError {
     }
 }
 
-impl core::error::Error for ConfigError {}
+impl core::error::Error for SessionConfigError {}

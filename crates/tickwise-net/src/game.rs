@@ -4,7 +4,7 @@ use alloc::rc::Rc;
 use core::cell::Cell;
 use core::fmt;
 
-use tickwise::replay::{ByteReader, put_varint};
+use tickwise::codec::{Reader, put_varint};
 use tickwise::{Capture, Nanos, ReplayInput, Sim, SnapshotBytes, SnapshotError, StateVisitor};
 
 use crate::session::{Session, TickOutcome};
@@ -223,7 +223,7 @@ impl<S: SnapshotBytes> SnapshotBytes for Injected<S> {
         self.inner.write_state(out);
     }
 
-    fn read_state(&mut self, r: &mut ByteReader<'_>) -> Result<(), SnapshotError> {
+    fn read_state(&mut self, r: &mut Reader<'_>) -> Result<(), SnapshotError> {
         self.steps = r
             .varint("steps")
             .map_err(SnapshotError::malformed("step counter"))?;
@@ -244,7 +244,7 @@ impl<S: 'static> crate::SnapshotCodec<Injected<S>> {
                 w.write(&sim.inner, out);
             },
             move |sim: &mut Injected<S>, bytes: &[u8]| {
-                let mut rd = ByteReader::new(bytes);
+                let mut rd = Reader::new(bytes);
                 sim.steps = rd
                     .varint("steps")
                     .map_err(SnapshotError::malformed("step counter"))?;

@@ -71,7 +71,6 @@ extern crate alloc;
 mod auth;
 mod config;
 mod game;
-mod probe;
 mod rejoin;
 mod run;
 mod session;
@@ -84,12 +83,11 @@ pub mod wire;
 
 pub use auth::{Auth, KeyError, KeyHex, MAC_LEN, SessionKey};
 pub use config::{
-    ANCHORS, CHECK_HISTORY, ConfigError, FIRST_SPECTATOR_SLOT, INPUT_RING, MAX_INPUT_DELAY,
-    MAX_PLAYERS, MAX_SEQ_JUMP, MAX_SPECTATORS, MAX_WINDOW, MIN_PLAYERS, SPECTATOR_BUFFER,
-    SessionConfig,
+    ANCHORS, CHECK_HISTORY, FIRST_SPECTATOR_SLOT, INPUT_RING, MAX_INPUT_DELAY, MAX_PLAYERS,
+    MAX_SEQ_JUMP, MAX_SPECTATORS, MAX_WINDOW, MIN_PLAYERS, SPECTATOR_BUFFER, SessionConfig,
+    SessionConfigError,
 };
 pub use game::{Injected, NetGame};
-pub use probe::Probe;
 pub use rejoin::{RejoinError, RejoinProgress, Rejoiner};
 pub use run::{
     BundleFile, Finding, HostClock, LocalRun, MAX_REJOIN_SNAPSHOT, PeerRejoin, PeerReport, PeerRun,

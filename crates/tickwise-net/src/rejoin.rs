@@ -6,7 +6,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
-use tickwise::replay::ByteReader;
+use tickwise::codec::Reader;
 use tickwise::{ReplayInput, Sim, SnapshotError};
 
 use crate::auth::Auth;
@@ -208,7 +208,7 @@ pub(crate) fn read_payload(
     local: Option<u8>,
 ) -> Result<(Absent, &[u8]), RejoinError> {
     let bad = |what| RejoinError::Payload { what };
-    let mut r = ByteReader::new(buf);
+    let mut r = Reader::new(buf);
     let n_players = r.u8("players").map_err(|_| bad("player count"))?;
     if n_players != players {
         return Err(bad("player count"));
@@ -346,7 +346,7 @@ where
     ///
     /// A refusal from the donor, or a snapshot over the limit.
     pub fn handle_datagram(&mut self, from: Option<u8>, bytes: &[u8]) -> Result<(), RejoinError> {
-        let decoded = decode(bytes, &self.auth, |r: &mut ByteReader<'_>| {
+        let decoded = decode(bytes, &self.auth, |r: &mut Reader<'_>| {
             S::Input::decode(r).is_ok()
         });
         let (env, body) = match decoded {

@@ -15,7 +15,7 @@ use tickwise::{
 };
 
 use crate::auth::SessionKey;
-use crate::config::{ConfigError, FIRST_SPECTATOR_SLOT, MAX_PLAYERS, SessionConfig};
+use crate::config::{FIRST_SPECTATOR_SLOT, MAX_PLAYERS, SessionConfig, SessionConfigError};
 use crate::game::{Injected, NetGame};
 use crate::rejoin::{RejoinError, RejoinProgress, Rejoiner};
 use crate::session::{Desync, Session, SessionEnd, SessionError, SessionStats, SnapshotCodec};
@@ -26,7 +26,7 @@ use crate::transport::{NetworkConfig, SimNetwork, Transport};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunError {
     /// A session setting is out of range.
-    Config(ConfigError),
+    Config(SessionConfigError),
     /// A session operation failed.
     Session(SessionError),
     /// The desync injection tick must be at least 1 (tick 0 is the initial state).
@@ -66,8 +66,8 @@ impl core::fmt::Display for RunError {
 
 impl core::error::Error for RunError {}
 
-impl From<ConfigError> for RunError {
-    fn from(e: ConfigError) -> RunError {
+impl From<SessionConfigError> for RunError {
+    fn from(e: SessionConfigError) -> RunError {
         RunError::Config(e)
     }
 }
@@ -239,7 +239,7 @@ where
 pub struct SpectatorReport {
     /// Its slot.
     pub slot: u8,
-    /// The checkpoint tick it started from.
+    /// The tick of the anchor it started from.
     pub joined_at: u64,
     /// Ticks it reached.
     pub tick: u64,
@@ -339,7 +339,7 @@ pub fn random_inputs<'a, I: Clone + 'a>(
 /// Runs all players of a session in one process over a [`SimNetwork`] with
 /// `net`'s faults, one tick of network time (`step`) per round, until every
 /// peer has confirmed `opts.ticks` ticks (or [`RunOptions::round_limit`]
-/// rounds have passed: then [`LocalRun::finished`] is false). Spectators join halfway from the host's latest checkpoint.
+/// rounds have passed: then [`LocalRun::finished`] is false). Spectators join halfway from the host's latest anchor.
 /// `clock` reads a monotonic nanosecond counter for the frame-cost
 /// percentiles (pass a constant to skip timing).
 ///
@@ -525,7 +525,7 @@ where
             for k in 0..spectators {
                 let slot = FIRST_SPECTATOR_SLOT + k;
                 let host = &mut sessions[0];
-                let Some((tick, state)) = host.latest_checkpoint() else {
+                let Some((tick, state)) = host.latest_anchor() else {
                     continue;
                 };
                 let spec = Spectator::new(state.clone(), tick, slot, opts.players, &opts.key);

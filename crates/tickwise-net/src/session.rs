@@ -49,11 +49,12 @@ use spectators::SpectatorLink;
 
 use crate::auth::Auth;
 use crate::config::{
-    ANCHORS, CHECK_HISTORY, ConfigError, INPUT_RING, MAX_PLAYERS, SPECTATOR_BUFFER, SessionConfig,
+    ANCHORS, CHECK_HISTORY, INPUT_RING, MAX_PLAYERS, SPECTATOR_BUFFER, SessionConfig,
+    SessionConfigError,
 };
-use crate::probe::Probe;
 use crate::transport::{RECV_BUFFER, Transport};
 use crate::wire::{Buf, MAX_FIELDS_PER_PACKET, MAX_PACKET};
+use tickwise::StateHasher;
 
 /// A rollback (or lockstep) session for one local player.
 ///
@@ -97,7 +98,7 @@ pub struct Session<S: Sim> {
     pending_reply: Option<(Option<u8>, u64, u8, u64, u64)>,
     spectators: Vec<SpectatorLink>,
     spec_buf: Vec<S::Input>,
-    probe: Probe,
+    probe: StateHasher,
     nfields: usize,
     hist_tick: Vec<u64>,
     hist_sum: Vec<u64>,
@@ -133,7 +134,7 @@ where
     }
 
     /// A session whose state `sim` is the confirmed state at `tick` (a
-    /// player rejoining from a checkpoint: every peer must hold the inputs
+    /// player rejoining from a snapshot: every peer must hold the inputs
     /// from `tick` on).
     ///
     /// # Errors
@@ -142,12 +143,12 @@ where
     pub fn resume_from(sim: S, tick: u64, cfg: SessionConfig) -> Result<Session<S>, SessionError> {
         cfg.validate()?;
         if sim.players() != usize::from(cfg.players) {
-            return Err(SessionError::Config(ConfigError::SimPlayers {
+            return Err(SessionError::Config(SessionConfigError::SimPlayers {
                 session: cfg.players,
                 sim: sim.players(),
             }));
         }
-        let mut probe = Probe::new();
+        let mut probe = StateHasher::new();
         probe.take(&sim);
         let nfields = probe.hashes().len().min(MAX_FIELDS_PER_PACKET);
         let players = usize::from(cfg.players);
@@ -277,10 +278,10 @@ where
     ///
     /// # Errors
     ///
-    /// [`ConfigError::InputDelay`] over the limit.
-    pub const fn set_input_delay(&mut self, delay: u32) -> Result<(), ConfigError> {
+    /// [`SessionConfigError::InputDelay`] over the limit.
+    pub const fn set_input_delay(&mut self, delay: u32) -> Result<(), SessionConfigError> {
         if delay > crate::config::MAX_INPUT_DELAY {
-            return Err(ConfigError::InputDelay { found: delay });
+            return Err(SessionConfigError::InputDelay { found: delay });
         }
         self.cfg.input_delay = delay;
         Ok(())

@@ -1,9 +1,10 @@
-//! Spectators: confirmed inputs only, from a checkpoint, never from tick 0.
+//! Spectators: confirmed inputs only, from an anchor (a saved confirmed
+//! state, sent as a snapshot), never from tick 0.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
-use tickwise::replay::ByteReader;
+use tickwise::codec::Reader;
 use tickwise::{ReplayInput, Sim};
 
 use crate::auth::{Auth, SessionKey};
@@ -17,8 +18,8 @@ use crate::wire::{
 
 /// A spectator: holds a confirmed state and steps it with the confirmed
 /// inputs the host (player 0) sends. It never predicts, so it never rolls
-/// back; it starts from the host's latest checkpoint
-/// ([`crate::Session::latest_checkpoint`]) and the host sends the inputs
+/// back; it starts from the host's latest anchor
+/// ([`crate::Session::latest_anchor`]) and the host sends the inputs
 /// since. The host buffers [`SPECTATOR_BUFFER`] ticks; a spectator that falls
 /// further behind is dropped by the host with
 /// [`crate::SessionError::SpectatorTooFarBehind`].
@@ -176,7 +177,7 @@ where
             self.drops.oversized += 1;
             return;
         }
-        let decoded = decode(bytes, &self.auth, |r: &mut ByteReader<'_>| {
+        let decoded = decode(bytes, &self.auth, |r: &mut Reader<'_>| {
             S::Input::decode(r).is_ok()
         });
         let (env, body) = match decoded {
@@ -226,7 +227,7 @@ where
         self.last_seq = Some(env.seq);
         self.silent = 0;
         let n = usize::from(self.players);
-        let mut r = ByteReader::new(m.inputs);
+        let mut r = Reader::new(m.inputs);
         for k in 0..u64::from(m.count) {
             let t = m.start + k;
             let room = t < self.tick + SPECTATOR_BUFFER as u64;

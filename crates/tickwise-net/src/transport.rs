@@ -63,7 +63,7 @@ pub trait Transport {
 /// one within [`MAX_PACKET`] to `handle`, stopping at its first error.
 /// Returns how many were longer than [`MAX_PACKET`] (dropped unread, for the
 /// caller to count) and the result. The loop of a process that is not a
-/// session yet (a rejoiner, a spectator loading its checkpoint).
+/// session yet (a rejoiner, a spectator loading its snapshot).
 pub(crate) fn drain<E>(
     transport: &mut dyn Transport,
     buf: &mut [u8],

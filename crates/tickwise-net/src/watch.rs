@@ -1,6 +1,6 @@
 //! Spectators over the wire, the spectator's side: a [`Watcher`] asks a
 //! player of a running match to be fed it, loads the latest confirmed
-//! checkpoint in chunks (the rejoin's transfer), checks it, and becomes a
+//! anchor as a snapshot in chunks (the rejoin's transfer), checks it, and becomes a
 //! [`Spectator`] that steps the confirmed inputs the player sends. The
 //! player's side is in the session; docs/netplay.md, "Spectators over UDP".
 
@@ -8,7 +8,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
-use tickwise::replay::ByteReader;
+use tickwise::codec::Reader;
 use tickwise::{ReplayInput, Sim};
 
 use tickwise::{ClockConfig, Nanos};
@@ -35,9 +35,9 @@ pub enum WatchError {
         /// Its cap.
         cap: u64,
     },
-    /// The sim has no snapshot encoding, so there is no checkpoint to send.
+    /// The sim has no snapshot encoding, so there is no snapshot to send.
     NoSnapshotEncoding,
-    /// The checkpoint is larger than the limit (the player's or this one's).
+    /// The snapshot is larger than the limit (the player's or this one's).
     TooLarge {
         /// Its size in bytes.
         bytes: u64,
@@ -68,7 +68,7 @@ pub enum WatchError {
         /// Ticks without a datagram.
         ticks: u64,
     },
-    /// The checkpoint could not be loaded (malformed, or its checksum is
+    /// The snapshot could not be loaded (malformed, or its checksum is
     /// not the player's).
     Load(RejoinError),
 }
@@ -85,7 +85,7 @@ impl fmt::Display for WatchError {
             ),
             WatchError::TooLarge { bytes, limit } => write!(
                 f,
-                "spectating refused: the checkpoint is {bytes} bytes, over the limit of {limit}"
+                "spectating refused: the snapshot is {bytes} bytes, over the limit of {limit}"
             ),
             WatchError::TooFarBehind { needs, confirmed } => write!(
                 f,
@@ -131,9 +131,9 @@ impl From<&WatchReplyMsg> for WatchError {
 /// Where a watcher is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WatchProgress {
-    /// Asking; no chunk of the checkpoint yet.
+    /// Asking; no chunk of the snapshot yet.
     Asking,
-    /// Loading the checkpoint.
+    /// Loading the snapshot.
     Loading {
         /// Bytes received.
         received: u64,
@@ -179,8 +179,8 @@ where
 {
     /// A spectator of a `players`-player match with key `key`, fed by
     /// player `host`: `sim` is built from the match's config (its state is
-    /// replaced by the checkpoint), `epoch` a number this process picked
-    /// at random, `max_bytes` the largest checkpoint accepted.
+    /// replaced by the snapshot), `epoch` a number this process picked
+    /// at random, `max_bytes` the largest snapshot accepted.
     #[must_use]
     pub fn new(
         sim: S,
@@ -214,19 +214,19 @@ where
         }
     }
 
-    /// The spectator, once the checkpoint is loaded.
+    /// The spectator, once the snapshot is loaded.
     #[must_use]
     pub const fn spectator(&self) -> Option<&Spectator<S>> {
         self.spectator.as_ref()
     }
 
-    /// The checkpoint's tick, once loaded.
+    /// The snapshot's tick, once loaded.
     #[must_use]
     pub const fn joined_at(&self) -> Option<u64> {
         self.joined_at
     }
 
-    /// The checkpoint's size in bytes (0 before its first chunk).
+    /// The snapshot's size in bytes (0 before its first chunk).
     #[must_use]
     pub const fn snapshot_bytes(&self) -> u64 {
         self.loaded
@@ -265,7 +265,7 @@ where
     ///
     /// # Errors
     ///
-    /// A [`WatchError`]: refused, dropped, or a checkpoint that does not
+    /// A [`WatchError`]: refused, dropped, or a snapshot that does not
     /// load. The watcher is done then.
     pub fn tick(
         &mut self,
@@ -301,7 +301,7 @@ where
     }
 
     fn handle_datagram(&mut self, from: Option<u8>, bytes: &[u8]) -> Result<(), WatchError> {
-        let decoded = decode(bytes, &self.auth, |r: &mut ByteReader<'_>| {
+        let decoded = decode(bytes, &self.auth, |r: &mut Reader<'_>| {
             S::Input::decode(r).is_ok()
         });
         let (env, body) = match decoded {
@@ -443,7 +443,7 @@ where
 }
 
 /// The most confirmed ticks a spectator steps per tick of its loop while it
-/// catches up from its checkpoint (and after a stall).
+/// catches up from its snapshot (and after a stall).
 pub const SPECTATOR_CATCH_UP: u64 = 8;
 
 /// The outcome of [`run_spectator`].
@@ -456,9 +456,9 @@ pub struct SpectatorRun {
     pub report: PeerReport,
     /// Whether it reached the match's last tick.
     pub finished: bool,
-    /// The checkpoint's tick it started from.
+    /// The tick of the snapshot it started from.
     pub joined_at: Option<u64>,
-    /// The checkpoint's size in bytes.
+    /// The snapshot's size in bytes.
     pub snapshot_bytes: u64,
     /// Ticks of its loop from its first request to watching.
     pub load_ticks: Option<u64>,
@@ -468,7 +468,7 @@ pub struct SpectatorRun {
 
 /// Runs a spectator process of a running match: asks player `host` over
 /// `transport` (the players started with the same key and settings in
-/// `opts`), loads the checkpoint, and follows the match at the sim's step
+/// `opts`), loads the snapshot, and follows the match at the sim's step
 /// (`clock_config`) on `clock` until it has stepped `opts.ticks` ticks,
 /// stopped (refused, dropped, or the player silent for
 /// `opts.disconnect_after` ticks of its loop), or `deadline` passed.
@@ -497,10 +497,12 @@ where
     cfg.disconnect_after = opts.disconnect_after;
     cfg.validate()?;
     if host >= opts.players {
-        return Err(RunError::Config(crate::config::ConfigError::LocalSlot {
-            slot: host,
-            players: opts.players,
-        }));
+        return Err(RunError::Config(
+            crate::config::SessionConfigError::LocalSlot {
+                slot: host,
+                players: opts.players,
+            },
+        ));
     }
     let Some(codec) = codec else {
         return Err(RunError::Rejoin(RejoinError::NoSnapshotEncoding));

@@ -28,7 +28,7 @@
 //! encoded bytes inside the datagram until the session decodes them one by
 //! one with [`tickwise::ReplayInput`].
 
-use tickwise::replay::ByteReader;
+use tickwise::codec::Reader;
 
 use crate::auth::{Auth, MAC_LEN};
 
@@ -390,7 +390,7 @@ pub struct Checks<'a> {
 impl<'a> Checks<'a> {
     /// The `(tick, checksum)` pairs.
     pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + 'a {
-        let mut r = ByteReader::new(self.raw);
+        let mut r = Reader::new(self.raw);
         (0..self.n).map_while(move |_| {
             let t = r.varint("tick").ok()?;
             let c = r.u64_le("checksum").ok()?;
@@ -532,7 +532,7 @@ pub(crate) fn write_envelope(out: &mut Buf, kind: u8, env: &Envelope) {
     out.varint(env.seq);
 }
 
-fn malformed(what: &'static str) -> impl Fn(tickwise::ReplayError) -> WireError {
+fn malformed(what: &'static str) -> impl Fn(tickwise::codec::DecodeError) -> WireError {
     move |_| WireError::Malformed { what }
 }
 
@@ -549,7 +549,7 @@ pub fn open<'a>(bytes: &'a [u8], auth: &Auth) -> Result<&'a [u8], WireError> {
     if bytes.len() > MAX_PACKET {
         return Err(WireError::Oversized { len: bytes.len() });
     }
-    let mut r = ByteReader::new(bytes);
+    let mut r = Reader::new(bytes);
     let magic = r.array::<2>("magic").map_err(malformed("magic"))?;
     if magic != WIRE_MAGIC {
         return Err(WireError::Malformed { what: "magic" });
@@ -587,7 +587,7 @@ pub fn open<'a>(bytes: &'a [u8], auth: &Auth) -> Result<&'a [u8], WireError> {
 pub fn decode<'a>(
     bytes: &'a [u8],
     auth: &Auth,
-    input_len: impl FnMut(&mut ByteReader<'a>) -> bool,
+    input_len: impl FnMut(&mut Reader<'a>) -> bool,
 ) -> Result<(Envelope, Body<'a>), WireError> {
     decode_opened(open(bytes, auth)?, input_len)
 }
@@ -599,9 +599,9 @@ pub fn decode<'a>(
 /// [`WireError::Malformed`], [`WireError::UnknownKind`]; never panics.
 fn decode_opened<'a>(
     bytes: &'a [u8],
-    mut input_len: impl FnMut(&mut ByteReader<'a>) -> bool,
+    mut input_len: impl FnMut(&mut Reader<'a>) -> bool,
 ) -> Result<(Envelope, Body<'a>), WireError> {
-    let mut r = ByteReader::new(bytes);
+    let mut r = Reader::new(bytes);
     r.array::<3>("magic and version")
         .map_err(malformed("magic"))?;
     let kind = r.u8("kind").map_err(malformed("kind"))?;
@@ -813,15 +813,15 @@ fn decode_opened<'a>(
 }
 
 /// The reader's position from the start of the datagram.
-fn pos(r: &ByteReader<'_>) -> usize {
+fn pos(r: &Reader<'_>) -> usize {
     usize::try_from(r.offset()).unwrap_or(usize::MAX)
 }
 
 fn take_inputs<'a>(
-    r: &mut ByteReader<'a>,
+    r: &mut Reader<'a>,
     bytes: &'a [u8],
     n: usize,
-    input_len: &mut impl FnMut(&mut ByteReader<'a>) -> bool,
+    input_len: &mut impl FnMut(&mut Reader<'a>) -> bool,
 ) -> Result<&'a [u8], WireError> {
     let start = pos(r);
     for _ in 0..n {

@@ -205,7 +205,7 @@ fn a_checks_ack_past_every_check_is_harmless() {
     let from_player_1 = |checks_ack: u64| {
         let mut d = envelope(1, 1, 1);
         d.extend([0, 0, 0, 0]);
-        tickwise::replay::put_varint(&mut d, checks_ack);
+        tickwise::codec::put_varint(&mut d, checks_ack);
         d.extend([0, 3, 0, 0, 0, 0]);
         seal(d)
     };

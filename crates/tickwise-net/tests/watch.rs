@@ -263,7 +263,7 @@ fn a_spectator_cannot_send_inputs() {
     let mut v = envelope(1, 4, 120);
     v.extend([0, 1, 0, 0, 0]);
     let next = s[0].confirmed_tick();
-    tickwise::replay::put_varint(&mut v, next);
+    tickwise::codec::put_varint(&mut v, next);
     v.push(4);
     let mut enc = Vec::new();
     for _ in 0..4 {

@@ -1,7 +1,7 @@
 //! The horde against numbers computed another way: `parity/horde_ref.py`, an
 //! independent Python implementation of docs/horde.md (all-pairs neighbours,
 //! Python integers, its own checksum), wrote `parity/horde_golden.json`: the
-//! state checksum after every tick of the demo walk for a few small hordes
+//! state checksum after every tick of the scripted walk for a few small hordes
 //! that reach every rule (steering, walls, separation, the same-spot split,
 //! attacks, kills, waves, contact damage, downs). The Python unit tests
 //! (`parity/test_horde.py`) regenerate the file's numbers and fail if they
@@ -29,7 +29,7 @@ const GOLDEN: &str = include_str!("../../../parity/horde_golden.json");
 struct Scenario {
     name: String,
     config: Vec<u8>,
-    /// Per player, per tick: the held-button masks (`None`: the demo walk
+    /// Per player, per tick: the held-button masks (`None`: the scripted walk
     /// for a one-hero world).
     inputs: Option<Vec<Vec<u8>>>,
     initial: String,

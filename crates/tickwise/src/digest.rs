@@ -16,9 +16,9 @@
 use alloc::vec::Vec;
 
 /// FNV-1a 64-bit offset basis.
-pub const FNV_OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
 /// FNV-1a 64-bit prime.
-pub const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
 /// The FNV-1a 64-bit hash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

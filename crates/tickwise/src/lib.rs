@@ -66,6 +66,7 @@
 extern crate alloc;
 
 mod clock;
+pub mod codec;
 mod digest;
 mod fixed_loop;
 mod input;
@@ -79,15 +80,13 @@ mod rng;
 mod scene;
 mod sim;
 mod speed;
+mod state_hasher;
 mod time;
 mod time_bounds;
 mod time_error;
 
 pub use clock::{Alpha, Clock, ClockConfig, DEFAULT_MAX_STEPS_PER_FRAME, FrameReport};
-pub use digest::{
-    Checksum, FNV_OFFSET_BASIS, FNV_PRIME, FieldHash, FieldHashes, Fnv1a64, StateVisitor,
-    differing_fields,
-};
+pub use digest::{Checksum, FieldHash, FieldHashes, Fnv1a64, StateVisitor, differing_fields};
 pub use fixed_loop::{FixedLoop, OfflineSettlement, PlatformEvent};
 pub use input::{
     AXES, Button, Buttons, EventKind, FnInputs, InputBuffer, InputError, InputEvent, InputSource,
@@ -104,7 +103,7 @@ pub use replay::{
     BlockFault, Checkpoint, Comparison, DEFAULT_CHECKPOINT_EVERY, Divergence, FORMAT_VERSION,
     HostEvent, HostEventKind, INPUT_KIND_I32, INPUT_KIND_TICK_INPUT, InputDifference, MAGIC,
     Recorder, Replay, ReplayError, ReplayHeader, ReplayInput, ReplayLimits, ReplayParts,
-    ReplayVerdict, Run, RunDecoder, SyncMismatch, SyncTestReport, TickDivergence, TickInputsCursor,
+    ReplayVerdict, Run, SyncMismatch, SyncTestReport, TickDivergence, TickInputsCursor,
     VerifyReport, compare_lockstep, compare_lockstep_with_events, compare_replays, one_player,
     read_header, read_header_unchecked, sync_test, verify,
 };
@@ -115,6 +114,7 @@ pub use scene::{
 };
 pub use sim::{MAX_PLAYERS, Sim};
 pub use speed::Speed;
+pub use state_hasher::StateHasher;
 pub use time::{NANOS_PER_MILLI, NANOS_PER_SEC, Nanos, StepLength, Tick, Timestamp};
 pub use time_bounds::{MAX_SPEED_RATIO, MAX_SPEED_TERM, MAX_STEP_DENOMINATOR};
 pub use time_error::TimeError;

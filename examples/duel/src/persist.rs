@@ -3,27 +3,21 @@
 //! flags, scores, serve wait and the serve generator, as varints (signed
 //! ones zig-zag). Version 1.
 
-use tickwise::replay::{ByteReader, put_varint};
+use tickwise::codec::{Reader, put_signed, put_varint};
 use tickwise::{Pcg32, SnapshotBytes, SnapshotError};
 
 use crate::Duel;
 
-const fn zig(v: i32) -> u64 {
-    let v = v as i64;
-    ((v << 1) ^ (v >> 63)).cast_unsigned()
+fn get(r: &mut Reader<'_>, what: &'static str) -> Result<u64, SnapshotError> {
+    Ok(r.varint(what)?)
 }
 
-fn get(r: &mut ByteReader<'_>, what: &'static str) -> Result<u64, SnapshotError> {
-    r.varint(what).map_err(SnapshotError::malformed(what))
+fn get_i32(r: &mut Reader<'_>, what: &'static str) -> Result<i32, SnapshotError> {
+    let v = r.signed_in(what, i32::MIN.into(), i32::MAX.into())?;
+    i32::try_from(v).map_err(|_| SnapshotError::Malformed { what })
 }
 
-fn get_i32(r: &mut ByteReader<'_>, what: &'static str) -> Result<i32, SnapshotError> {
-    let v = get(r, what)?;
-    let z = (v >> 1).cast_signed() ^ -((v & 1).cast_signed());
-    i32::try_from(z).map_err(|_| SnapshotError::Malformed { what })
-}
-
-fn get_u32(r: &mut ByteReader<'_>, what: &'static str) -> Result<u32, SnapshotError> {
+fn get_u32(r: &mut Reader<'_>, what: &'static str) -> Result<u32, SnapshotError> {
     u32::try_from(get(r, what)?).map_err(|_| SnapshotError::Malformed { what })
 }
 
@@ -33,7 +27,7 @@ impl SnapshotBytes for Duel {
     fn write_state(&self, out: &mut Vec<u8>) {
         put_varint(out, self.tick);
         for v in self.ball.iter().chain(&self.vel).chain(&self.paddles) {
-            put_varint(out, zig(*v));
+            put_signed(out, i64::from(*v));
         }
         for c in self.charged {
             out.push(u8::from(c));
@@ -47,7 +41,7 @@ impl SnapshotBytes for Duel {
         put_varint(out, inc);
     }
 
-    fn read_state(&mut self, r: &mut ByteReader<'_>) -> Result<(), SnapshotError> {
+    fn read_state(&mut self, r: &mut Reader<'_>) -> Result<(), SnapshotError> {
         self.tick = get(r, "tick")?;
         for v in self
             .ball

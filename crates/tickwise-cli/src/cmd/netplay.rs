@@ -275,7 +275,7 @@ pub struct Args {
     /// Link capacity per direction in bytes per second.
     #[arg(long, value_name = "B")]
     pub bandwidth: Option<u64>,
-    /// Spectators joining halfway from the host's latest checkpoint.
+    /// Spectators joining halfway from the host's latest anchor.
     #[arg(long, value_name = "S", default_value_t = 0,
           value_parser = clap::value_parser!(u8).range(..=8))]
     pub spectators: u8,

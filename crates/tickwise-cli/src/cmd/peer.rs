@@ -47,7 +47,7 @@ pub struct Args {
     #[arg(long, value_name = "K", required_unless_present_any = ["room", "spectate"])]
     pub player: Option<u8>,
     /// Watch a running match as a spectator: ask the player at `--remote`
-    /// (slot `--watch`) for its latest confirmed checkpoint and the
+    /// (slot `--watch`) for its latest anchor (a saved confirmed state) and the
     /// confirmed inputs since, and follow the match to its last tick. Needs
     /// the players' key and settings; a spectator never sends an input.
     #[arg(long, conflicts_with_all = ["player", "rejoin", "room"])]
@@ -344,7 +344,7 @@ fn spectate(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         println!("{v}");
     } else {
         println!(
-            "spectator {}: confirmed {} ticks, checksum {:016x}, joined at tick {} (checkpoint of {} bytes, watching in {} ticks), dropped {} unauthenticated and {} other datagrams",
+            "spectator {}: confirmed {} ticks, checksum {:016x}, joined at tick {} (snapshot of {} bytes, watching in {} ticks), dropped {} unauthenticated and {} other datagrams",
             if r.slot >= FIRST_SPECTATOR_SLOT + MAX_SPECTATORS {
                 "(never admitted)".to_owned()
             } else {

@@ -4,13 +4,13 @@ use core::fmt;
 
 use tickwise::ReplayError;
 
-use crate::config::{ConfigError, SPECTATOR_BUFFER};
+use crate::config::{SPECTATOR_BUFFER, SessionConfigError};
 
 /// Errors of [`Session`](super::Session) operations.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SessionError {
     /// A setting is out of range.
-    Config(ConfigError),
+    Config(SessionConfigError),
     /// The recorded replay could not be built.
     Replay(ReplayError),
     /// A spectator asked to start at a tick this host no longer buffers.
@@ -65,8 +65,8 @@ impl fmt::Display for SessionError {
 
 impl core::error::Error for SessionError {}
 
-impl From<ConfigError> for SessionError {
-    fn from(e: ConfigError) -> SessionError {
+impl From<SessionConfigError> for SessionError {
+    fn from(e: SessionConfigError) -> SessionError {
         SessionError::Config(e)
     }
 }

@@ -5,14 +5,14 @@
 
 use alloc::vec::Vec;
 
-use tickwise::replay::ByteReader;
+use tickwise::codec::Reader;
 use tickwise::{ReplayInput, Sim};
 
 use super::Session;
 use crate::config::{CHECK_HISTORY, INPUT_RING};
 use crate::transport::Transport;
 use crate::wire::{
-    InputsMsg, KIND_INPUTS, MAX_CHECKS_PER_PACKET, MAX_INPUTS_PER_PACKET, MAX_UNSEALED,
+    Buf, InputsMsg, KIND_INPUTS, MAX_CHECKS_PER_PACKET, MAX_INPUTS_PER_PACKET, MAX_UNSEALED,
     write_envelope,
 };
 
@@ -47,6 +47,59 @@ pub(super) fn find<I>(
 )]
 pub(super) const fn ring(t: u64, n: usize) -> usize {
     (t % n as u64) as usize
+}
+
+/// Which of a player's inputs [`pack_inputs`] writes into a datagram.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct InputRange {
+    /// The player (slot) whose inputs are written.
+    pub(super) player: usize,
+    /// The first tick written.
+    pub(super) start: u64,
+    /// The tick to stop before.
+    pub(super) end: u64,
+    /// The datagram's byte budget (unsealed): an input that would end past
+    /// it is not written.
+    pub(super) budget: usize,
+    /// Write only confirmed inputs: stop at the first predicted one (a
+    /// relayed departure must carry only what is final).
+    pub(super) confirmed_only: bool,
+}
+
+/// Writes a count byte and then the inputs of `range.player` from
+/// `range.start` on, tick by tick, encoded with [`ReplayInput::encode`]:
+/// at most [`MAX_INPUTS_PER_PACKET`], stopping before `range.end`, at the
+/// first tick this peer does not hold (or, with `confirmed_only`, does not
+/// hold confirmed) and at the first input that would not fit
+/// `range.budget`. Returns how many it wrote (the count byte's value). The
+/// one loop behind both the inputs datagram and the departure relay.
+pub(super) fn pack_inputs<I: ReplayInput>(
+    out: &mut Buf,
+    enc: &mut Vec<u8>,
+    inputs: &[Vec<InputSlot<I>>],
+    range: InputRange,
+) -> u8 {
+    let count_at = out.len();
+    out.push(0);
+    let mut count = 0u8;
+    let mut t = range.start;
+    while t < range.end && usize::from(count) < MAX_INPUTS_PER_PACKET {
+        let Some(slot) = find(inputs, range.player, t)
+            .filter(|s| !range.confirmed_only || s.state == SlotState::Confirmed)
+        else {
+            break;
+        };
+        enc.clear();
+        slot.input.encode(enc);
+        if out.len() + enc.len() > range.budget {
+            break;
+        }
+        out.extend(enc);
+        count += 1;
+        t += 1;
+    }
+    out.set(count_at, count);
+    count
 }
 
 impl<S: Sim + Clone> Session<S>
@@ -189,7 +242,7 @@ where
                 .clamp(-1000, 1000);
             peer.adv16 = (peer.adv16 * 15 + adv * 16) / 16;
         }
-        let mut r = ByteReader::new(m.inputs);
+        let mut r = Reader::new(m.inputs);
         for k in 0..u64::from(m.count) {
             let Ok(input) = S::Input::decode(&mut r) else {
                 return;
@@ -258,26 +311,19 @@ where
         out.varint(self.current);
         out.varint(checks_we_have);
         out.varint(start);
-        let count_at = out.len();
-        out.push(0);
         // Inputs, as many as fit while leaving room for the checks.
-        let budget = MAX_UNSEALED - 1 - MAX_CHECKS_PER_PACKET * 18;
-        let mut count = 0u8;
-        let mut t = start;
-        while t < upto && usize::from(count) < MAX_INPUTS_PER_PACKET {
-            let Some(slot) = find(inputs, me, t) else {
-                break;
-            };
-            enc.clear();
-            slot.input.encode(enc);
-            if out.len() + enc.len() > budget {
-                break;
-            }
-            out.extend(enc);
-            count += 1;
-            t += 1;
-        }
-        out.set(count_at, count);
+        pack_inputs(
+            out,
+            enc,
+            inputs,
+            InputRange {
+                player: me,
+                start,
+                end: upto,
+                budget: MAX_UNSEALED - 1 - MAX_CHECKS_PER_PACKET * 18,
+                confirmed_only: false,
+            },
+        );
         // Checksums the peer does not have yet, oldest first.
         let k = self.cfg.check_every;
         let lo = self
@@ -318,5 +364,121 @@ where
             transport.send(p, out.bytes());
             self.stats.sent += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    /// Player 0 holds confirmed inputs 1, −1, 0, 100, 2 at ticks 0..5, a
+    /// predicted 3 at tick 5 and nothing from tick 6; player 1 holds none.
+    fn ring_of_inputs() -> Vec<Vec<InputSlot<i32>>> {
+        let empty = InputSlot {
+            tick: 0,
+            state: SlotState::Empty,
+            input: 0,
+        };
+        let mut inputs = vec![vec![empty; INPUT_RING]; 2];
+        for (t, (input, state)) in [
+            (1, SlotState::Confirmed),
+            (-1, SlotState::Confirmed),
+            (0, SlotState::Confirmed),
+            (100, SlotState::Confirmed),
+            (2, SlotState::Confirmed),
+            (3, SlotState::Predicted),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            inputs[0][t] = InputSlot {
+                tick: t as u64,
+                state,
+                input,
+            };
+        }
+        inputs
+    }
+
+    fn pack(range: InputRange) -> (u8, Vec<u8>) {
+        let mut out = Buf::new();
+        let mut enc = Vec::new();
+        let n = pack_inputs(&mut out, &mut enc, &ring_of_inputs(), range);
+        (n, out.bytes().to_vec())
+    }
+
+    const ALL: InputRange = InputRange {
+        player: 0,
+        start: 0,
+        end: 100,
+        budget: MAX_UNSEALED,
+        confirmed_only: false,
+    };
+
+    #[test]
+    fn packs_a_count_then_zigzag_inputs_until_the_first_gap() {
+        // Zigzag varints by hand: 1 → 02, −1 → 01, 0 → 00, 100 → 200 = c8 01,
+        // 2 → 04, 3 → 06; tick 6 is not held, so the run stops there.
+        assert_eq!(
+            pack(ALL),
+            (6, vec![6, 0x02, 0x01, 0x00, 0xc8, 0x01, 0x04, 0x06])
+        );
+        // A range ends before `end`; a player with nothing held sends none.
+        assert_eq!(
+            pack(InputRange {
+                start: 1,
+                end: 3,
+                ..ALL
+            }),
+            (2, vec![2, 0x01, 0x00])
+        );
+        assert_eq!(pack(InputRange { player: 1, ..ALL }), (0, vec![0]));
+    }
+
+    #[test]
+    fn confirmed_only_stops_at_the_first_prediction() {
+        assert_eq!(
+            pack(InputRange {
+                confirmed_only: true,
+                ..ALL
+            }),
+            (5, vec![5, 0x02, 0x01, 0x00, 0xc8, 0x01, 0x04])
+        );
+    }
+
+    #[test]
+    fn an_input_that_would_pass_the_budget_is_not_written() {
+        // Count byte + three one-byte inputs = 4 bytes; tick 3's two bytes
+        // would end at 6.
+        for budget in [4, 5] {
+            assert_eq!(
+                pack(InputRange { budget, ..ALL }),
+                (3, vec![3, 0x02, 0x01, 0x00]),
+                "{budget}"
+            );
+        }
+        assert_eq!(pack(InputRange { budget: 6, ..ALL }).0, 4);
+    }
+
+    #[test]
+    fn at_most_a_packet_of_inputs() {
+        let mut inputs = ring_of_inputs();
+        for (t, slot) in inputs[1].iter_mut().enumerate() {
+            *slot = InputSlot {
+                tick: t as u64,
+                state: SlotState::Confirmed,
+                input: 0,
+            };
+        }
+        let mut out = Buf::new();
+        let n = pack_inputs(
+            &mut out,
+            &mut Vec::new(),
+            &inputs,
+            InputRange { player: 1, ..ALL },
+        );
+        assert_eq!(usize::from(n), MAX_INPUTS_PER_PACKET);
+        assert_eq!(out.len(), 1 + MAX_INPUTS_PER_PACKET);
     }
 }

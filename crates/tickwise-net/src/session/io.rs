@@ -2,7 +2,7 @@
 //! before anything in it is used; bad ones dropped and counted by reason),
 //! dispatching it by kind, and the per-tick send to every peer.
 
-use tickwise::replay::ByteReader;
+use tickwise::codec::Reader;
 use tickwise::{ReplayInput, Sim};
 
 use super::Session;
@@ -59,7 +59,7 @@ where
     /// any bytes are safe: bad ones are dropped and counted.
     pub fn handle_datagram(&mut self, from: Option<u8>, bytes: &[u8]) {
         self.stats.received += 1;
-        let decoded = decode(bytes, &self.auth, |r: &mut ByteReader<'_>| {
+        let decoded = decode(bytes, &self.auth, |r: &mut Reader<'_>| {
             S::Input::decode(r).is_ok()
         });
         let (env, body) = match decoded {

@@ -3,17 +3,16 @@
 //! last tick with real input (docs/netplay.md, "Leaving"), and from that
 //! tick on its input is the sim's absent-player input.
 
-use tickwise::replay::ByteReader;
+use tickwise::codec::Reader;
 use tickwise::{ReplayInput, Sim};
 
-use super::inputs::find;
+use super::inputs::{InputRange, pack_inputs};
 use super::spectators::DROP_NOTICES;
 use super::{Session, SessionEnd, SlotState};
 use crate::config::{INPUT_RING, MAX_PLAYERS};
 use crate::transport::Transport;
 use crate::wire::{
-    DepartureMsg, KIND_DEPARTURE, KIND_GOODBYE, MAX_INPUTS_PER_PACKET, MAX_UNSEALED, WATCH_SILENT,
-    write_envelope,
+    DepartureMsg, KIND_DEPARTURE, KIND_GOODBYE, MAX_UNSEALED, WATCH_SILENT, write_envelope,
 };
 
 /// Answers a settled peer gives to departure messages of one player.
@@ -197,7 +196,7 @@ where
         let end = a.end;
         let settled = a.settled;
         if !settled {
-            let mut r = ByteReader::new(m.inputs);
+            let mut r = Reader::new(m.inputs);
             for k in 0..u64::from(m.count) {
                 let Ok(input) = S::Input::decode(&mut r) else {
                     break;
@@ -247,24 +246,18 @@ where
         out.varint(held);
         out.varint(a.end);
         out.varint(start);
-        let count_at = out.len();
-        out.push(0);
-        let mut count = 0u8;
-        let mut t = start;
-        while t < held && usize::from(count) < MAX_INPUTS_PER_PACKET {
-            let Some(slot) = find(inputs, pi, t).filter(|s| s.state == SlotState::Confirmed) else {
-                break;
-            };
-            enc.clear();
-            slot.input.encode(enc);
-            if out.len() + enc.len() > MAX_UNSEALED {
-                break;
-            }
-            out.extend(enc);
-            count += 1;
-            t += 1;
-        }
-        out.set(count_at, count);
+        pack_inputs(
+            out,
+            enc,
+            inputs,
+            InputRange {
+                player: pi,
+                start,
+                end: held,
+                budget: MAX_UNSEALED,
+                confirmed_only: true,
+            },
+        );
         if out.seal(&self.auth) {
             transport.send(q, out.bytes());
             self.stats.sent += 1;

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use tickwise::{Replay, ReplayError, ReplayHeader, ReplayInput, ReplayParts, Run, Sim};
 
 use super::{Session, SessionError};
-use crate::probe::Probe;
+use tickwise::StateHasher;
 
 /// Live recording of the confirmed run, checkpoints every `every` ticks.
 #[derive(Clone, Debug)]
@@ -65,7 +65,7 @@ where
     pub fn replay(&self) -> Result<Replay<S::Input>, SessionError> {
         let r = self.record.as_ref().ok_or(SessionError::NotRecording)?;
         let state = self.state(self.probed).ok_or(SessionError::NotRecording)?;
-        let mut probe = Probe::new();
+        let mut probe = StateHasher::new();
         probe.take(state);
         let every = r.header.checkpoint_every;
         let count = usize::try_from(r.header.ticks / every).unwrap_or(usize::MAX);

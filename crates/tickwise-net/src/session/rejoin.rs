@@ -7,7 +7,7 @@
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use tickwise::replay::put_varint;
+use tickwise::codec::put_varint;
 use tickwise::{ReplayInput, Sim, SnapshotBytes, SnapshotError};
 
 use super::{Peer, Session};

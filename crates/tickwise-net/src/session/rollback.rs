@@ -177,10 +177,10 @@ where
         }
     }
 
-    /// The newest forensic checkpoint: a confirmed state and its tick.
+    /// The newest anchor: a saved confirmed state and its tick.
     /// Spectators and rejoining players start from it.
     #[must_use]
-    pub fn latest_checkpoint(&self) -> Option<(u64, &S)> {
+    pub fn latest_anchor(&self) -> Option<(u64, &S)> {
         self.anchors
             .iter()
             .flatten()

@@ -95,7 +95,7 @@ where
     }
 
     /// Starts feeding spectator `slot` (4, 5, ...) from tick `from` (a
-    /// checkpoint's tick; the spectator holds that state).
+    /// anchor's tick; the spectator holds that state).
     ///
     /// # Errors
     ///

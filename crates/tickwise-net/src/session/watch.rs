@@ -1,7 +1,7 @@
 //! Spectators over the wire, the player's side: a spectator process asks a
 //! player to watch (a watch request, sender byte [`UNASSIGNED_SLOT`]); the
 //! player admits it into a free spectator slot (the transport binds its
-//! address to the slot), sends the latest confirmed checkpoint in chunks
+//! address to the slot), sends the latest anchor (a saved confirmed state) as a snapshot in chunks
 //! (the rejoin's transfer), then the confirmed inputs since, and drops it
 //! with a reply saying why when it falls too far behind or goes silent.
 //! The spectator's side is [`crate::Watcher`]; docs/netplay.md,
@@ -21,7 +21,7 @@ use crate::wire::{
 };
 
 /// Ticks before a new spectator process at an admitted address (or slot)
-/// may replace a live one: admissions encode a checkpoint each, so a
+/// may replace a live one: admissions encode a snapshot each, so a
 /// spectator that keeps restarting costs one encoding per this many ticks.
 const REPLACE_TICKS: u64 = 30;
 
@@ -30,7 +30,7 @@ where
     S::Input: ReplayInput,
 {
     /// A spectator process asks to watch: admit it into a free slot with
-    /// the latest checkpoint, or say why not.
+    /// the latest anchor, or say why not.
     pub(super) fn receive_watch(&mut self, from: Option<u8>, sender: u8, epoch: u64) {
         if sender != UNASSIGNED_SLOT {
             self.stats.drops.unknown_peer += 1;
@@ -64,7 +64,7 @@ where
                     return;
                 };
                 // A new process replaces a live one at most once every
-                // REPLACE_TICKS (each admission encodes a checkpoint).
+                // REPLACE_TICKS (each admission encodes a snapshot).
                 if l.active && now.saturating_sub(l.admitted_at) < REPLACE_TICKS {
                     self.stats.drops.stale += 1;
                     return;
@@ -84,7 +84,7 @@ where
             self.pending_reply = Some((from, epoch, WATCH_NO_SNAPSHOT, 0, 0));
             return;
         };
-        let Some((tick, state)) = self.latest_checkpoint() else {
+        let Some((tick, state)) = self.latest_anchor() else {
             return;
         };
         let checksum = state.checksum();

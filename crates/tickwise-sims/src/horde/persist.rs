@@ -11,29 +11,22 @@
 
 use alloc::vec::Vec;
 
-use tickwise::replay::{ByteReader, put_varint};
+use tickwise::codec::{Reader, put_signed, put_varint};
 use tickwise::{Pcg32, SnapshotBytes, SnapshotError};
 
 use super::hero::MAX_HEROES;
 use super::world::HordeWorld;
 
-const fn zig(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)).cast_unsigned()
+fn get(r: &mut Reader<'_>, what: &'static str) -> Result<u64, SnapshotError> {
+    Ok(r.varint(what)?)
 }
 
-const fn zag(v: u64) -> i64 {
-    (v >> 1).cast_signed() ^ -((v & 1).cast_signed())
+fn get_i32(r: &mut Reader<'_>, what: &'static str) -> Result<i32, SnapshotError> {
+    let v = r.signed_in(what, i32::MIN.into(), i32::MAX.into())?;
+    i32::try_from(v).map_err(|_| SnapshotError::Malformed { what })
 }
 
-fn get(r: &mut ByteReader<'_>, what: &'static str) -> Result<u64, SnapshotError> {
-    r.varint(what).map_err(SnapshotError::malformed(what))
-}
-
-fn get_i32(r: &mut ByteReader<'_>, what: &'static str) -> Result<i32, SnapshotError> {
-    i32::try_from(zag(get(r, what)?)).map_err(|_| SnapshotError::Malformed { what })
-}
-
-fn get_u32(r: &mut ByteReader<'_>, what: &'static str) -> Result<u32, SnapshotError> {
+fn get_u32(r: &mut Reader<'_>, what: &'static str) -> Result<u32, SnapshotError> {
     u32::try_from(get(r, what)?).map_err(|_| SnapshotError::Malformed { what })
 }
 
@@ -47,9 +40,9 @@ impl SnapshotBytes for HordeWorld {
         put_varint(out, inc);
         put_varint(out, self.players as u64);
         for h in &self.heroes[..self.players] {
-            put_varint(out, zig(i64::from(h.x)));
-            put_varint(out, zig(i64::from(h.y)));
-            put_varint(out, zig(h.hp));
+            put_signed(out, i64::from(h.x));
+            put_signed(out, i64::from(h.y));
+            put_signed(out, h.hp);
             put_varint(out, h.downs);
             put_varint(out, u64::from(h.invuln));
             put_varint(out, u64::from(h.attack_timer));
@@ -63,17 +56,17 @@ impl SnapshotBytes for HordeWorld {
         put_varint(out, e.body.len() as u64);
         for k in 0..e.body.len() {
             let b = &e.body[k];
-            put_varint(out, zig(i64::from(b.x)));
-            put_varint(out, zig(i64::from(b.y)));
+            put_signed(out, i64::from(b.x));
+            put_signed(out, i64::from(b.y));
             put_varint(out, u64::from(b.id));
-            put_varint(out, zig(i64::from(e.vel[k][0])));
-            put_varint(out, zig(i64::from(e.vel[k][1])));
-            put_varint(out, zig(i64::from(e.hp[k])));
+            put_signed(out, i64::from(e.vel[k][0]));
+            put_signed(out, i64::from(e.vel[k][1]));
+            put_signed(out, i64::from(e.hp[k]));
             put_varint(out, u64::from(e.crowd[k]));
         }
     }
 
-    fn read_state(&mut self, r: &mut ByteReader<'_>) -> Result<(), SnapshotError> {
+    fn read_state(&mut self, r: &mut Reader<'_>) -> Result<(), SnapshotError> {
         self.tick = get(r, "tick")?;
         let state = get(r, "rng state")?;
         let inc = get(r, "rng increment")?;
@@ -89,7 +82,7 @@ impl SnapshotBytes for HordeWorld {
         for h in &mut self.heroes[..self.players] {
             h.x = get_i32(r, "hero x")?;
             h.y = get_i32(r, "hero y")?;
-            h.hp = zag(get(r, "hero hp")?);
+            h.hp = r.signed_in("hero hp", i64::MIN, i64::MAX)?;
             h.downs = get(r, "hero downs")?;
             h.invuln = get_u32(r, "hero invulnerability")?;
             h.attack_timer = get_u32(r, "hero attack timer")?;

@@ -30,19 +30,19 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::bytes::{ByteReader, put_varint};
 use super::codec::ReplayInput;
 use super::error::ReplayError;
 use super::run::Run;
+use crate::codec::{Reader, put_varint};
 
 /// Block mode byte: runs of identical inputs.
-pub const BLOCK_RUNS: u8 = 0;
+pub(crate) const BLOCK_RUNS: u8 = 0;
 /// Block mode byte: a palette and fixed-width symbols.
-pub const BLOCK_PACKED: u8 = 1;
+pub(crate) const BLOCK_PACKED: u8 = 1;
 /// The most inputs a packed block's palette may hold (4-bit symbols).
 /// Inputs with more distinct values per stretch of short runs are stored
 /// as runs.
-pub const MAX_PALETTE: usize = 16;
+pub(crate) const MAX_PALETTE: usize = 16;
 /// Runs at least this long are always written as runs: in a packed block
 /// they would cost `len × width / 8` bytes instead of about 2, and a packed
 /// block's header and palette (about 8 bytes) is paid back within a few runs.
@@ -146,7 +146,7 @@ fn fault(offset: u64, fault: BlockFault) -> ReplayError {
 /// Bits per symbol for a palette of `size` inputs (2..=16): the smallest of
 /// 1, 2, 4 that can number them.
 #[must_use]
-pub const fn symbol_bits(size: usize) -> u32 {
+pub(crate) const fn symbol_bits(size: usize) -> u32 {
     if size <= 2 {
         1
     } else if size <= 4 {
@@ -235,13 +235,13 @@ impl<I: PartialEq> RunCounter<I> {
 /// are counted against the bytes present before they are read, and the loop
 /// stops as soon as a block would pass `ticks`.
 pub(crate) fn check_blocks<I: ReplayInput>(
-    r: &mut ByteReader<'_>,
+    r: &mut Reader<'_>,
     ticks: u64,
 ) -> Result<BlockSection, ReplayError> {
     let len = r.varint("input blocks length")?;
     let start = r.offset();
     let section = r.take(usize::try_from(len).unwrap_or(usize::MAX), "input blocks")?;
-    let mut s = ByteReader::with_base(section, start);
+    let mut s = Reader::with_base(section, start);
     let mut covered = 0u64;
     let mut counter = RunCounter::<I> {
         last: None,
@@ -351,7 +351,7 @@ pub(crate) fn check_blocks<I: ReplayInput>(
 /// Reads a packed block's palette into `palette` (cleared first), checking
 /// its size and that no entry repeats.
 fn read_palette<I: ReplayInput>(
-    s: &mut ByteReader<'_>,
+    s: &mut Reader<'_>,
     palette: &mut Vec<I>,
 ) -> Result<(), ReplayError> {
     let offset = s.offset();
@@ -384,8 +384,8 @@ fn read_palette<I: ReplayInput>(
 /// [`MAX_PALETTE`] inputs) at a time, whatever the tick count. Inside a
 /// packed block the next run is found with a shift and a mask per tick.
 #[derive(Clone, Debug)]
-pub struct RunDecoder<'a, I> {
-    reader: ByteReader<'a>,
+pub(crate) struct RunDecoder<'a, I> {
+    reader: Reader<'a>,
     /// Ticks left in the current runs block (0 outside one).
     runs_left: u64,
     /// The current packed block's symbols (empty outside one).
@@ -405,7 +405,7 @@ impl<'a, I: ReplayInput> RunDecoder<'a, I> {
     /// length prefix).
     pub(crate) const fn new(section: &'a [u8]) -> RunDecoder<'a, I> {
         RunDecoder {
-            reader: ByteReader::new(section),
+            reader: Reader::new(section),
             runs_left: 0,
             symbols: &[],
             next: 0,

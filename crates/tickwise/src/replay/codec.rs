@@ -7,8 +7,7 @@
 
 use alloc::vec::Vec;
 
-use super::bytes::{ByteReader, put_varint, zigzag};
-use super::error::ReplayError;
+use crate::codec::{DecodeError, Reader, put_signed, put_varint};
 use crate::input::{AXES, Buttons, TickInput};
 
 /// Input kind of `i32` inputs: one zigzag LEB128 varint.
@@ -16,37 +15,42 @@ pub const INPUT_KIND_I32: u8 = 1;
 /// Input kind of [`TickInput`]: a presence byte, then the non-zero parts.
 pub const INPUT_KIND_TICK_INPUT: u8 = 2;
 
-/// An input type that can be stored in a replay.
+/// An input type that can be stored in a replay (and sent in netplay
+/// datagrams, which carry inputs in the same encoding).
 ///
 /// Encodings must be canonical: `decode(encode(x)) == x`, and `decode`
 /// refuses any bytes that `encode` would not produce, so one input has one
-/// encoding and a reader in another language can be exact.
+/// encoding and a reader in another language can be exact. Write with the
+/// [`crate::codec`] functions and read with its bounds-checked [`Reader`];
+/// the replay's own block codec stays private, and a [`DecodeError`]
+/// becomes the matching [`crate::ReplayError`] inside a replay.
 pub trait ReplayInput: Clone + PartialEq + Default {
     /// The kind byte stored in the file. Kernel kinds are below 128; kinds
     /// 128..=255 are free for applications.
     const KIND: u8;
 
-    /// Appends the encoding of `self`.
+    /// Appends the encoding of `self` (with [`crate::codec::put_varint`],
+    /// [`crate::codec::put_signed`], or plain bytes).
     fn encode(&self, out: &mut Vec<u8>);
 
     /// Reads one input.
     ///
     /// # Errors
     ///
-    /// [`ReplayError::Truncated`], [`ReplayError::BadVarint`] or
-    /// [`ReplayError::BadInput`]; never panics on any bytes.
-    fn decode(r: &mut ByteReader<'_>) -> Result<Self, ReplayError>;
+    /// [`DecodeError::Truncated`], [`DecodeError::BadVarint`] or
+    /// [`DecodeError::Invalid`]; never panics on any bytes.
+    fn decode(r: &mut Reader<'_>) -> Result<Self, DecodeError>;
 }
 
 impl ReplayInput for i32 {
     const KIND: u8 = INPUT_KIND_I32;
 
     fn encode(&self, out: &mut Vec<u8>) {
-        put_varint(out, zigzag(i64::from(*self)));
+        put_signed(out, i64::from(*self));
     }
 
     #[inline]
-    fn decode(r: &mut ByteReader<'_>) -> Result<i32, ReplayError> {
+    fn decode(r: &mut Reader<'_>) -> Result<i32, DecodeError> {
         let v = r.signed_in("input", i64::from(i32::MIN), i64::from(i32::MAX))?;
         Ok(i32::try_from(v).unwrap_or_default())
     }
@@ -90,21 +94,23 @@ impl ReplayInput for TickInput {
         }
         for &a in &self.axes {
             if a != 0 {
-                put_varint(out, zigzag(i64::from(a)));
+                put_signed(out, i64::from(a));
             }
         }
     }
 
-    fn decode(r: &mut ByteReader<'_>) -> Result<TickInput, ReplayError> {
+    fn decode(r: &mut Reader<'_>) -> Result<TickInput, DecodeError> {
         let offset = r.offset();
         let mask = r.u8("input presence byte")?;
         if mask & !KNOWN_BITS != 0 {
-            return Err(ReplayError::BadInput {
+            return Err(DecodeError::Invalid {
+                what: "input presence byte",
                 offset,
                 reason: "reserved bit 7 of the presence byte is set",
             });
         }
-        let zero = || ReplayError::BadInput {
+        let zero = || DecodeError::Invalid {
+            what: "input",
             offset,
             reason: "a part flagged present is zero (not the canonical encoding)",
         };
@@ -157,8 +163,8 @@ mod tests {
         assert_eq!(enc(&i32::MIN), [0xff, 0xff, 0xff, 0xff, 0x0f]);
         let too_big = [0x80, 0x80, 0x80, 0x80, 0x10]; // zigzag 2^32 = 2^31 > i32::MAX
         assert!(matches!(
-            i32::decode(&mut ByteReader::new(&too_big)),
-            Err(ReplayError::BadInput { offset: 0, .. })
+            i32::decode(&mut Reader::new(&too_big)),
+            Err(DecodeError::Invalid { offset: 0, .. })
         ));
     }
 
@@ -174,7 +180,7 @@ mod tests {
         // mask = held | pressed | axis1 (bit 4) | axis3 (bit 6) = 0x53;
         // held 5, pressed 4, axis1 zigzag(-3) = 5, axis3 zigzag(200) = 400 = 90 03.
         assert_eq!(enc(&t), vec![0x53, 0x05, 0x04, 0x05, 0x90, 0x03]);
-        assert_eq!(TickInput::decode(&mut ByteReader::new(&enc(&t))), Ok(t));
+        assert_eq!(TickInput::decode(&mut Reader::new(&enc(&t))), Ok(t));
         for bad in [
             &[0x80u8][..],
             &[0x01, 0x00],
@@ -183,8 +189,8 @@ mod tests {
         ] {
             assert!(
                 matches!(
-                    TickInput::decode(&mut ByteReader::new(bad)),
-                    Err(ReplayError::BadInput { .. })
+                    TickInput::decode(&mut Reader::new(bad)),
+                    Err(DecodeError::Invalid { .. })
                 ),
                 "{bad:02x?}"
             );

@@ -335,3 +335,103 @@ impl fmt::Display for ReplayError {
 }
 
 impl core::error::Error for ReplayError {}
+
+/// A read of the byte codec that failed inside a replay: the same facts,
+/// under the replay's names (offsets are file offsets there).
+impl From<crate::codec::DecodeError> for ReplayError {
+    fn from(e: crate::codec::DecodeError) -> ReplayError {
+        use crate::codec::DecodeError;
+        match e {
+            DecodeError::Truncated {
+                what,
+                offset,
+                needed,
+                available,
+            } => ReplayError::Truncated {
+                what,
+                offset,
+                needed,
+                available,
+            },
+            DecodeError::BadVarint { what, offset } => ReplayError::BadVarint { what, offset },
+            DecodeError::OutOfRange {
+                what,
+                value,
+                min,
+                max,
+                ..
+            } => ReplayError::LengthOutOfRange {
+                what,
+                declared: value,
+                min,
+                max,
+            },
+            DecodeError::Invalid { offset, reason, .. } => ReplayError::BadInput { offset, reason },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::DecodeError;
+
+    #[test]
+    fn codec_errors_keep_their_facts_under_replay_names() {
+        let cases = [
+            (
+                DecodeError::Truncated {
+                    what: "a",
+                    offset: 7,
+                    needed: 4,
+                    available: 1,
+                },
+                ReplayError::Truncated {
+                    what: "a",
+                    offset: 7,
+                    needed: 4,
+                    available: 1,
+                },
+            ),
+            (
+                DecodeError::BadVarint {
+                    what: "b",
+                    offset: 9,
+                },
+                ReplayError::BadVarint {
+                    what: "b",
+                    offset: 9,
+                },
+            ),
+            (
+                DecodeError::OutOfRange {
+                    what: "c",
+                    offset: 3,
+                    value: 70,
+                    min: 1,
+                    max: 64,
+                },
+                ReplayError::LengthOutOfRange {
+                    what: "c",
+                    declared: 70,
+                    min: 1,
+                    max: 64,
+                },
+            ),
+            (
+                DecodeError::Invalid {
+                    what: "input",
+                    offset: 12,
+                    reason: "r",
+                },
+                ReplayError::BadInput {
+                    offset: 12,
+                    reason: "r",
+                },
+            ),
+        ];
+        for (from, to) in cases {
+            assert_eq!(ReplayError::from(from), to);
+        }
+    }
+}

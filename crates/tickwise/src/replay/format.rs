@@ -11,10 +11,10 @@ use alloc::vec::Vec;
 use core::cell::OnceCell;
 
 use super::blocks::{BlockSection, RunDecoder, check_blocks, encode_blocks, merge_runs};
-use super::bytes::{ByteReader, put_varint};
 use super::codec::ReplayInput;
 use super::error::ReplayError;
 use super::run::Run;
+use crate::codec::{Reader, put_varint};
 use crate::digest::Fnv1a64;
 use crate::sim::{MAX_PLAYERS, Sim};
 use crate::time::Nanos;
@@ -29,18 +29,18 @@ pub const MAGIC: [u8; 8] = *b"TWREPLAY";
 /// ([`ReplayError::UnsupportedVersion`]) and must be recorded again.
 pub const FORMAT_VERSION: u16 = 4;
 /// Host event kind byte of [`HostEventKind::TimeDropped`].
-pub const HOST_EVENT_TIME_DROPPED: u8 = 1;
+pub(crate) const HOST_EVENT_TIME_DROPPED: u8 = 1;
 /// The fewest bytes one host event takes in a file (tick delta, kind,
 /// payload: one byte each at least), which bounds the count a file can declare.
-pub const MIN_HOST_EVENT_BYTES: usize = 3;
+pub(crate) const MIN_HOST_EVENT_BYTES: usize = 3;
 /// The checkpoint interval used when none is given: one second at 60 Hz.
 pub const DEFAULT_CHECKPOINT_EVERY: u64 = 60;
 /// The longest sim id or field name, in bytes.
 pub const MAX_NAME_BYTES: usize = 64;
 /// Bytes before the first variable-length part: magic, version, flags, length.
-pub const FIXED_HEADER_BYTES: usize = 20;
+pub(crate) const FIXED_HEADER_BYTES: usize = 20;
 /// Bytes of the integrity checksum at the end of the file.
-pub const TRAILER_BYTES: usize = 8;
+pub(crate) const TRAILER_BYTES: usize = 8;
 
 /// Bounds on what a reader accepts, so that a hostile file cannot make it
 /// allocate or work without limit. Every field can be raised by the caller
@@ -301,7 +301,7 @@ pub fn is_valid_name(name: &[u8]) -> bool {
             .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
-fn name(r: &mut ByteReader<'_>, what: &'static str) -> Result<String, ReplayError> {
+fn name(r: &mut Reader<'_>, what: &'static str) -> Result<String, ReplayError> {
     let offset = r.offset();
     let bytes = r.bytes_in(what, 1, MAX_NAME_BYTES)?;
     if !is_valid_name(bytes) {
@@ -312,7 +312,7 @@ fn name(r: &mut ByteReader<'_>, what: &'static str) -> Result<String, ReplayErro
 
 /// Checks the envelope (size limit, magic, version, flags, declared length,
 /// integrity checksum) and returns a reader over the body.
-fn envelope<'a>(bytes: &'a [u8], limits: &ReplayLimits) -> Result<ByteReader<'a>, ReplayError> {
+fn envelope<'a>(bytes: &'a [u8], limits: &ReplayLimits) -> Result<Reader<'a>, ReplayError> {
     envelope_checked(bytes, limits, true)
 }
 
@@ -322,7 +322,7 @@ fn envelope_checked<'a>(
     bytes: &'a [u8],
     limits: &ReplayLimits,
     integrity: bool,
-) -> Result<ByteReader<'a>, ReplayError> {
+) -> Result<Reader<'a>, ReplayError> {
     let actual = bytes.len() as u64;
     if actual > limits.max_file_bytes {
         return Err(ReplayError::FileTooLarge {
@@ -340,7 +340,7 @@ fn envelope_checked<'a>(
             len: head.len() as u8,
         });
     }
-    let mut r = ByteReader::new(bytes);
+    let mut r = Reader::new(bytes);
     r.take(MAGIC.len(), "magic")?;
     let version = r.u16_le("format version")?;
     if version != FORMAT_VERSION {
@@ -384,13 +384,13 @@ fn envelope_checked<'a>(
             return Err(ReplayError::ChecksumMismatch { stored, computed });
         }
     }
-    Ok(ByteReader::with_base(
+    Ok(Reader::with_base(
         &bytes[FIXED_HEADER_BYTES..end],
         FIXED_HEADER_BYTES as u64,
     ))
 }
 
-fn header(r: &mut ByteReader<'_>, limits: &ReplayLimits) -> Result<ReplayHeader, ReplayError> {
+fn header(r: &mut Reader<'_>, limits: &ReplayLimits) -> Result<ReplayHeader, ReplayError> {
     let sim_id = name(r, "sim id")?;
     let sim_version = r.u32_le("sim version")?;
     let config = r.bytes_in("config", 0, limits.max_config_bytes)?.to_vec();
@@ -460,7 +460,7 @@ pub fn read_header_unchecked(
     header(&mut r, limits)
 }
 
-fn read_events(r: &mut ByteReader<'_>, ticks: u64) -> Result<Vec<HostEvent>, ReplayError> {
+fn read_events(r: &mut Reader<'_>, ticks: u64) -> Result<Vec<HostEvent>, ReplayError> {
     let offset = r.offset();
     let count = r.varint("host event count")?;
     let needed = count.saturating_mul(MIN_HOST_EVENT_BYTES as u64);
@@ -528,7 +528,7 @@ fn check_events(events: &[HostEvent], ticks: u64) -> Result<(), ReplayError> {
     Ok(())
 }
 
-fn read_hashes(r: &mut ByteReader<'_>, n: usize, out: &mut Vec<u32>) -> Result<(), ReplayError> {
+fn read_hashes(r: &mut Reader<'_>, n: usize, out: &mut Vec<u32>) -> Result<(), ReplayError> {
     for _ in 0..n {
         out.push(r.u32_le("field hash")?);
     }
@@ -940,8 +940,13 @@ impl<I: ReplayInput> Replay<I> {
     /// come out as stored, so two neighbours may have the same input (a run
     /// a writer split across blocks); [`Replay::runs`] joins them. A slot
     /// the replay does not have yields no runs.
-    #[must_use]
-    pub fn encoded_runs(&self, player: usize) -> RunDecoder<'_, I> {
+    pub fn encoded_runs(&self, player: usize) -> impl Iterator<Item = Run<I>> + Clone + '_ {
+        self.run_decoder(player)
+    }
+
+    /// [`Replay::encoded_runs`] as its concrete (private) type, for the
+    /// re-simulation loops that store it.
+    pub(crate) fn run_decoder(&self, player: usize) -> RunDecoder<'_, I> {
         RunDecoder::new(self.stream(player))
     }
 
@@ -1026,7 +1031,7 @@ impl<'a, I: ReplayInput> TickInputsCursor<'a, I> {
     fn new(replay: &'a Replay<I>) -> TickInputsCursor<'a, I> {
         let n = replay.players();
         TickInputsCursor {
-            decoders: (0..n).map(|p| replay.encoded_runs(p)).collect(),
+            decoders: (0..n).map(|p| replay.run_decoder(p)).collect(),
             left: alloc::vec![0; n],
             current: alloc::vec![I::default(); n],
         }

@@ -51,19 +51,16 @@
 //! ```
 
 mod blocks;
-mod bytes;
 mod codec;
 mod compare;
 mod error;
 mod format;
-mod probe;
 mod record;
 mod run;
 mod sync_test;
 mod verify;
 
-pub use blocks::{BLOCK_PACKED, BLOCK_RUNS, BlockFault, MAX_PALETTE, RunDecoder, symbol_bits};
-pub use bytes::{ByteReader, MAX_VARINT_BYTES, put_varint, unzigzag, zigzag};
+pub use blocks::BlockFault;
 pub use codec::{INPUT_KIND_I32, INPUT_KIND_TICK_INPUT, ReplayInput};
 pub use compare::{
     Comparison, InputDifference, TickDivergence, compare_lockstep, compare_lockstep_with_events,
@@ -71,9 +68,8 @@ pub use compare::{
 };
 pub use error::ReplayError;
 pub use format::{
-    Checkpoint, DEFAULT_CHECKPOINT_EVERY, FIXED_HEADER_BYTES, FORMAT_VERSION,
-    HOST_EVENT_TIME_DROPPED, HostEvent, HostEventKind, MAGIC, MAX_NAME_BYTES, MIN_HOST_EVENT_BYTES,
-    Replay, ReplayHeader, ReplayLimits, ReplayParts, TRAILER_BYTES, TickInputsCursor,
+    Checkpoint, DEFAULT_CHECKPOINT_EVERY, FORMAT_VERSION, HostEvent, HostEventKind, MAGIC,
+    MAX_NAME_BYTES, Replay, ReplayHeader, ReplayLimits, ReplayParts, TickInputsCursor,
     is_valid_name, read_header, read_header_unchecked,
 };
 pub use record::Recorder;

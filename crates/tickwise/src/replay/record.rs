@@ -9,9 +9,9 @@ use super::error::ReplayError;
 use super::format::{
     HostEvent, HostEventKind, Replay, ReplayHeader, ReplayParts, check_interval, push_input,
 };
-use super::probe::Probe;
 use super::run::Run;
 use crate::sim::{MAX_PLAYERS, Sim};
+use crate::state_hasher::StateHasher;
 use crate::time::Nanos;
 
 /// What a recording keeps: the inputs as runs, the host events, a
@@ -27,7 +27,7 @@ pub(crate) struct Recording<I> {
     field_names: Vec<&'static str>,
     checksums: Vec<u64>,
     fields: Vec<u32>,
-    probe: Probe,
+    probe: StateHasher,
     next_checkpoint: u64,
     schema_changed_at: Option<u64>,
 }
@@ -91,7 +91,7 @@ impl<I: ReplayInput> Recording<I> {
         {
             header.players = players as u8;
         }
-        let mut probe = Probe::default();
+        let mut probe = StateHasher::default();
         probe.take(sim);
         Ok(Recording {
             field_names: probe.names().to_vec(),
@@ -112,7 +112,7 @@ impl<I: ReplayInput> Recording<I> {
         &self,
         sim: &S,
     ) -> Result<Replay<I>, ReplayError> {
-        let mut probe = Probe::default();
+        let mut probe = StateHasher::default();
         probe.take(sim);
         self.build(
             &probe,
@@ -145,7 +145,7 @@ impl<I: ReplayInput> Recording<I> {
 
     fn build<S: Sim<Input = I> + ?Sized>(
         &self,
-        last: &Probe,
+        last: &StateHasher,
         sim: &S,
         runs: Vec<Vec<Run<I>>>,
         host_events: Vec<HostEvent>,

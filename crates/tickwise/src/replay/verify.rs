@@ -7,8 +7,8 @@ use core::fmt;
 use super::blocks::RunDecoder;
 use super::codec::ReplayInput;
 use super::format::{Checkpoint, HostEvent, Replay, TickInputsCursor};
-use super::probe::Probe;
 use crate::sim::Sim;
+use crate::state_hasher::StateHasher;
 
 /// Where a re-simulation first disagreed with the replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,7 +124,7 @@ impl VerifyReport {
 }
 
 fn check(
-    probe: &Probe,
+    probe: &StateHasher,
     stored: &Checkpoint<'_>,
     names: &[String],
     checkpoint: Option<usize>,
@@ -208,7 +208,7 @@ enum Resimulated {
 fn resimulate<S: Sim>(
     sim: &mut S,
     replay: &Replay<S::Input>,
-    probe: &mut Probe,
+    probe: &mut StateHasher,
     mut stretches: impl Stretches<S::Input>,
 ) -> Resimulated
 where
@@ -293,7 +293,7 @@ where
             },
         };
     }
-    let mut probe = Probe::default();
+    let mut probe = StateHasher::default();
     probe.take(&sim);
     let names = replay.field_names();
     if probe.names().len() != names.len()
@@ -318,7 +318,7 @@ where
     // cursor that walks their streams in step.
     let ran = if replay.players() == 1 {
         let one = OneStream {
-            runs: replay.encoded_runs(0),
+            runs: replay.run_decoder(0),
             input: [S::Input::default()],
         };
         resimulate(&mut sim, replay, &mut probe, one)
