@@ -19,7 +19,7 @@ use super::wait::await_verdicts;
 use super::{AppState, HttpStats, SESSION_HEADER, error};
 use crate::batch::{BATCH_CONTENT_TYPE, BatchError, BatchReader};
 use crate::conn::{ConnTrack, Peer};
-use crate::job::{JobId, JobMeta, JobRecord, JobStatus};
+use crate::job::{JobId, JobIdError, JobMeta, JobRecord, JobStatus};
 use crate::metrics;
 use crate::queue::{Queue, QueueError, Submitted};
 
@@ -240,7 +240,7 @@ fn records_json(records: &[&JobRecord]) -> String {
 }
 
 /// `POST /v1/batches`: many replays in one request, each its own job (id =
-/// SHA-256 of its bytes, idempotent) with its own verdict. Answers
+/// [`JobId::of`] its bytes, idempotent) with its own verdict. Answers
 /// `{"replays": [record, …]}` in the order of the frames (a replay that
 /// appears twice is one job and shows the same record twice): `200` when
 /// every record is a verdict, else `202`.
@@ -457,8 +457,10 @@ pub(super) async fn many_status<Q: Queue>(
                 &format!("at most {} ids per request", state.limits.max_batch_replays),
             );
         }
-        let Some(id) = JobId::parse(part) else {
-            return error(StatusCode::BAD_REQUEST, &format!("not a job id: {part:?}"));
+        let id = match JobId::parse(part) {
+            Ok(id) => id,
+            Err(e @ JobIdError::Retired) => return error(StatusCode::GONE, &format!("{part}: {e}")),
+            Err(e) => return error(StatusCode::BAD_REQUEST, &format!("{part:?}: {e}")),
         };
         ids.push(id);
     }
@@ -503,8 +505,12 @@ pub(super) async fn job_status<Q: Queue>(
     State(state): State<Arc<AppState<Q>>>,
     Path(id): Path<String>,
 ) -> Response {
-    let Some(id) = JobId::parse(&id) else {
-        return error(StatusCode::NOT_FOUND, "unknown job id");
+    let id = match JobId::parse(&id) {
+        Ok(id) => id,
+        // An id of the old form names no job any more: say why (`410`),
+        // rather than "unknown".
+        Err(e @ JobIdError::Retired) => return error(StatusCode::GONE, &format!("{id}: {e}")),
+        Err(_) => return error(StatusCode::NOT_FOUND, "unknown job id"),
     };
     match state.queue.status(id).await {
         Ok(Some(record)) => json(StatusCode::OK, &record),

@@ -475,7 +475,7 @@ impl Queue for MemoryQueue {
     }
 
     async fn store_verdict(&self, record: JobRecord) -> Result<JobRecord, QueueError> {
-        let Some(id) = JobId::parse(&record.id) else {
+        let Ok(id) = JobId::parse(&record.id) else {
             return Err(QueueError::Backend {
                 message: format!("not a job id: {:?}", record.id),
             });

@@ -14,7 +14,7 @@ use super::{
     DEAD, FINISH, Keys, REFRESH, RedisConfig, Verdict, WorkerConfig, backend, connect,
     ensure_group, finish_call, items, outcome_field, text,
 };
-use crate::job::{JobId, JobMeta, JobRecord, unix_ms};
+use crate::job::{JobId, JobIdError, JobMeta, JobRecord, unix_ms};
 use crate::queue::{MAX_DELIVERIES, QueueError, QueueStats};
 use crate::verifier::Verifier;
 
@@ -22,7 +22,8 @@ use crate::verifier::Verifier;
 #[derive(Debug)]
 struct Entry {
     entry_id: String,
-    id: Option<JobId>,
+    /// The job id, or the text that did not parse as one and why.
+    id: Result<JobId, (String, JobIdError)>,
     meta: JobMeta,
     bytes: Vec<u8>,
 }
@@ -32,7 +33,7 @@ fn parse_entry(v: &Value) -> Option<Entry> {
     let entry_id = text(parts.first()?)?;
     let mut e = Entry {
         entry_id,
-        id: None,
+        id: Err((String::new(), JobIdError::Malformed)),
         meta: JobMeta::default(),
         bytes: Vec::new(),
     };
@@ -46,7 +47,10 @@ fn parse_entry(v: &Value) -> Option<Entry> {
     };
     for (k, v) in pairs {
         match text(k).as_deref() {
-            Some("id") => e.id = text(v).and_then(|s| JobId::parse(&s)),
+            Some("id") => {
+                let s = text(v).unwrap_or_default();
+                e.id = JobId::parse(&s).map_err(|why| (s, why));
+            }
             Some("meta") => {
                 if let Some(m) = text(v).and_then(|s| serde_json::from_str(&s).ok()) {
                     e.meta = m;
@@ -292,8 +296,20 @@ impl Loop {
         let mut pipe = redis::pipe();
         let mut piped = false;
         for entry in entries {
-            let Some(id) = entry.id else {
-                // Not one of ours (or mangled): acknowledge and drop it.
+            let id = match &entry.id {
+                Ok(id) => Some(*id),
+                Err((text, why)) => {
+                    // Not one of ours (or mangled), or queued by a front
+                    // end of before the `b3-` ids (docs/service.md,
+                    // "Job ids"): acknowledge and drop it, and say so.
+                    eprintln!(
+                        "tickwise worker {}: dropped stream entry {} with job id {text:?}: {why}",
+                        self.consumer, entry.entry_id
+                    );
+                    None
+                }
+            };
+            let Some(id) = id else {
                 piped = true;
                 pipe.cmd("XACK")
                     .arg(&self.stream)
@@ -464,7 +480,7 @@ impl Loop {
         if deliveries >= MAX_DELIVERIES {
             let entry = Entry {
                 entry_id: entry_id.to_string(),
-                id: Some(id),
+                id: Ok(id),
                 meta: JobMeta::default(),
                 bytes: Vec::new(),
             };

@@ -171,7 +171,7 @@ impl Queue for RedisQueue {
         if stored == 1 {
             return Ok(record);
         }
-        let Some(id) = JobId::parse(&record.id) else {
+        let Ok(id) = JobId::parse(&record.id) else {
             return Ok(record);
         };
         Ok(self.status(id).await?.unwrap_or(record))
