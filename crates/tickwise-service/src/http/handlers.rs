@@ -174,7 +174,7 @@ pub(super) async fn upload<Q: Queue>(
             // (its checksum): keep it off the async threads.
             let pre = tokio::task::spawn_blocking(move || verifier.precheck(&checked)).await;
             match pre {
-                Ok(Ok(work)) => match state.queue.submit(id, bytes, work, meta).await {
+                Ok(Ok(admitted)) => match state.queue.submit(id, bytes, admitted, meta).await {
                     Ok(s) => s,
                     Err(e) => return queue_error(&state.stats, &e),
                 },
@@ -360,8 +360,8 @@ pub(super) async fn batch_upload<Q: Queue>(
     let mut fresh_at = Vec::new();
     for (at, id, bytes, pre) in checked {
         match pre {
-            Ok(work) => {
-                fresh.push((id, bytes, work));
+            Ok(admitted) => {
+                fresh.push((id, bytes, admitted));
                 fresh_at.push(at);
             }
             Err(verdict) => {

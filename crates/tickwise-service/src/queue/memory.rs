@@ -20,6 +20,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use tickwise_catalog::Admitted;
 
 use super::{MAX_DELIVERIES, Queue, QueueError, QueueStats, Submitted};
 use crate::job::{JobId, JobMeta, JobRecord, JobStatus, unix_ms};
@@ -118,9 +119,13 @@ enum Slot {
 #[derive(Debug)]
 struct Job {
     id: JobId,
+    /// The upload, as received (shared, never copied).
     bytes: Bytes,
     meta: JobMeta,
     work: u64,
+    /// What the upload's checks read (its header): the worker does not
+    /// read it or hash the file again.
+    admitted: Admitted,
 }
 
 #[derive(Debug, Default)]
@@ -430,7 +435,7 @@ fn worker(shared: &Shared, small_only: bool) {
         let started = Instant::now();
         let result = shared
             .verifier
-            .verify(job.id, &job.bytes, &job.meta, attempts);
+            .verify(job.id, &job.bytes, Some(&job.admitted), &job.meta, attempts);
         let mut state = shared.lock();
         state.running = state.running.saturating_sub(1);
         let stored = result.is_ok() || attempts >= MAX_DELIVERIES;
@@ -467,10 +472,10 @@ impl Queue for MemoryQueue {
         &self,
         id: JobId,
         bytes: Bytes,
-        work: u64,
+        admitted: Admitted,
         meta: JobMeta,
     ) -> Result<Submitted, QueueError> {
-        let mut out = self.submit_many(vec![(id, bytes, work)], meta).await?;
+        let mut out = self.submit_many(vec![(id, bytes, admitted)], meta).await?;
         Ok(out.pop().unwrap_or(Submitted::Queued))
     }
 
@@ -490,7 +495,7 @@ impl Queue for MemoryQueue {
 
     async fn submit_many(
         &self,
-        jobs: Vec<(JobId, Bytes, u64)>,
+        jobs: Vec<(JobId, Bytes, Admitted)>,
         meta: JobMeta,
     ) -> Result<Vec<Submitted>, QueueError> {
         let mut state = self.shared.lock();
@@ -501,17 +506,17 @@ impl Queue for MemoryQueue {
         let mut fresh = 0u64;
         let mut bytes = 0u64;
         let mut work = 0u64;
-        for (id, b, w) in &jobs {
+        for (id, b, a) in &jobs {
             if !state.slots.contains_key(id) {
                 fresh += 1;
                 bytes += b.len() as u64;
-                work = work.saturating_add(*w);
+                work = work.saturating_add(a.work());
             }
         }
         let per_client = BTreeMap::from([(meta.source, (fresh, work))]);
         state.admit(config, fresh, bytes, &per_client)?;
         let mut out = Vec::with_capacity(jobs.len());
-        for (id, bytes, work) in jobs {
+        for (id, bytes, admitted) in jobs {
             match state.slots.get(&id) {
                 Some(slot @ Slot::Done(_)) => out.push(Submitted::Done(record_of(id, slot))),
                 Some(slot) => out.push(Submitted::Duplicate(record_of(id, slot))),
@@ -523,7 +528,8 @@ impl Queue for MemoryQueue {
                             id,
                             bytes,
                             meta,
-                            work,
+                            work: admitted.work(),
+                            admitted,
                         },
                     );
                     out.push(Submitted::Queued);

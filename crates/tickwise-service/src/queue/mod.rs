@@ -9,6 +9,8 @@ use std::fmt;
 use std::future::Future;
 use std::time::Duration;
 
+use tickwise_catalog::Admitted;
+
 use crate::job::{JobId, JobMeta, JobRecord};
 
 pub mod memory;
@@ -161,9 +163,9 @@ impl QueueStats {
 
 /// The queue as the HTTP front end sees it.
 pub trait Queue: Send + Sync + 'static {
-    /// Queues `bytes` as job `id`, estimated at `work` units (the
-    /// replay's declared ticks × its sim's cost per tick), unless the same
-    /// bytes are queued, running or verified already.
+    /// Queues `bytes` as job `id`, admitted as `admitted` (its header and
+    /// its work: the replay's declared ticks × its sim's cost per tick),
+    /// unless the same bytes are queued, running or verified already.
     ///
     /// # Errors
     ///
@@ -174,7 +176,7 @@ pub trait Queue: Send + Sync + 'static {
         &self,
         id: JobId,
         bytes: bytes::Bytes,
-        work: u64,
+        admitted: Admitted,
         meta: JobMeta,
     ) -> impl Future<Output = Result<Submitted, QueueError>> + Send;
 
@@ -199,7 +201,7 @@ pub trait Queue: Send + Sync + 'static {
         id: JobId,
     ) -> impl Future<Output = Result<Option<JobRecord>, QueueError>> + Send;
 
-    /// Queues many jobs (id, bytes, work units) sharing `meta` at once:
+    /// Queues many jobs (id, bytes, admission) sharing `meta` at once:
     /// one lock (memory) or one round trip (Redis) instead of one per job.
     /// `jobs` must hold distinct ids (the HTTP layer folds duplicates of a
     /// batch into one job). All or nothing: when the new jobs do not all
@@ -210,7 +212,7 @@ pub trait Queue: Send + Sync + 'static {
     /// As [`Queue::submit`], for the new jobs together.
     fn submit_many(
         &self,
-        jobs: Vec<(JobId, bytes::Bytes, u64)>,
+        jobs: Vec<(JobId, bytes::Bytes, Admitted)>,
         meta: JobMeta,
     ) -> impl Future<Output = Result<Vec<Submitted>, QueueError>> + Send;
 

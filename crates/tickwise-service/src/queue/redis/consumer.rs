@@ -404,7 +404,7 @@ impl Loop {
             work.into_iter()
                 .map(|(id, meta, bytes, deliveries)| {
                     let started = Instant::now();
-                    let r = verifier.verify(id, &bytes, &meta, deliveries);
+                    let r = verifier.verify(id, &bytes, None, &meta, deliveries);
                     let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
                     (r, nanos)
                 })
