@@ -516,11 +516,13 @@ impl Queue for MemoryQueue {
         let per_client = BTreeMap::from([(meta.source, (fresh, work))]);
         state.admit(config, fresh, bytes, &per_client)?;
         let mut out = Vec::with_capacity(jobs.len());
+        let mut large = false;
         for (id, bytes, admitted) in jobs {
             match state.slots.get(&id) {
                 Some(slot @ Slot::Done(_)) => out.push(Submitted::Done(record_of(id, slot))),
                 Some(slot) => out.push(Submitted::Duplicate(record_of(id, slot))),
                 None => {
+                    large |= admitted.work() > config.small_job_work;
                     state.slots.insert(id, Slot::Queued { attempts: 0 });
                     state.enqueue(
                         config,
@@ -537,8 +539,15 @@ impl Queue for MemoryQueue {
             }
         }
         drop(state);
-        if fresh > 0 {
+        if large {
+            // Only some threads take large jobs: wake them all.
             self.shared.work.notify_all();
+        } else {
+            // Any thread takes a small job: wake one per job (at most
+            // every thread), not every thread for every upload.
+            for _ in 0..fresh.min(self.threads.len() as u64) {
+                self.shared.work.notify_one();
+            }
         }
         Ok(out)
     }
