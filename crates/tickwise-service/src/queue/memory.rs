@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use tickwise_catalog::Admitted;
 
-use super::{MAX_DELIVERIES, Queue, QueueError, QueueStats, Submitted};
+use super::{MAX_DELIVERIES, Queue, QueueError, QueueStats, Submitted, Watch};
 use crate::job::{JobId, JobMeta, JobRecord, JobStatus, unix_ms};
 use crate::verifier::Verifier;
 
@@ -141,6 +141,10 @@ struct State {
     running: u64,
     stats: QueueStats,
     dead_letters: Vec<(JobId, String)>,
+    /// Requests waiting for a job's verdict ([`Queue::watch`]), woken when
+    /// it is stored. At most one live entry per waiting request: closed
+    /// ones (requests gone) are dropped whenever the list grows.
+    watchers: BTreeMap<JobId, Vec<tokio::sync::oneshot::Sender<()>>>,
     closed: bool,
 }
 
@@ -397,6 +401,9 @@ fn finish(
     }
     state.slots.insert(id, Slot::Done(Box::new(record.clone())));
     state.done_order.push_back(id);
+    for waiter in state.watchers.remove(&id).unwrap_or_default() {
+        let _ = waiter.send(());
+    }
     while state.done_order.len() > config.max_results {
         if let Some(old) = state.done_order.pop_front() {
             state.slots.remove(&old);
@@ -582,6 +589,21 @@ impl Queue for MemoryQueue {
     fn poll_interval(&self) -> Duration {
         // Only a safety net: every stored verdict notifies.
         Duration::from_millis(100)
+    }
+
+    fn watch(&self, id: JobId) -> Option<Watch> {
+        let mut state = self.shared.lock();
+        Some(match state.slots.get(&id) {
+            None => Watch::Unknown,
+            Some(Slot::Done(r)) => Watch::Final((**r).clone()),
+            Some(_) => {
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                let waiters = state.watchers.entry(id).or_default();
+                waiters.retain(|w| !w.is_closed());
+                waiters.push(tx);
+                Watch::Open(rx)
+            }
+        })
     }
 
     fn status_is_local(&self) -> bool {

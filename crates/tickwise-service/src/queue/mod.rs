@@ -40,6 +40,18 @@ pub enum Submitted {
     Done(JobRecord),
 }
 
+/// What [`Queue::watch`] found.
+#[derive(Debug)]
+pub enum Watch {
+    /// The job has its verdict.
+    Final(JobRecord),
+    /// The job is queued or running: the receiver completes when its
+    /// verdict is stored (or fails when the queue is dropped).
+    Open(tokio::sync::oneshot::Receiver<()>),
+    /// No such job (never uploaded, or its verdict was forgotten).
+    Unknown,
+}
+
 /// Why a queue operation failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -236,8 +248,21 @@ pub trait Queue: Send + Sync + 'static {
 
     /// Whether reading one status is as cheap as a lock (memory) rather
     /// than a network round trip (Redis): decides whether a waiter reads
-    /// its open records one at a time or all in one call.
+    /// its open records one at a time, each woken by [`Queue::watch`], or
+    /// all in one call, woken by [`Queue::verdicts`].
     fn status_is_local(&self) -> bool;
+
+    /// The job's verdict, or a receiver woken when exactly this job's
+    /// verdict is stored, in one look (nothing stored between them is
+    /// missed); `None` where the engine cannot wake one waiter per job
+    /// (Redis: every verdict wakes every waiter, [`Queue::verdicts`]).
+    ///
+    /// Why: with every verdict waking every waiting request, `C` requests
+    /// in flight cost `C` wake-ups per verdict; here it is one.
+    fn watch(&self, id: JobId) -> Option<Watch> {
+        let _ = id;
+        None
+    }
 
     /// Counters for `/metrics`.
     ///
