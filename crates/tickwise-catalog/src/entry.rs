@@ -11,8 +11,8 @@ use alloc::vec::Vec;
 use core::marker::PhantomData;
 
 use tickwise::{
-    Comparison, HeaderRead, Recorder, Replay, ReplayHeader, ReplayLimits, SyncTestReport, VerifyReport,
-    compare_lockstep_with_events,
+    Comparison, HeaderRead, Recorder, Replay, ReplayHeader, ReplayLimits, SyncTestReport,
+    VerifyReport, compare_lockstep_with_events,
 };
 
 use crate::error::CatalogError;

@@ -464,7 +464,11 @@ mod tests {
         assert_eq!(JobId::parse(hex), Err(JobIdError::Retired));
         let sha_abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
         assert_eq!(JobId::parse(sha_abc), Err(JobIdError::Retired));
-        assert!(JobIdError::Retired.to_string().contains("upload the replay again"));
+        assert!(
+            JobIdError::Retired
+                .to_string()
+                .contains("upload the replay again")
+        );
         for bad in [
             String::new(),
             "b3-".to_string(),

@@ -490,7 +490,9 @@ pub(super) async fn many_status<Q: Queue>(
         }
         let id = match JobId::parse(part) {
             Ok(id) => id,
-            Err(e @ JobIdError::Retired) => return error(StatusCode::GONE, &format!("{part}: {e}")),
+            Err(e @ JobIdError::Retired) => {
+                return error(StatusCode::GONE, &format!("{part}: {e}"));
+            }
             Err(e) => return error(StatusCode::BAD_REQUEST, &format!("{part:?}: {e}")),
         };
         ids.push(id);

@@ -74,7 +74,7 @@ async fn await_each<Q: Queue>(
     for (id, record) in ids.iter().zip(records.iter_mut()) {
         while !record.status.is_final() {
             match queue.watch(*id) {
-                Some(Watch::Final(r)) => *record = r,
+                Some(Watch::Final(r)) => *record = *r,
                 Some(Watch::Open(woken)) => {
                     let now = tokio::time::Instant::now();
                     if now >= deadline {

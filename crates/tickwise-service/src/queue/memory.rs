@@ -440,9 +440,10 @@ fn worker(shared: &Shared, small_only: bool) {
             (job, attempts)
         };
         let started = Instant::now();
-        let result = shared
-            .verifier
-            .verify(job.id, &job.bytes, Some(&job.admitted), &job.meta, attempts);
+        let result =
+            shared
+                .verifier
+                .verify(job.id, &job.bytes, Some(&job.admitted), &job.meta, attempts);
         let mut state = shared.lock();
         state.running = state.running.saturating_sub(1);
         let stored = result.is_ok() || attempts >= MAX_DELIVERIES;
@@ -595,7 +596,7 @@ impl Queue for MemoryQueue {
         let mut state = self.shared.lock();
         Some(match state.slots.get(&id) {
             None => Watch::Unknown,
-            Some(Slot::Done(r)) => Watch::Final((**r).clone()),
+            Some(Slot::Done(r)) => Watch::Final(r.clone()),
             Some(_) => {
                 let (tx, rx) = tokio::sync::oneshot::channel();
                 let waiters = state.watchers.entry(id).or_default();

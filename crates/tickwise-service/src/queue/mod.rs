@@ -44,7 +44,7 @@ pub enum Submitted {
 #[derive(Debug)]
 pub enum Watch {
     /// The job has its verdict.
-    Final(JobRecord),
+    Final(Box<JobRecord>),
     /// The job is queued or running: the receiver completes when its
     /// verdict is stored (or fails when the queue is dropped).
     Open(tokio::sync::oneshot::Receiver<()>),

@@ -71,9 +71,9 @@ pub use compare::{
 pub use error::ReplayError;
 pub use format::{
     Checkpoint, DEFAULT_CHECKPOINT_EVERY, FIXED_HEADER_BYTES, FORMAT_VERSION,
-    HOST_EVENT_TIME_DROPPED, HeaderRead, HostEvent, HostEventKind, MAGIC, MAX_NAME_BYTES, MIN_HOST_EVENT_BYTES,
-    Replay, ReplayHeader, ReplayLimits, ReplayParts, Run, TRAILER_BYTES, TickInputsCursor,
-    is_valid_name, read_header, read_header_unchecked,
+    HOST_EVENT_TIME_DROPPED, HeaderRead, HostEvent, HostEventKind, MAGIC, MAX_NAME_BYTES,
+    MIN_HOST_EVENT_BYTES, Replay, ReplayHeader, ReplayLimits, ReplayParts, Run, TRAILER_BYTES,
+    TickInputsCursor, is_valid_name, read_header, read_header_unchecked,
 };
 pub use record::Recorder;
 pub(crate) use record::Recording;
