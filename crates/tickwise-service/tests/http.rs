@@ -85,8 +85,8 @@ fn every_kind_of_upload_gets_its_verdict_and_uploads_are_idempotent() {
         let id = field(&body, "id").unwrap();
         assert_eq!(
             id,
-            JobId::of(&u.bytes).to_string(),
-            "the id is the SHA-256 of the bytes"
+            job_id(&u.bytes),
+            "the id is b3- and the BLAKE3 of the bytes"
         );
         ids.push(id);
     }
