@@ -89,10 +89,41 @@ impl Verifier {
         meta: &JobMeta,
         attempts: u32,
     ) -> Result<JobRecord, VerifyFailure> {
+        self.run(id, meta, attempts, || match admitted {
+            Some(a) => self.catalog.judge_admitted(bytes, a, &self.limits),
+            None => self.catalog.judge(bytes.to_vec(), &self.limits),
+        })
+    }
+
+    /// [`Verifier::verify`] for bytes the verifier may keep (a Redis
+    /// worker's, read back from Redis): everything is checked
+    /// ([`Catalog::judge`]) and the bytes are not copied.
+    ///
+    /// # Errors
+    ///
+    /// [`VerifyFailure`] when the sim's code panicked.
+    pub fn verify_vec(
+        &self,
+        id: JobId,
+        bytes: Vec<u8>,
+        meta: &JobMeta,
+        attempts: u32,
+    ) -> Result<JobRecord, VerifyFailure> {
+        self.run(id, meta, attempts, move || {
+            self.catalog.judge(bytes, &self.limits)
+        })
+    }
+
+    /// Runs `judge`, catching a panic, and builds the record.
+    fn run(
+        &self,
+        id: JobId,
+        meta: &JobMeta,
+        attempts: u32,
+        judge: impl FnOnce() -> Verdict,
+    ) -> Result<JobRecord, VerifyFailure> {
         let started = Instant::now();
-        let result = catch_unwind(AssertUnwindSafe(|| {
-            self.verify_inner(id, bytes, admitted, meta)
-        }));
+        let result = catch_unwind(AssertUnwindSafe(|| record_of(id, &judge(), meta)));
         let mut record = result.map_err(|panic| VerifyFailure {
             message: format!("the sim's code panicked: {}", panic_text(&*panic)),
         })?;
@@ -101,28 +132,19 @@ impl Verifier {
         record.latency_ms = Some(unix_ms().saturating_sub(meta.submitted_ms));
         Ok(record)
     }
+}
 
-    fn verify_inner(
-        &self,
-        id: JobId,
-        bytes: &[u8],
-        admitted: Option<&Admitted>,
-        meta: &JobMeta,
-    ) -> JobRecord {
-        // The catalog's verdict, stored as it is.
-        let verdict = match admitted {
-            Some(a) => self.catalog.judge_admitted(bytes, a, &self.limits),
-            None => self.catalog.judge(bytes.to_vec(), &self.limits),
-        };
-        let mut r = JobRecord::of_verdict(id, &verdict);
-        if let (Some(session_ms), Some(simulated)) = (meta.session_ms, verdict.simulated) {
-            r.wall_clock = Some(WallClock::judge(
-                session_ms,
-                simulated.as_nanos() / 1_000_000,
-            ));
-        }
-        r
+/// The record of the catalog's verdict, stored as it is, with the
+/// wall-clock check when the client sent the session's duration.
+fn record_of(id: JobId, verdict: &Verdict, meta: &JobMeta) -> JobRecord {
+    let mut r = JobRecord::of_verdict(id, verdict);
+    if let (Some(session_ms), Some(simulated)) = (meta.session_ms, verdict.simulated) {
+        r.wall_clock = Some(WallClock::judge(
+            session_ms,
+            simulated.as_nanos() / 1_000_000,
+        ));
     }
+    r
 }
 
 fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
