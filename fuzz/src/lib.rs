@@ -28,7 +28,7 @@ use tickwise::{
 };
 use tickwise_catalog::Catalog;
 use tickwise_catalog::serde_json;
-use tickwise_cli::script::{self, Command};
+use tickwise_lab::script::{self, Command};
 use tickwise_net::wire::{self, Body, Envelope, MAX_PACKET, WIRE_MAGIC, WIRE_VERSION, WireError};
 use tickwise_net::{
     Auth, Datagram, Drops, Rejoiner, Session, SessionConfig, SessionKey, SessionStats,

@@ -31,8 +31,9 @@ use std::path::{Path, PathBuf};
 use tickwise::ReplayLimits;
 use tickwise_catalog::MAX_INPUTS_BYTES;
 
-/// The largest script (`tickwise script`), from a file or stdin: 16 MiB.
-pub const MAX_SCRIPT_BYTES: u64 = 16 * 1024 * 1024;
+/// The largest script (`tickwise script`), from a file or stdin: the
+/// script language's own limit, 16 MiB.
+pub const MAX_SCRIPT_BYTES: u64 = tickwise_lab::script::MAX_SCRIPT_BYTES as u64;
 
 /// The largest config file (`--config`, `--loop`, `--lifecycle`): 64 KiB,
 /// the largest config a default replay reader accepts embedded in a replay
@@ -354,23 +355,9 @@ pub fn read_path_or_stdin(path: &Path, kind: InputKind) -> Result<Vec<u8>, ReadE
     }
 }
 
-/// The longest token quoted in full in an error message, in bytes.
-pub const MAX_QUOTED_BYTES: usize = 64;
-
-/// `token` for an error message: in full when short, otherwise its first
-/// [`MAX_QUOTED_BYTES`] bytes (cut at a character boundary) followed by
-/// `… (N bytes)`, so a 10 MB token never floods a terminal or a log.
-#[must_use]
-pub fn quote_token(token: &str) -> String {
-    if token.len() <= MAX_QUOTED_BYTES {
-        return format!("{token:?}");
-    }
-    let mut cut = MAX_QUOTED_BYTES;
-    while !token.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{:?}… ({} bytes)", &token[..cut], token.len())
-}
+/// A token for an error message, cut short when long (the script
+/// language's quoting, shared by every parser of the tool).
+pub use tickwise_lab::script::quote_token;
 
 #[cfg(test)]
 mod tests {
@@ -458,17 +445,5 @@ mod tests {
         let e = read_file(&d.join("missing"), InputKind::Replay, 10).unwrap_err();
         assert!(matches!(e, ReadError::Io { .. }), "{e:?}");
         assert!(e.to_string().starts_with("cannot read replay "), "{e}");
-    }
-
-    #[test]
-    fn long_tokens_are_shortened_with_their_length() {
-        assert_eq!(quote_token("12x"), "\"12x\"");
-        let long = "9".repeat(10_000_000);
-        let q = quote_token(&long);
-        assert!(q.len() < 100, "{q}");
-        assert!(q.ends_with("… (10000000 bytes)"), "{q}");
-        // A cut never splits a character.
-        let wide = "é".repeat(100);
-        assert!(quote_token(&wide).ends_with("… (200 bytes)"));
     }
 }

@@ -94,6 +94,25 @@ pub(crate) fn render(e: &anyhow::Error) -> String {
     line
 }
 
+/// A service's start-up error; when the Redis at `url` refused the
+/// connection, with how to start one there and the queue that needs none.
+pub(crate) fn redis_start(
+    e: tickwise_service::ServiceError,
+    url: &tickwise_service::RedisUrl,
+) -> anyhow::Error {
+    if !e.is_connection_refused() {
+        return anyhow::Error::new(e);
+    }
+    let msg = e.to_string();
+    anyhow::anyhow!(
+        "{msg}: no Redis is listening at {url}. Start one there with \
+         `redis-server --port {port} --daemonize yes` (Debian: apt-get install redis-server), \
+         or run `verifyd --queue memory`, the embedded queue, which needs no Redis",
+        url = url.as_str(),
+        port = url.port()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::render;
@@ -110,44 +129,5 @@ mod tests {
             format!("{twice:#}"),
             "config key `seed` is missing: config key `seed` is missing"
         );
-    }
-}
-
-/// A service's start-up error; when the Redis at `url` refused the
-/// connection, with how to start one there and the queue that needs none.
-pub(crate) fn redis_start(e: tickwise_service::ServiceError, url: &str) -> anyhow::Error {
-    let msg = e.to_string();
-    let backend = matches!(
-        e,
-        tickwise_service::ServiceError::Queue(tickwise_service::queue::QueueError::Backend { .. })
-    );
-    if !(backend && (msg.contains("refused") || msg.contains("os error 111"))) {
-        return anyhow::Error::new(e);
-    }
-    anyhow::anyhow!(
-        "{msg}: no Redis is listening at {url}. Start one there with \
-         `redis-server --port {port} --daemonize yes` (Debian: apt-get install redis-server), \
-         or run `verifyd --queue memory`, the embedded queue, which needs no Redis",
-        port = redis_port(url)
-    )
-}
-
-/// The port of a `redis://[user@]HOST[:PORT][/DB]` URL (6379 when none).
-fn redis_port(url: &str) -> u16 {
-    let rest = url.strip_prefix("redis://").unwrap_or(url);
-    let host = rest.split('/').next().unwrap_or(rest);
-    let host = host.rsplit('@').next().unwrap_or(host);
-    host.rsplit_once(':')
-        .and_then(|(_, p)| p.parse().ok())
-        .unwrap_or(6379)
-}
-
-#[cfg(test)]
-mod redis_tests {
-    #[test]
-    fn redis_port_of_urls() {
-        assert_eq!(super::redis_port("redis://127.0.0.1:6380"), 6380);
-        assert_eq!(super::redis_port("redis://127.0.0.1"), 6379);
-        assert_eq!(super::redis_port("redis://u:pw@127.0.0.1:7000/2"), 7000);
     }
 }

@@ -24,8 +24,10 @@
 //! Every command that takes a sim (`record`, `verify`, `compare`,
 //! `sync-test`, `budget`, `verifyd`, `worker`) looks it up in the [`Catalog`] passed in, by the
 //! id a replay stores or `--sim ID` names. The `tickwise` binary itself is
-//! `main_with(ToolInfo::TICKWISE, Catalog::builtin())`. Tests and fuzz targets reach the same
-//! code through [`main_with_args`] and the parsers in [`cmd`] and [`script`].
+//! `main_with(ToolInfo::TICKWISE, Catalog::builtin())`. Tests reach the same
+//! code through [`main_with_args`]. The commands parse flags, read files and
+//! print; what they do is the libraries' (the script language is
+//! `tickwise_lab::script`, the queue URLs `tickwise_service::QueueUrl`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -38,7 +40,6 @@ pub use tickwise_catalog::{Catalog, CatalogSim};
 pub mod bounded;
 pub mod cmd;
 mod hints;
-pub mod script;
 
 /// A failure with the exit code it maps to.
 #[derive(Debug)]
@@ -142,7 +143,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Drive a sim (default: the island) from a text script; one JSON line per command.
-    Script(script::ScriptArgs),
+    Script(cmd::script::Args),
     /// Run a sim with scripted or generated inputs and write a replay.
     Record(cmd::record::Args),
     /// Re-simulate replays (files or directories) and report OK or the first divergence.
@@ -236,7 +237,7 @@ pub fn run(cli: Cli, tool: &ToolInfo, catalog: &Catalog) -> Result<u8, Failure> 
         )));
     }
     match cli.command {
-        Command::Script(a) => script::run(&a, catalog),
+        Command::Script(a) => cmd::script::run(&a, catalog),
         Command::Record(a) => cmd::record::run(&a, catalog),
         Command::Verify(a) => cmd::verify::run(&a, catalog),
         Command::Compare(a) => cmd::compare::run(&a, catalog),

@@ -144,6 +144,32 @@ fn catalog_depends_only_on_kernel_sims_and_json() {
 }
 
 #[test]
+fn cli_reaches_the_sims_only_through_the_catalog_and_the_lab() {
+    // The CLI parses flags and prints (issue 19): the script language, the
+    // horde's headless run and budgets are the lab's, every sim is reached
+    // through the catalog. A direct dependency on the sims crate would let
+    // domain logic creep back into the commands.
+    let deps = normal_deps("tickwise-cli");
+    assert!(
+        !deps.contains("tickwise-sims"),
+        "tickwise-cli may not depend on tickwise-sims directly (use the catalog's `builtin` feature or tickwise-lab)"
+    );
+    for through in ["tickwise-catalog", "tickwise-lab"] {
+        assert!(
+            deps.contains(through),
+            "tickwise-cli reaches sims through {through}"
+        );
+    }
+    // And no arrow back up: neither the lab nor the service depends on the CLI.
+    for lib in ["tickwise-lab", "tickwise-service", "tickwise-catalog"] {
+        assert!(
+            !normal_deps(lib).contains("tickwise-cli"),
+            "{lib} may not depend on tickwise-cli"
+        );
+    }
+}
+
+#[test]
 fn netplay_depends_only_on_the_kernel_and_blake3() {
     // And the datagram MAC: blake3 (no_std, pure functions of its input: no
     // I/O, no clock, no randomness).

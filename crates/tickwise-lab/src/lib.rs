@@ -18,9 +18,16 @@
 //! * [`runner`] runs the kernel loop against a real clock: hosted (one call
 //!   per platform frame) or owned (capped by sleep + spin, or uncapped), with
 //!   frame-time percentiles, ticks against expected, and CPU time.
+//! * [`sim_budget`] budgets any catalog sim with [`budget`]'s method, its
+//!   own defaults filling the gaps (`tickwise budget`).
+//! * [`horde`] runs the horde headless with every tick timed (`tickwise horde`).
+//! * [`script`] drives any catalog sim in its loop from a text script (the
+//!   language of `tickwise script`): frames, pauses, resumes, speed, scenes.
 //!
 //! This is a reporting crate: floats are fine here, and only here and in
-//! other presentation code. The simulation itself stays in integers.
+//! other presentation code. The simulation itself stays in integers (the
+//! script language and the horde run only drive sims; their timings are
+//! the only floats).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -29,10 +36,13 @@ pub mod charts;
 pub mod cpu;
 pub mod experiment;
 pub mod histogram;
+pub mod horde;
 pub mod json;
 pub mod machine;
 pub mod report;
 pub mod runner;
+pub mod script;
+pub mod sim_budget;
 pub mod stats;
 pub mod strategy;
 pub mod svg;

@@ -26,12 +26,15 @@ use core::num::NonZeroU32;
 use std::time::Instant;
 
 use tickwise::{
-    AppState, Capture, FixedLoop, FrameReport, InputSource, LifecycleError, NANOS_PER_SEC, Nanos,
-    PlatformEvent, Presenter, ResumeReport, Timestamp,
+    AppState, Capture, CatchUpPolicy, ClockConfig, FixedLoop, FrameReport, InputSource,
+    LifecycleError, NANOS_PER_SEC, Nanos, PlatformEvent, Presenter, ResumeReport, StepLength,
+    TickInputs, Timestamp,
 };
 
 use crate::cpu;
 use crate::histogram::FrameTimeHistogram;
+use crate::strategy::{GUARD_MAX_FRAME, GUARD_MAX_STEPS};
+use crate::world::{LabWorld, blend_px};
 
 /// The runner's view of the machine: a monotonic clock, a sleep, and
 /// optionally the CPU time used.
@@ -414,6 +417,33 @@ impl EventLog {
             }
         }
     }
+}
+
+/// The lab world ([`LabWorld`]) at `step` in the kernel's loop as a game
+/// would set it up: the lab's death-spiral guards
+/// ([`GUARD_MAX_STEPS`], [`GUARD_MAX_FRAME`]), the resume rules' capped
+/// catch-up ([`CatchUpPolicy::RESUME_RULES`]) and an interpolating render
+/// callback, run on `host` under `cfg`: what `tickwise run` measures on the
+/// real clock.
+pub fn run_lab_world<H: Host>(host: &mut H, step: StepLength, cfg: &RunnerConfig) -> RunReport {
+    let clock = ClockConfig::new(step)
+        .with_max_steps_per_frame(GUARD_MAX_STEPS)
+        .with_max_frame(GUARD_MAX_FRAME);
+    let lp = FixedLoop::new(
+        LabWorld::new(step, u64::MAX),
+        TickInputs::new(Vec::new()),
+        clock,
+        CatchUpPolicy::RESUME_RULES,
+    );
+    let mut hosted = Hosted::new(lp);
+    let mut drawn = 0.0f64;
+    let report = run(host, &mut hosted, cfg, |h, r| {
+        // Where a renderer would draw the runner: between the two states.
+        let p = h.presenter();
+        drawn += blend_px(*p.previous(), *p.current(), f64::from(r.alpha.as_f32()));
+    });
+    std::hint::black_box(drawn);
+    report
 }
 
 /// Runs the owned loop on `host` for the configured length, calling

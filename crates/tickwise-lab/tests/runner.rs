@@ -8,7 +8,7 @@ use tickwise::{
 };
 use tickwise_lab::cpu::{parse_schedstat, parse_stat_ticks};
 use tickwise_lab::runner::{
-    FrameCap, Host, Hosted, RunReport, RunnerConfig, RunnerError, RunnerEvent, run,
+    FrameCap, Host, Hosted, RunReport, RunnerConfig, RunnerError, RunnerEvent, run, run_lab_world,
 };
 use tickwise_lab::world::LabWorld;
 
@@ -258,4 +258,30 @@ fn proc_parsers_on_known_lines() {
     assert_eq!(parse_stat_ticks(stat), Some(287));
     assert_eq!(parse_stat_ticks("42 (short) R 1 2"), None);
     assert_eq!(parse_stat_ticks("no parenthesis"), None);
+}
+
+#[test]
+fn the_lab_world_run_keeps_time_and_drops_a_jitter_pause() {
+    // What `tickwise run` measures, on the fake clock: 1 s at 60 Hz, capped
+    // to 60 fps, is 60 ticks.
+    let step = StepLength::from_hz(60).unwrap();
+    let mut host = FakeHost::new(1_000, 0);
+    let cfg = RunnerConfig::new(Nanos::from_secs(1), capped(60)).unwrap();
+    let r = run_lab_world(&mut host, step, &cfg);
+    assert_ticks_ok(&r);
+    assert_eq!(r.ticks, 60);
+    // A pause of about one frame is under the resume rules' 32 ms: all of
+    // it is dropped as jitter (the `full` policy would catch it up).
+    let mut host = FakeHost::new(1_000, 0);
+    let cfg = RunnerConfig::new(Nanos::from_secs(1), capped(60))
+        .unwrap()
+        .with_event(Nanos::from_millis(300), RunnerEvent::Pause)
+        .with_event(Nanos::from_millis(310), RunnerEvent::Resume);
+    let r = run_lab_world(&mut host, step, &cfg);
+    assert_eq!(r.resumes.len(), 1);
+    let resume = r.resumes[0];
+    assert!(resume.elapsed > Nanos::ZERO, "{resume:?}");
+    assert!(resume.elapsed < Nanos::from_millis(32), "{resume:?}");
+    assert_eq!(resume.catch_up_steps, 0, "{resume:?}");
+    assert_eq!(resume.dropped, resume.sim_elapsed, "{resume:?}");
 }

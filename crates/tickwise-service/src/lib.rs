@@ -56,7 +56,9 @@ pub use conn::ConnLimits;
 pub use error::ServiceError;
 pub use http::ApiLimits;
 pub use job::{JobId, JobIdError, JobMeta, JobRecord, JobStatus};
-pub use queue::{MemoryConfig, RedisConfig, WorkerConfig};
+pub use queue::{
+    MemoryConfig, QueueKind, QueueUrl, QueueUrlError, RedisConfig, RedisUrl, WorkerConfig,
+};
 pub use verifier::Verifier;
 
 /// Which queue `verifyd` uses.

@@ -66,6 +66,8 @@ pub mod page;
 pub mod room;
 #[cfg(feature = "room")]
 pub mod room_link;
+#[cfg(all(test, feature = "pages"))]
+mod test_support;
 pub mod web_loop;
 
 pub use page::WebPage;

@@ -28,7 +28,8 @@
 use core::fmt;
 use core::num::NonZeroU32;
 
-use crate::time::{Nanos, StepLength, TimeError};
+use crate::time::{Nanos, StepLength};
+use crate::time_error::TimeError;
 
 /// The default cap on steps per frame: 8, the island rules' `maxStepsPerFrame`.
 ///
@@ -504,7 +505,7 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::MAX_STEP_DENOMINATOR;
+    use crate::time_bounds::MAX_STEP_DENOMINATOR;
     use proptest::prelude::*;
 
     fn island_rules_clock() -> Clock {

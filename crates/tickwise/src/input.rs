@@ -181,16 +181,38 @@ impl<T: Clone + Default> InputSource<T> for TickInputs<T> {
     }
 
     /// The stored inputs of the batch as a slice walk, then the default
-    /// input for the ticks past the end.
+    /// input for the ticks past the end; both four ticks per loop iteration.
+    ///
+    /// Why four: V8 (the browser's wasm engine) checks for interrupts on
+    /// every loop back edge and keeps a loop's counter on the stack when
+    /// registers run short, which a small sim's step leaves them; a body of
+    /// four steps pays for that once per four ticks (about 10 % of the
+    /// island's step in wasm). The order of the calls is the same.
     #[inline]
     fn for_each_input(&mut self, start: Tick, n: u64, mut f: impl FnMut(T)) {
         let from = usize::try_from(start.get()).unwrap_or(usize::MAX);
         let stored = self.inputs.get(from..).unwrap_or(&[]);
         let k = usize::try_from(n).map_or(stored.len(), |n| n.min(stored.len()));
-        for x in &stored[..k] {
+        let mut quads = stored[..k].chunks_exact(4);
+        for q in &mut quads {
+            if let [a, b, c, d] = q {
+                f(a.clone());
+                f(b.clone());
+                f(c.clone());
+                f(d.clone());
+            }
+        }
+        for x in quads.remainder() {
             f(x.clone());
         }
-        for _ in (k as u64)..n {
+        let past_end = n - k as u64;
+        for _ in 0..past_end / 4 {
+            f(T::default());
+            f(T::default());
+            f(T::default());
+            f(T::default());
+        }
+        for _ in 0..past_end % 4 {
             f(T::default());
         }
     }
@@ -570,6 +592,39 @@ mod tests {
         assert_eq!(t.input(Tick(1), Timestamp::ZERO), -1);
         assert_eq!(t.input(Tick(2), Timestamp::ZERO), 0);
         assert_eq!(t.input(Tick(u64::MAX), Timestamp::ZERO), 0);
+    }
+
+    #[test]
+    fn a_batch_feeds_the_inputs_of_its_ticks_in_order() {
+        // Batches of every length 0..=11 from every start 0..=8 over five
+        // stored inputs (ticks 5.. read the default 0): the unrolled walk
+        // must give exactly inputs[start..start + n], padded with zeros.
+        let stored = [10, 11, 12, 13, 14];
+        let mut t = TickInputs::new(stored.to_vec());
+        for start in 0..=8u64 {
+            for n in 0..=11u64 {
+                let mut got = Vec::new();
+                t.for_each_input(Tick(start), n, |x| got.push(x));
+                let want: Vec<i32> = (start..start + n)
+                    .map(|i| {
+                        usize::try_from(i)
+                            .ok()
+                            .and_then(|i| stored.get(i))
+                            .copied()
+                            .unwrap_or(0)
+                    })
+                    .collect();
+                assert_eq!(got, want, "start {start}, n {n}");
+            }
+        }
+        // Hand-written: from tick 3, seven ticks.
+        let mut got = Vec::new();
+        t.for_each_input(Tick(3), 7, |x| got.push(x));
+        assert_eq!(got, vec![13, 14, 0, 0, 0, 0, 0]);
+        // A start past any index (no stored input) and a huge start.
+        let mut count = 0;
+        t.for_each_input(Tick(u64::MAX), 6, |x| count += 1 + x);
+        assert_eq!(count, 6);
     }
 
     fn b(i: u8) -> Button {

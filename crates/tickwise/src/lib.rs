@@ -80,6 +80,8 @@ mod scene;
 mod sim;
 mod speed;
 mod time;
+mod time_bounds;
+mod time_error;
 
 pub use clock::{Alpha, Clock, ClockConfig, DEFAULT_MAX_STEPS_PER_FRAME, FrameReport};
 pub use digest::{
@@ -112,8 +114,7 @@ pub use scene::{
     MAX_SCENE_DEPTH, MAX_SCENE_NAME, Scene, SceneError, SceneStack, is_valid_scene_name,
 };
 pub use sim::{MAX_PLAYERS, Sim};
-pub use speed::{MAX_SPEED_RATIO, MAX_SPEED_TERM, Speed};
-pub use time::{
-    MAX_STEP_DENOMINATOR, NANOS_PER_MILLI, NANOS_PER_SEC, Nanos, StepLength, Tick, TimeError,
-    Timestamp,
-};
+pub use speed::Speed;
+pub use time::{NANOS_PER_MILLI, NANOS_PER_SEC, Nanos, StepLength, Tick, Timestamp};
+pub use time_bounds::{MAX_SPEED_RATIO, MAX_SPEED_TERM, MAX_STEP_DENOMINATOR};
+pub use time_error::TimeError;

@@ -89,6 +89,17 @@ pub enum CatchUpPolicy {
     },
 }
 
+impl CatchUpPolicy {
+    /// The resume rules' capped policy (`docs/background.md`): at most 300
+    /// catch-up steps per resume (`maxCatchUpSteps`), and time away under
+    /// 32 ms dropped as jitter (`minCatchUpMs`). What a game that has no
+    /// reason to choose otherwise should use, and what `tickwise run` uses.
+    pub const RESUME_RULES: CatchUpPolicy = CatchUpPolicy::Capped {
+        max_steps: 300,
+        min_elapsed: Nanos::from_millis(32),
+    };
+}
+
 /// Why a lifecycle transition was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -285,11 +296,22 @@ mod tests {
     use super::*;
 
     fn capped_policy() -> (Lifecycle, StepLength) {
-        let policy = CatchUpPolicy::Capped {
-            max_steps: 300,
-            min_elapsed: Nanos::from_millis(32),
-        };
-        (Lifecycle::new(policy), StepLength::from_millis(16).unwrap())
+        (
+            Lifecycle::new(CatchUpPolicy::RESUME_RULES),
+            StepLength::from_millis(16).unwrap(),
+        )
+    }
+
+    #[test]
+    fn resume_rules_constant_is_the_documented_300_steps_and_32_ms() {
+        // docs/background.md: `maxCatchUpSteps` 300, `minCatchUpMs` 32.
+        assert_eq!(
+            CatchUpPolicy::RESUME_RULES,
+            CatchUpPolicy::Capped {
+                max_steps: 300,
+                min_elapsed: Nanos::from_nanos(32_000_000),
+            }
+        );
     }
 
     #[test]

@@ -12,14 +12,9 @@
 
 use core::fmt;
 
-use crate::time::{Nanos, StepLength, TimeError};
-
-/// The largest numerator or denominator [`Speed::new`] accepts.
-pub const MAX_SPEED_TERM: u32 = 1000;
-/// The largest speed [`Speed::new`] accepts: 16×. Faster than that, a frame
-/// owes so many steps that the step cap (see [`Speed::step_cap_for`]) would
-/// have to be raised beyond what a frame can run without stalling.
-pub const MAX_SPEED_RATIO: u32 = 16;
+use crate::time::{Nanos, StepLength};
+use crate::time_bounds::{MAX_SPEED_RATIO, MAX_SPEED_TERM};
+use crate::time_error::TimeError;
 
 /// An exact speed `P/Q`: sim time runs at `P/Q` of host time.
 ///

@@ -7,6 +7,9 @@
 use core::fmt;
 use core::ops::{Add, AddAssign, Sub, SubAssign};
 
+use crate::time_bounds::MAX_STEP_DENOMINATOR;
+use crate::time_error::TimeError;
+
 /// Nanoseconds in one millisecond.
 pub const NANOS_PER_MILLI: u64 = 1_000_000;
 /// Nanoseconds in one second.
@@ -382,62 +385,6 @@ impl fmt::Display for Tick {
     }
 }
 
-/// Errors from building time values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TimeError {
-    /// A step length or rate of zero.
-    ZeroStep,
-    /// A ratio with a zero denominator.
-    ZeroDenominator,
-    /// A floating-point time that is NaN or infinite.
-    NotFinite,
-    /// A negative duration.
-    Negative,
-    /// A value too large to represent.
-    TooLarge,
-    /// A step whose reduced denominator is above [`MAX_STEP_DENOMINATOR`]
-    /// (a step length with finer than `1/2^32` ns resolution).
-    DenominatorTooLarge {
-        /// The reduced denominator.
-        denominator: u64,
-    },
-    /// A speed outside `1 ≤ P, Q ≤ 1000`, `P/Q ≤ 16` ([`crate::Speed::new`]).
-    SpeedOutOfRange {
-        /// The numerator given.
-        numerator: u32,
-        /// The denominator given.
-        denominator: u32,
-    },
-}
-
-impl fmt::Display for TimeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TimeError::ZeroStep => f.write_str("step length must be greater than zero"),
-            TimeError::ZeroDenominator => f.write_str("denominator must not be zero"),
-            TimeError::NotFinite => f.write_str("time value is NaN or infinite"),
-            TimeError::Negative => f.write_str("time value is negative"),
-            TimeError::TooLarge => f.write_str("time value is too large"),
-            TimeError::DenominatorTooLarge { denominator } => write!(
-                f,
-                "step denominator {denominator} (reduced) is above the limit of {MAX_STEP_DENOMINATOR}"
-            ),
-            TimeError::SpeedOutOfRange {
-                numerator,
-                denominator,
-            } => write!(
-                f,
-                "speed {numerator}/{denominator} is out of range: numerator and denominator must be 1 to {}, and the speed at most {}x",
-                crate::speed::MAX_SPEED_TERM,
-                crate::speed::MAX_SPEED_RATIO
-            ),
-        }
-    }
-}
-
-impl core::error::Error for TimeError {}
-
 /// The fixed step length, an exact rational number of nanoseconds.
 ///
 /// Stored reduced as `num / den` nanoseconds. 16 ms is `16_000_000 / 1`;
@@ -448,16 +395,6 @@ pub struct StepLength {
     num: u64,
     den: u64,
 }
-
-/// The largest reduced denominator a [`StepLength`] may have: 2^32 − 1.
-///
-/// The clock keeps its accumulator in units of `1/den` ns in an `i128`. With
-/// `den < 2^32`, a frame of up to `u64::MAX` ns is below 2^96 units and the
-/// sum with a carried remainder cannot overflow, so no time is ever lost to
-/// the accumulator's range. Every real rate is far inside this: 60 Hz has
-/// `den = 3`, 30000 ticks per 1001 s has `den = 30`, and any whole-hertz rate
-/// up to 4.29 GHz fits.
-pub const MAX_STEP_DENOMINATOR: u64 = u32::MAX as u64;
 
 const fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {

@@ -2,15 +2,17 @@
 //! tick rate.
 //!
 //! The method, the rate table and the recommendation live in
-//! [`tickwise_lab::budget`]; this command parses flags, builds the sim
+//! [`tickwise_lab::budget`], the sim's defaults and the work check in
+//! [`tickwise_lab::sim_budget`]; this command parses flags, builds the sim
 //! through the catalog (so a game's own sim is budgeted the same way) and
 //! prints. `--cost-ms 9.2` skips measuring and reproduces the horde design
 //! notes' table (recommends 30 Hz).
 
 use std::path::PathBuf;
 
-use tickwise_catalog::{Catalog, DEFAULT_MAX_WORK, SimProfile, check_work};
-use tickwise_lab::budget::{Budget, BudgetPlan, Cost, DISPLAY_FRAME_NS};
+use tickwise_catalog::{Catalog, DEFAULT_MAX_WORK, SimProfile};
+use tickwise_lab::budget::{Budget, BudgetPlan, DISPLAY_FRAME_NS};
+use tickwise_lab::sim_budget::{BudgetRequest, SimBudgetError, budget_sim, config_with_enemies};
 
 use super::record::{choose_sim, parse_plan, read_config};
 use crate::{Failure, hints};
@@ -83,18 +85,6 @@ pub struct Args {
     pub max_work: u64,
 }
 
-/// `config` with its top-level `enemies` key set to `n`.
-fn with_enemies(config: &[u8], sim: &str, n: u64) -> anyhow::Result<Vec<u8>> {
-    let mut value: serde_json::Value = serde_json::from_slice(config)
-        .map_err(|e| anyhow::anyhow!("--enemies: the {sim} config is not JSON: {e}"))?;
-    let slot = value
-        .as_object_mut()
-        .and_then(|obj| obj.get_mut("enemies"))
-        .ok_or_else(|| anyhow::anyhow!("--enemies: the {sim} config has no `enemies` key"))?;
-    *slot = n.into();
-    Ok(value.to_string().into_bytes())
-}
-
 /// Runs `tickwise budget`.
 ///
 /// # Errors
@@ -112,47 +102,35 @@ fn run_in_pool(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let mut config = read_config(args.config.as_deref())?;
     if let Some(n) = args.enemies {
         let base = config.as_deref().unwrap_or(info.default_config);
-        config = Some(with_enemies(base, info.id, n)?);
+        config = Some(
+            config_with_enemies(base, info.id, n).map_err(|e| anyhow::anyhow!("--enemies: {e}"))?,
+        );
     }
     let plan = parse_plan(&args.inputs)?;
     let mut runner = catalog
         .runner(info.id, config.as_deref(), &plan)
         .map_err(hints::catalog)?;
-    let profile = *runner.profile();
-    let budget_plan = BudgetPlan {
-        warmup: args.warmup.unwrap_or(profile.settle_ticks),
+    let request = BudgetRequest {
+        warmup: args.warmup,
         ticks: args.ticks,
-        catch_up: args.catch_up.or(profile.max_catch_up_steps).unwrap_or(0),
+        catch_up: args.catch_up,
         catch_up_runs: args.catch_up_runs,
         headroom: args.headroom,
+        hz: args.hz.clone(),
+        assumed_cost_ms: args.cost_ms,
+        max_work: args.max_work,
     };
-    budget_plan
-        .check(args.cost_ms.is_none())
-        .map_err(hints::budget)?;
-    if args.cost_ms.is_none() {
-        let ticks = budget_plan
-            .warmup
-            .saturating_add(budget_plan.ticks)
-            .saturating_add(
-                budget_plan
-                    .catch_up
-                    .saturating_mul(budget_plan.catch_up_runs),
-            );
-        check_work(ticks, profile.work_per_tick, args.max_work).map_err(hints::catalog)?;
-    }
-    let cost = match args.cost_ms {
-        Some(ms) => Cost::assumed(ms, budget_plan.catch_up),
-        None => Cost::measure(&budget_plan, || runner.step()),
-    }
-    .map_err(hints::budget)?;
-    let budget = Budget::judge(cost, &args.hz, args.headroom).map_err(hints::budget)?;
-    let digest = cost.measured.then(|| runner.digest());
+    let done = budget_sim(runner.as_mut(), &request).map_err(|e| match e {
+        SimBudgetError::Budget(e) => hints::budget(e),
+        SimBudgetError::Work(e) => hints::catalog(e),
+        other => anyhow::Error::new(other),
+    })?;
     let report = Report {
         args,
-        profile: &profile,
-        plan: &budget_plan,
-        budget: &budget,
-        digest,
+        profile: &done.profile,
+        plan: &done.plan,
+        budget: &done.budget,
+        digest: done.digest,
     };
     println!(
         "{}",

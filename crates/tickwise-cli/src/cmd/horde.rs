@@ -1,12 +1,17 @@
 //! `tickwise horde`: run the horde headless for T ticks; print digest and timing.
 
+//!
+//! Flags and printing: the config's overrides, the heroes' walk and the
+//! timed run are [`tickwise_lab::horde`]'s.
+
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
-use tickwise::{Sim, TickInput};
-use tickwise_catalog::{CatalogSim as _, DEFAULT_MAX_WORK, check_work};
-use tickwise_lab::budget::{MAX_TICKS, time_ticks};
-use tickwise_sims::horde::{HordeConfig, HordeWorld, MAX_HEROES, scripted_input};
+use tickwise::Sim as _;
+use tickwise_catalog::DEFAULT_MAX_WORK;
+use tickwise_lab::horde::{
+    HordeConfig, HordeDrive, HordeOverrides, HordeRun, HordeRunError, check_horde_run,
+    horde_config, run_headless,
+};
 
 use super::record::read_config;
 use crate::{Failure, hints};
@@ -61,22 +66,34 @@ pub struct Args {
 }
 
 /// Loads a horde config (the built-in default when `path` is `None`) and
-/// applies `--enemies`.
+/// applies the overrides; a config error names the file, an override's the
+/// flag.
 ///
 /// # Errors
 ///
-/// Unreadable file, invalid config or enemy count, naming the file.
-pub fn load_horde(path: Option<&Path>, enemies: Option<u64>) -> anyhow::Result<HordeConfig> {
-    let name = path.map_or_else(
-        || "built-in horde config".to_owned(),
-        |p| p.display().to_string(),
-    );
+/// Unreadable file, invalid config, enemy or player count.
+pub fn load_horde(path: Option<&Path>, overrides: &HordeOverrides) -> anyhow::Result<HordeConfig> {
     let bytes = read_config(path)?;
-    let cfg = HordeConfig::from_json(bytes.as_deref().unwrap_or(HordeWorld::DEFAULT_CONFIG))
-        .with_context(|| name.clone())?;
-    match enemies {
-        Some(n) => cfg.with_enemies(n).context("--enemies"),
-        None => Ok(cfg),
+    horde_config(bytes.as_deref(), overrides).map_err(|e| match e {
+        HordeRunError::Config(e) => anyhow::Error::new(e).context(path.map_or_else(
+            || "built-in horde config".to_owned(),
+            |p| p.display().to_string(),
+        )),
+        other => run_error(other),
+    })
+}
+
+/// A refused run, with the flag that changes what was refused.
+fn run_error(e: HordeRunError) -> anyhow::Error {
+    match e {
+        HordeRunError::Config(e) => anyhow::Error::new(e),
+        HordeRunError::Enemies(e) => anyhow::Error::new(e).context("--enemies"),
+        HordeRunError::Players(e) => anyhow::Error::new(e).context("--players"),
+        HordeRunError::TooManyTicks { ticks, max } => {
+            anyhow::anyhow!("--ticks {ticks} is more than the {max} accepted")
+        }
+        HordeRunError::Work(e) => hints::catalog(e),
+        other => anyhow::Error::new(other),
     }
 }
 
@@ -92,37 +109,22 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
             "--input {old}: the flag is now `--inputs {new}` (scripted input has one name in every command)"
         )));
     }
-    if args.ticks > MAX_TICKS {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "--ticks {} is more than the {MAX_TICKS} accepted",
-            args.ticks
-        )));
-    }
-    let ticks = args.ticks;
-    let mut cfg = load_horde(args.config.as_deref(), args.enemies)?;
-    if let Some(seed) = args.seed {
-        cfg = cfg.with_seed(seed);
-    }
-    if let Some(n) = args.players {
-        cfg = cfg.with_players(n).context("--players")?;
-    }
-    check_work(ticks, HordeWorld::work_per_tick(&cfg), args.max_work).map_err(hints::catalog)?;
+    let overrides = HordeOverrides {
+        enemies: args.enemies,
+        seed: args.seed,
+        players: args.players,
+    };
+    let cfg = load_horde(args.config.as_deref(), &overrides)?;
+    let drive = match args.inputs {
+        Drive::Scripted => HordeDrive::Scripted,
+        Drive::Still => HordeDrive::Still,
+    };
+    // The tick count is checked before the thread pool starts.
+    check_horde_run(&cfg, args.ticks, args.max_work).map_err(run_error)?;
     let pool = super::thread_pool(args.threads.map(usize::from))?;
-    let mut world = HordeWorld::new(&cfg);
-    let times = pool.install(|| match args.inputs {
-        Drive::Scripted => {
-            let mut t = 0;
-            let mut inputs = [TickInput::default(); MAX_HEROES];
-            time_ticks(ticks, || {
-                for (p, input) in (0u64..).zip(inputs.iter_mut()) {
-                    *input = scripted_input(t + 90 * p);
-                }
-                world.step_players(&inputs);
-                t += 1;
-            })
-        }
-        Drive::Still => time_ticks(ticks, || world.step_players(&[])),
-    });
+    let HordeRun { world, times } = pool
+        .install(|| run_headless(&cfg, args.ticks, drive, args.max_work))
+        .map_err(run_error)?;
     let n = times.len().max(1) as u64;
     let us = |ns: u64| ns as f64 / 1000.0;
     if args.json {

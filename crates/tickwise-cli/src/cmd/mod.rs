@@ -1,4 +1,4 @@
-//! One module per subcommand (except `script`, which has its own parser module).
+//! One module per subcommand.
 pub mod budget;
 pub mod compare;
 pub mod horde;
@@ -8,6 +8,7 @@ pub mod netplay;
 pub mod peer;
 pub mod record;
 pub mod run;
+pub mod script;
 pub mod serve;
 pub mod sync_test;
 pub mod verify;

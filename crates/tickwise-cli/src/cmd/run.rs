@@ -1,20 +1,18 @@
 //! `tickwise run`: the kernel loop on this machine's real clock.
 //!
-//! Runs the lab world at a fixed tick rate with an interpolating render
-//! callback, capped to a frame rate (sleep, then a short spin) and/or
+//! Runs the lab world ([`run_lab_world`]: its guards, the resume rules'
+//! catch-up, an interpolating render callback) at a fixed tick rate, capped to a frame rate (sleep, then a short spin) and/or
 //! uncapped (a busy loop), and reports frame-time percentiles, ticks against
 //! the count the elapsed time is worth, and the CPU time each way used.
 use core::num::NonZeroU32;
 
 use anyhow::{Context as _, anyhow};
 use serde_json::json;
-use tickwise::{CatchUpPolicy, ClockConfig, FixedLoop, Nanos, StepLength, TickInputs};
+use tickwise::{Nanos, StepLength};
 use tickwise_lab::cpu;
 use tickwise_lab::runner::{
-    FrameCap, Hosted, RunReport, RunnerConfig, RunnerEvent, SystemHost, run as run_loop,
+    FrameCap, RunReport, RunnerConfig, RunnerEvent, SystemHost, run_lab_world,
 };
-use tickwise_lab::strategy::{GUARD_MAX_FRAME, GUARD_MAX_STEPS};
-use tickwise_lab::world::{LabWorld, blend_px};
 
 use crate::Failure;
 
@@ -105,34 +103,6 @@ fn config(args: &Args, cap: FrameCap) -> Result<RunnerConfig, Failure> {
         }
     }
     Ok(cfg)
-}
-
-/// One run on the real clock.
-fn real_run(step: StepLength, cfg: &RunnerConfig) -> RunReport {
-    let clock = ClockConfig::new(step)
-        .with_max_steps_per_frame(GUARD_MAX_STEPS)
-        .with_max_frame(GUARD_MAX_FRAME);
-    // The resume rules' capped policy: at most 300 catch-up steps, drop under 32 ms.
-    let policy = CatchUpPolicy::Capped {
-        max_steps: 300,
-        min_elapsed: Nanos::from_millis(32),
-    };
-    let lp = FixedLoop::new(
-        LabWorld::new(step, u64::MAX),
-        TickInputs::new(Vec::new()),
-        clock,
-        policy,
-    );
-    let mut hosted = Hosted::new(lp);
-    let mut drawn = 0.0f64;
-    let mut host = SystemHost::new();
-    let report = run_loop(&mut host, &mut hosted, cfg, |h, r| {
-        // The render callback: where a renderer would draw the runner.
-        let p = h.presenter();
-        drawn += blend_px(*p.previous(), *p.current(), f64::from(r.alpha.as_f32()));
-    });
-    std::hint::black_box(drawn);
-    report
 }
 
 fn us(ns: u64) -> String {
@@ -241,7 +211,7 @@ pub fn run(args: &Args, tool: &crate::ToolInfo) -> Result<u8, Failure> {
     let reports: Vec<(FrameCap, RunReport)> = caps
         .iter()
         .zip(&configs)
-        .map(|(&c, cfg)| (c, real_run(step, cfg)))
+        .map(|(&c, cfg)| (c, run_lab_world(&mut SystemHost::new(), step, cfg)))
         .collect();
 
     if args.json {

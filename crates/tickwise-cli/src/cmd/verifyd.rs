@@ -11,7 +11,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use tickwise_catalog::Catalog;
 use tickwise_service::{
-    ApiLimits, ConnLimits, MemoryConfig, QueueChoice, RedisConfig, VerifydConfig,
+    ApiLimits, ConnLimits, MemoryConfig, QueueChoice, QueueUrl, QueueUrlError, RedisConfig,
+    VerifydConfig,
 };
 
 use super::verify::LimitArgs;
@@ -101,34 +102,39 @@ pub struct Args {
 /// Exit code 2 for a bad `--queue`, an address in use, or Redis
 /// unreachable.
 pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8, Failure> {
-    let queue = if args.queue == "memory" {
-        let mut m = MemoryConfig {
-            capacity: usize::try_from(args.capacity).unwrap_or(usize::MAX),
-            max_results: args.max_results,
-            max_queued_bytes: usize::try_from(args.max_queued_bytes).unwrap_or(usize::MAX),
-            small_job_work: args.small_job_work,
-            max_client_work: args.max_client_work,
-            shutdown_grace: Duration::from_millis(args.shutdown_grace_ms),
-            ..MemoryConfig::default()
-        };
-        if let Some(j) = args.jobs {
-            m.jobs = usize::from(j);
+    let url = QueueUrl::parse(&args.queue).map_err(|e| {
+        Failure::usage(match e {
+            // The message scripts and tests match on since before the type.
+            QueueUrlError::UnknownQueue { given } => anyhow::anyhow!(
+                "--queue must be `memory` or a redis://HOST:PORT URL, not {given:?}"
+            ),
+            other => anyhow::anyhow!("--queue: {other}"),
+        })
+    })?;
+    let queue = match &url {
+        QueueUrl::Memory => {
+            let mut m = MemoryConfig {
+                capacity: usize::try_from(args.capacity).unwrap_or(usize::MAX),
+                max_results: args.max_results,
+                max_queued_bytes: usize::try_from(args.max_queued_bytes).unwrap_or(usize::MAX),
+                small_job_work: args.small_job_work,
+                max_client_work: args.max_client_work,
+                shutdown_grace: Duration::from_millis(args.shutdown_grace_ms),
+                ..MemoryConfig::default()
+            };
+            if let Some(j) = args.jobs {
+                m.jobs = usize::from(j);
+            }
+            QueueChoice::Memory(m)
         }
-        QueueChoice::Memory(m)
-    } else if args.queue.starts_with("redis://") {
-        QueueChoice::Redis(RedisConfig {
-            url: args.queue.clone(),
+        QueueUrl::Redis(redis) => QueueChoice::Redis(RedisConfig {
+            url: redis.as_str().to_owned(),
             prefix: args.redis_prefix.clone(),
             capacity: args.capacity,
             max_queued_bytes: args.max_queued_bytes,
             max_client_work: args.max_client_work,
             small_job_work: args.small_job_work,
-        })
-    } else {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "--queue must be `memory` or a redis://HOST:PORT URL, not {:?}",
-            args.queue
-        )));
+        }),
     };
     let engine = match &queue {
         QueueChoice::Memory(m) => format!("memory queue, {} verification threads", m.jobs),
@@ -172,7 +178,10 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
         tickwise_service::shutdown_signal(),
     ))
     .context("verifyd")?
-    .map_err(|e| crate::hints::redis_start(e, &args.queue))
+    .map_err(|e| match &url {
+        QueueUrl::Redis(redis) => crate::hints::redis_start(e, redis),
+        QueueUrl::Memory => anyhow::Error::new(e),
+    })
     .context("verifyd")?;
     Ok(0)
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use tickwise_catalog::Catalog;
-use tickwise_service::{RedisConfig, WorkerConfig};
+use tickwise_service::{QueueUrlError, RedisConfig, RedisUrl, WorkerConfig};
 
 use super::verify::LimitArgs;
 use crate::Failure;
@@ -49,12 +49,14 @@ pub struct Args {
 ///
 /// Exit code 2 for a bad URL or Redis unreachable at start.
 pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8, Failure> {
-    if !args.redis.starts_with("redis://") {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "--redis must be a redis://HOST:PORT URL, not {:?}",
-            args.redis
-        )));
-    }
+    let url = RedisUrl::parse(&args.redis).map_err(|e| {
+        Failure::usage(match e {
+            QueueUrlError::NotRedis { given } => {
+                anyhow::anyhow!("--redis must be a redis://HOST:PORT URL, not {given:?}")
+            }
+            other => anyhow::anyhow!("--redis: {other}"),
+        })
+    })?;
     let mut config = WorkerConfig {
         claim_idle: Duration::from_millis(args.claim_idle_ms),
         block: Duration::from_millis(args.block_ms),
@@ -67,7 +69,7 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
     let redis = RedisConfig {
         prefix: args.redis_prefix.clone(),
         capacity: 0,
-        ..RedisConfig::new(args.redis.clone())
+        ..RedisConfig::new(url.as_str())
     };
     println!(
         "{} worker {} on {} ({} jobs at once per lane: small and large)",
@@ -82,7 +84,7 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
         tickwise_service::shutdown_signal(),
     ))
     .context("worker")?
-    .map_err(|e| crate::hints::redis_start(e, &args.redis))
+    .map_err(|e| crate::hints::redis_start(e, &url))
     .context("worker")?;
     Ok(0)
 }

@@ -15,9 +15,11 @@ use crate::job::{JobId, JobMeta, JobRecord};
 
 pub mod memory;
 pub mod redis;
+mod url;
 
 pub use memory::{Closer, MemoryConfig, MemoryQueue};
 pub use redis::{RedisConfig, RedisQueue, RedisWorker, WorkerConfig};
+pub use url::{QueueKind, QueueUrl, QueueUrlError, RedisUrl};
 
 /// A job is delivered at most this many times; a job that has not
 /// finished by then goes to the dead-letter list with its last error.

@@ -143,14 +143,16 @@ impl Separate<'_> {
                     let mut sum = Push::ZERO;
                     let later = k + 1..same_end;
                     let later_acc = &mut acc[later.start - base..later.end - base];
-                    pairs += pairs_against::<SMALL>(kernel, me, &body[later], later_acc, &mut sum);
-                    pairs += pairs_against::<SMALL>(
+                    pairs_against::<SMALL>(kernel, me, &body[later], later_acc, &mut sum);
+                    pairs_against::<SMALL>(
                         kernel,
                         me,
                         below_bodies,
                         &mut acc[below.clone()],
                         &mut sum,
                     );
+                    // Its overlaps found here are the pairs it leads.
+                    pairs += u64::from(sum.near);
                     acc[k - base].add(sum);
                 }
             });
@@ -160,8 +162,9 @@ impl Separate<'_> {
 
 /// Pairs one enemy (`me`) with each of `others` (their bodies and sums):
 /// for every overlapping pair, the push on `me` goes to `sum` and the
-/// opposite push to the other's sum. Returns the number of overlapping
-/// pairs.
+/// opposite push to the other's sum; `sum.near` counts `me`'s overlaps,
+/// which is how the caller counts pairs (a count per candidate was one
+/// more register in a loop that spilled).
 ///
 /// Every candidate adds its push, zero beyond `R²`, with no branch on the
 /// overlap test ([`Pairing::push_if_overlapping`]): about a third of the
@@ -172,7 +175,11 @@ impl Separate<'_> {
 /// of the mispredicts and was slower; `select_unpredictable` keeps it a
 /// conditional move. Collecting the overlapping candidates' indices first
 /// and pushing them in a second loop traded the test's mispredicts for
-/// that loop's exits: 9 % fewer, slower.)
+/// that loop's exits: 9 % fewer, slower.) Round 4 dropped the select
+/// itself: the table reads 0 beyond `R²` anyway. It also tried a block of
+/// 8 lanes per cell (no loop exits, but SSE2's vector code ran 42 % more
+/// instructions and took 2.6× as long) and one loop over both runs (more
+/// instructions, hardly fewer mispredicts): `docs/benchmarks.md`.
 ///
 /// `SMALL`: the candidates lie less than 2^15 from `me` on each axis, so
 /// the squared distance is computed in `i32` (it cannot overflow); the
@@ -184,8 +191,7 @@ fn pairs_against<const SMALL: bool>(
     others: &[Body],
     sums: &mut [Push],
     sum: &mut Push,
-) -> u64 {
-    let mut pairs = 0;
+) {
     let n = others.len().min(sums.len());
     let (others, sums) = (&others[..n], &mut sums[..n]);
     for i in 0..n {
@@ -197,7 +203,6 @@ fn pairs_against<const SMALL: bool>(
             i64::from(dx) * i64::from(dx) + i64::from(dy) * i64::from(dy)
         };
         let (fx, fy, near) = kernel.push_if_overlapping(dx, dy, d2, me.id < o.id);
-        pairs += u64::from(near);
         sum.add(Push { x: fx, y: fy, near });
         sums[i].add(Push {
             x: fx.wrapping_neg(),
@@ -205,7 +210,6 @@ fn pairs_against<const SMALL: bool>(
             near,
         });
     }
-    pairs
 }
 
 /// Applies each live enemy's summed push and records its crowd.

@@ -731,8 +731,11 @@ pub(super) fn apply_push(pos: &mut Body, vel: &mut [i32; 2], (fx, fy): (i32, i32
         fx.clamp(-p.max_push, p.max_push),
         fy.clamp(-p.max_push, p.max_push),
     );
-    pos.x = clamp_i32(i64::from(pos.x) + i64::from(fx), p.max_x);
-    pos.y = clamp_i32(i64::from(pos.y) + i64::from(fy), p.max_y);
+    // Only live enemies get here, steered into the field this tick (0..=max,
+    // below 2^28, whatever state was restored), and |f| <= maxPush <= 2^14:
+    // the sum fits an `i32`, and clamping it there is `clamp_i32`'s value.
+    pos.x = (pos.x + fx).clamp(0, p.max_x);
+    pos.y = (pos.y + fy).clamp(0, p.max_y);
     // |v| <= enemySpeed and |f| <= maxPush, both at most 2^14.
     vel[0] += fx;
     vel[1] += fy;
@@ -825,6 +828,8 @@ impl Steer<'_> {
             }
             // |v| <= speed <= 2^14: fits.
             *vel = [nvx as i32, nvy as i32];
+            // In `i64`: a state read from bytes (a rejoin snapshot) may hold
+            // any `i32` position, which this clamps into the field.
             pos.x = clamp_i32(i64::from(pos.x) + nvx, self.max_x);
             pos.y = clamp_i32(i64::from(pos.y) + nvy, self.max_y);
             live.add(pos.x, pos.y);
@@ -1054,6 +1059,25 @@ mod tests {
         assert_eq!(xs(&w), [x - 2048, x, x + 2048]);
         assert_eq!(w.last_pairs, 3);
         assert_eq!(w.checksum(), r.checksum());
+    }
+
+    #[test]
+    fn a_restored_position_outside_the_field_is_clamped_into_it() {
+        // A rejoin snapshot (`SnapshotBytes::read_state`) may carry any
+        // `i32` position and velocity. The step moves such an enemy into
+        // the field, at the corner it points to, without overflowing
+        // (a debug build checks every `i32` sum).
+        let c = cfg(&[("attackDamage", 0)]);
+        let mut w = placed(&c, &[(100_000, 0)]);
+        w.e.body[0].x = i32::MAX;
+        w.e.body[0].y = i32::MIN;
+        // Moving further out still: the sums would pass i32::MAX and MIN.
+        w.e.vel[0] = [i32::MAX, i32::MIN];
+        w.step(core::slice::from_ref(&STILL));
+        let e = w.enemy(0).unwrap();
+        assert_eq!((e.x, e.y), (w.field_width() - 1, 0));
+        // The speed cap held the velocity to enemySpeed (384), octagonal.
+        assert!(oct_len(i64::from(e.vx), i64::from(e.vy)) <= 384);
     }
 
     #[test]

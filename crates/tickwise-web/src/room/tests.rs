@@ -12,6 +12,7 @@ use tickwise_sims::horde::HordeWorld;
 
 use super::{RoomMatchPage, RoomPageError, Welcome};
 use crate::horde_room::HordeRoom;
+use crate::test_support::verified;
 
 type Page = RoomMatchPage<HordeRoom, Port>;
 
@@ -92,16 +93,6 @@ fn run(
 
 fn state(p: &Page) -> Value {
     p.state_json(Value::Null)
-}
-
-fn verified(bytes: &[u8]) -> (u64, String) {
-    let report = tickwise_catalog::Catalog::builtin()
-        .verify(bytes, &tickwise::ReplayLimits::DEFAULT)
-        .expect("a readable replay");
-    match report.verdict {
-        tickwise::ReplayVerdict::Match { digest } => (report.ticks_run, digest),
-        other => panic!("the replay did not verify: {other:?}"),
-    }
 }
 
 #[test]

@@ -33,7 +33,7 @@ use core::fmt;
 use super::bytes::{ByteReader, put_varint};
 use super::codec::ReplayInput;
 use super::error::ReplayError;
-use super::format::Run;
+use super::run::Run;
 
 /// Block mode byte: runs of identical inputs.
 pub const BLOCK_RUNS: u8 = 0;

@@ -14,6 +14,7 @@ use super::blocks::{BlockSection, RunDecoder, check_blocks, encode_blocks, merge
 use super::bytes::{ByteReader, put_varint};
 use super::codec::ReplayInput;
 use super::error::ReplayError;
+use super::run::Run;
 use crate::digest::Fnv1a64;
 use crate::sim::{MAX_PLAYERS, Sim};
 use crate::time::Nanos;
@@ -170,15 +171,6 @@ pub struct HostEvent {
     pub tick: u64,
     /// What happened.
     pub kind: HostEventKind,
-}
-
-/// `len` consecutive ticks with the same input.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Run<I> {
-    /// Ticks covered (at least 1).
-    pub len: u64,
-    /// The input of each of those ticks.
-    pub input: I,
 }
 
 /// A stored state summary: the 64-bit checksum and one 32-bit hash per

@@ -58,6 +58,7 @@ mod error;
 mod format;
 mod probe;
 mod record;
+mod run;
 mod sync_test;
 mod verify;
 
@@ -72,10 +73,11 @@ pub use error::ReplayError;
 pub use format::{
     Checkpoint, DEFAULT_CHECKPOINT_EVERY, FIXED_HEADER_BYTES, FORMAT_VERSION,
     HOST_EVENT_TIME_DROPPED, HeaderRead, HostEvent, HostEventKind, MAGIC, MAX_NAME_BYTES,
-    MIN_HOST_EVENT_BYTES, Replay, ReplayHeader, ReplayLimits, ReplayParts, Run, TRAILER_BYTES,
+    MIN_HOST_EVENT_BYTES, Replay, ReplayHeader, ReplayLimits, ReplayParts, TRAILER_BYTES,
     TickInputsCursor, is_valid_name, read_header, read_header_unchecked,
 };
 pub use record::Recorder;
 pub(crate) use record::Recording;
+pub use run::Run;
 pub use sync_test::{SyncMismatch, SyncTestReport, sync_test};
 pub use verify::{Divergence, ReplayVerdict, VerifyReport, verify};

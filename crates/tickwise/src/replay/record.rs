@@ -7,9 +7,10 @@ use alloc::vec::Vec;
 use super::codec::ReplayInput;
 use super::error::ReplayError;
 use super::format::{
-    HostEvent, HostEventKind, Replay, ReplayHeader, ReplayParts, Run, check_interval, push_input,
+    HostEvent, HostEventKind, Replay, ReplayHeader, ReplayParts, check_interval, push_input,
 };
 use super::probe::Probe;
+use super::run::Run;
 use crate::sim::{MAX_PLAYERS, Sim};
 use crate::time::Nanos;
 

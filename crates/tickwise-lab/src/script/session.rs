@@ -2,11 +2,11 @@
 
 use std::fmt::Write as _;
 
-use tickwise::PlayError;
+use tickwise::{PlayError, ResumeSummary};
 use tickwise_catalog::Playable;
-use tickwise_sims::island::{IslandSession, ResumeSummary};
+use tickwise_sims::island::IslandSession;
 
-use super::{Command, Line};
+use super::language::{Command, Line};
 
 fn push_str(out: &mut String, key: &str, value: &str) {
     // serde_json escapes exactly as JSON requires.
@@ -48,6 +48,7 @@ impl Session {
     }
 
     /// The session, read-only.
+    #[must_use]
     pub fn view(&self) -> &dyn Playable {
         match self {
             Session::Island(s) => s.as_ref(),

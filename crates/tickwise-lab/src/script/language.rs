@@ -1,44 +1,9 @@
-//! `tickwise script`: drive any catalog sim from a text script.
-//!
-//! The sim runs in its loop ([`Catalog::play`]): its clock, its catch-up
-//! policy, the scene stack `menu`, `game`. The island (the default when the
-//! catalog has it) is built from its loop and lifecycle configs and adds
-//! its own key, `droppedMs`; the output keys are otherwise the same for
-//! every sim.
-//!
-//! One command per line; blank lines and `#` comments are ignored:
-//!
-//! | command | effect |
-//! |---|---|
-//! | `frames N MS` | N frames of MS milliseconds |
-//! | `frame MS [MS ...]` | one frame per listed duration |
-//! | `advance N` | N direct steps (whatever the lifecycle state) |
-//! | `pause`, `background` | leave the running state |
-//! | `resume-after MS` | the wall clock moves MS, then resume (refused, changing nothing, when running) |
-//! | `speed P Q` | time scale P/Q from now on (1 ≤ P, Q ≤ 1000, P/Q ≤ 16): frames and time away are scaled exactly |
-//! | `push NAME`, `pop` | scene stack |
-//!
-//! The wall clock also moves with every frame, paused or not. The whole script
-//! is parsed before anything runs; a bad line is an error naming the line.
-//! Output: one JSON object per command (see [`execute`]); the key names are a
-//! contract shared with the Python reference and the browser page.
+//! The script language: one command per line, parsed whole before anything
+//! runs, with every limit checked up front.
 
-use std::path::{Path, PathBuf};
-
-use anyhow::Context as _;
-use tickwise::{MAX_SCENE_NAME, MAX_SPEED_RATIO, MAX_SPEED_TERM, Speed, is_valid_scene_name};
-use tickwise_catalog::{Catalog, CatalogSim as _, parse_inputs};
-use tickwise_sims::island::{
-    self, IslandConfig, IslandSession, IslandWorld, LifecycleConfig, scripted_inputs,
+use tickwise::{
+    CatchUpPolicy, MAX_SCENE_NAME, MAX_SPEED_RATIO, MAX_SPEED_TERM, Speed, is_valid_scene_name,
 };
-
-mod session;
-
-pub use session::{Session, execute};
-
-use crate::bounded::{InputKind, quote_token, read_path_or_stdin};
-use crate::cmd::record::{choose_sim, parse_plan, read_config, read_inputs_file};
-use crate::{Failure, hints};
 
 /// The most frames one `frames` line may feed (the session's per-call limit).
 pub const MAX_FRAMES_PER_LINE: u64 = tickwise::MAX_FRAMES_PER_CALL;
@@ -53,16 +18,26 @@ pub const MAX_SCRIPT_WORK: u64 = 1_000_000_000;
 /// The most milliseconds all of a script's durations (frames and absences) may
 /// add up to: the session's wall-clock limit, checked before anything runs.
 pub const MAX_SCRIPT_TIME_MS: u64 = tickwise::MAX_WALL_MS;
-/// The largest script accepted, in bytes (the bounded reader's limit for
-/// scripts, [`crate::bounded::MAX_SCRIPT_BYTES`]).
-pub const MAX_SCRIPT_BYTES: usize = crate::bounded::MAX_SCRIPT_BYTES as usize;
-/// The number of scripted inputs used when `--inputs` is not given.
-pub const DEFAULT_INPUT_TICKS: usize = 100_000;
-/// The default loop config (`config/island_loop.json`, built in so the
-/// command runs from any directory).
-pub const DEFAULT_LOOP_CONFIG: &[u8] = IslandWorld::DEFAULT_CONFIG;
-/// The default lifecycle config (`config/island_lifecycle.json`, built in).
-pub const DEFAULT_LIFECYCLE_CONFIG: &[u8] = tickwise_sims::ISLAND_LIFECYCLE_JSON;
+/// The largest script accepted, in bytes: 16 MiB (a front end reading a
+/// script from a file or a stream stops there too).
+pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
+/// The longest token quoted in full in an error message, in bytes.
+pub const MAX_QUOTED_BYTES: usize = 64;
+
+/// `token` for an error message: in full when short, otherwise its first
+/// [`MAX_QUOTED_BYTES`] bytes (cut at a character boundary) followed by
+/// `… (N bytes)`, so a 10 MB token never floods a terminal or a log.
+#[must_use]
+pub fn quote_token(token: &str) -> String {
+    if token.len() <= MAX_QUOTED_BYTES {
+        return format!("{token:?}");
+    }
+    let mut cut = MAX_QUOTED_BYTES;
+    while !token.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{:?}… ({} bytes)", &token[..cut], token.len())
+}
 
 /// One script command.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -322,13 +297,13 @@ pub fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
 /// A whole-script [`ParseError`] (line 0) when the bound exceeds the limit.
 pub fn check_catch_up_work(
     lines: &[Line],
-    policy: tickwise::CatchUpPolicy,
+    policy: CatchUpPolicy,
     step_ms: u64,
 ) -> Result<(), ParseError> {
     let has_resume = lines
         .iter()
         .any(|l| matches!(l.command, Command::ResumeAfter(_)));
-    if policy != tickwise::CatchUpPolicy::Full || !has_resume {
+    if policy != CatchUpPolicy::Full || !has_resume {
         return Ok(());
     }
     let work = lines
@@ -353,139 +328,6 @@ pub fn check_catch_up_work(
         });
     }
     Ok(())
-}
-
-/// Arguments of `tickwise script`.
-#[derive(Debug, clap::Args)]
-pub struct ScriptArgs {
-    /// The sim to drive: any sim of the catalog (default: `island` when the
-    /// catalog has it, else the catalog's only sim).
-    #[arg(long, value_name = "ID")]
-    pub sim: Option<String>,
-    /// The config of a sim other than the island (default: its built-in
-    /// default config; the island takes `--loop` and `--lifecycle`).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// The island's loop config (default: `config/island_loop.json`, built in).
-    #[arg(long = "loop", value_name = "FILE")]
-    pub loop_config: Option<PathBuf>,
-    /// The island's lifecycle config (default: `config/island_lifecycle.json`, built in).
-    #[arg(long, value_name = "FILE")]
-    pub lifecycle: Option<PathBuf>,
-    /// Inputs: the island takes a JSON file of integer inputs by tick
-    /// (default: its scripted input for ticks 0..99999); other sims
-    /// `scripted` (the default), `random:SEED` or a JSON file, as `record`.
-    #[arg(long, value_name = "FILE|scripted|random:SEED")]
-    pub inputs: Option<String>,
-    /// The script file, or `-` for stdin.
-    #[arg(value_name = "SCRIPT|-")]
-    pub script: PathBuf,
-}
-
-/// Loads the island configs (the built-in defaults for `None`) and builds a
-/// fresh session.
-///
-/// # Errors
-///
-/// Unreadable files or invalid configs, with the file name.
-pub fn load_session(
-    loop_path: Option<&Path>,
-    lc_path: Option<&Path>,
-    inputs: Vec<i32>,
-) -> anyhow::Result<IslandSession> {
-    let name = |p: Option<&Path>, default: &str| {
-        p.map_or_else(
-            || format!("built-in {default}"),
-            |p| p.display().to_string(),
-        )
-    };
-    let (loop_name, lc_name) = (
-        name(loop_path, "island_loop.json"),
-        name(lc_path, "island_lifecycle.json"),
-    );
-    let loop_bytes = read_config(loop_path)?;
-    let lc_bytes = read_config(lc_path)?;
-    let cfg = IslandConfig::from_json(loop_bytes.as_deref().unwrap_or(DEFAULT_LOOP_CONFIG))
-        .with_context(|| loop_name.clone())?;
-    let lc = LifecycleConfig::from_json(lc_bytes.as_deref().unwrap_or(DEFAULT_LIFECYCLE_CONFIG))
-        .with_context(|| lc_name.clone())?;
-    island::island_session(&cfg, &lc, inputs).with_context(|| format!("{loop_name} and {lc_name}"))
-}
-
-/// The island's session: its configs (built in by default) and its inputs
-/// file (its scripted input by default).
-fn island_session(args: &ScriptArgs) -> Result<IslandSession, Failure> {
-    let inputs = match &args.inputs {
-        Some(p) => {
-            let p = Path::new(p);
-            let bytes = read_inputs_file(p)?;
-            parse_inputs::<IslandWorld>(&bytes, 1)
-                .with_context(|| format!("{}", p.display()))?
-                .pop()
-                .unwrap_or_default()
-        }
-        None => scripted_inputs(DEFAULT_INPUT_TICKS),
-    };
-    Ok(load_session(
-        args.loop_config.as_deref(),
-        args.lifecycle.as_deref(),
-        inputs,
-    )?)
-}
-
-/// Runs `tickwise script`.
-///
-/// # Errors
-///
-/// Exit code 2 for unreadable or invalid configs, inputs or scripts (nothing runs).
-pub fn run(args: &ScriptArgs, catalog: &Catalog) -> Result<u8, Failure> {
-    let info = choose_sim(catalog, args.sim.as_deref(), "island")?;
-    let mut session = if info.id == IslandWorld::ID && catalog.get("island").is_ok() {
-        if args.config.is_some() {
-            return Err(Failure::usage(anyhow::anyhow!(
-                "--config: the island's script takes --loop and --lifecycle"
-            )));
-        }
-        Session::Island(Box::new(island_session(args)?))
-    } else {
-        if args.loop_config.is_some() || args.lifecycle.is_some() {
-            return Err(Failure::usage(anyhow::anyhow!(
-                "--loop and --lifecycle are the island's configs; {} takes --config",
-                info.id
-            )));
-        }
-        let config = read_config(args.config.as_deref())?;
-        let plan = parse_plan(args.inputs.as_deref().unwrap_or("scripted"))?;
-        Session::Other(
-            catalog
-                .play(info.id, config.as_deref(), &plan)
-                .map_err(hints::catalog)?,
-        )
-    };
-    // `-` is the one documented stream: stdin, read up to the script limit.
-    let bytes = read_path_or_stdin(&args.script, InputKind::Script).map_err(hints::read)?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        anyhow::anyhow!(
-            "script {} is not UTF-8 text (invalid byte at offset {at})",
-            if args.script.as_os_str() == "-" {
-                "stdin".into()
-            } else {
-                args.script.display().to_string()
-            }
-        )
-    })?;
-    let lines = parse(&text)?;
-    check_catch_up_work(&lines, session.view().policy(), session.view().step_ms())?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for line in &lines {
-        let json =
-            execute(&mut session, line).with_context(|| format!("script line {}", line.line))?;
-        std::io::Write::write_all(&mut out, json.as_bytes()).context("cannot write output")?;
-        std::io::Write::write_all(&mut out, b"\n").context("cannot write output")?;
-    }
-    std::io::Write::flush(&mut out).context("cannot write output")?;
-    Ok(0)
 }
 
 #[cfg(test)]
@@ -579,26 +421,37 @@ mod tests {
     #[test]
     fn full_policy_catch_up_counts_as_work() {
         let lines = parse("pause\nresume-after 1000000000000\n").unwrap();
-        let full = tickwise::CatchUpPolicy::Full;
+        let full = CatchUpPolicy::Full;
         let e = check_catch_up_work(&lines, full, 16).unwrap_err();
         assert_eq!(e.line, 0);
         // 10^12 ms / 16 ms = 62.5e9 steps: refused. 10 s of absence is fine.
         let small = parse("pause\nresume-after 10000\n").unwrap();
         assert!(check_catch_up_work(&small, full, 16).is_ok());
-        let capped = tickwise::CatchUpPolicy::Capped {
+        let capped = CatchUpPolicy::Capped {
             max_steps: 300,
             min_elapsed: tickwise::Nanos::ZERO,
         };
         assert!(check_catch_up_work(&lines, capped, 16).is_ok());
+        assert!(check_catch_up_work(&lines, CatchUpPolicy::RESUME_RULES, 16).is_ok());
     }
 
     #[test]
-    fn inputs_file_errors_name_the_index() {
-        let parse = |b: &[u8]| parse_inputs::<IslandWorld>(b, 1).map(|mut v| v.remove(0));
-        assert_eq!(parse(b"[1, -1, 0]").unwrap(), vec![1, -1, 0]);
-        let e = parse(b"[1, 2.5]").unwrap_err().to_string();
-        assert!(e.contains("inputs[1]"), "{e}");
-        assert!(parse(b"{}").is_err());
-        assert!(parse(b"[3000000000]").is_err());
+    fn long_tokens_are_quoted_cut_short() {
+        assert_eq!(quote_token("12x"), "\"12x\"");
+        // 70 ASCII bytes: the first 64, then the length.
+        let long = "a".repeat(70);
+        assert_eq!(
+            quote_token(&long),
+            format!("\"{}\"… (70 bytes)", "a".repeat(64))
+        );
+        // A cut inside a 2-byte character backs off to its start: 32 of
+        // them fill exactly 64 bytes, a 33rd would cross the limit.
+        let wide = "é".repeat(100);
+        assert_eq!(
+            quote_token(&wide),
+            format!("\"{}\"… (200 bytes)", "é".repeat(32))
+        );
+        let e = parse(&format!("jump{}\n", "x".repeat(1000))).unwrap_err();
+        assert!(e.message.contains("(1004 bytes)"), "{}", e.message);
     }
 }
