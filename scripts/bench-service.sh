@@ -14,6 +14,14 @@
 #
 #   bash scripts/bench-service.sh            # ~3 minutes on 2 cores
 #   ISLAND=4000 HORDE=40 bash scripts/bench-service.sh
+#
+# BASE=path/to/an/earlier/tickwise adds that build's verify, verifyd and
+# load generator to the throughput part, alternating with this build's in
+# every round (before/after in one run); build it from another checkout
+# with a target directory of its own, e.g.
+#   (cd /path/to/main && CARGO_TARGET_DIR=$PWD/target/base-build \
+#      cargo build --release -p tickwise-cli)
+# PARTS=throughput,latency,redis,kill and SIMS=island,horde pick what runs.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash .ci/setup-redis.sh >/dev/null

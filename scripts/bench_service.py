@@ -15,6 +15,14 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 BIN = os.path.abspath("target/release/tickwise")
+# An earlier build to compare with in the same run (its verifyd and its
+# load generator, alternating with this build's), e.g. main's binary built
+# into target/base/: BASE=target/base/tickwise.
+BASE = os.path.abspath(os.environ["BASE"]) if os.environ.get("BASE") else None
+# Which parts to run: throughput, latency, redis, kill (all by default).
+PARTS = set(os.environ.get("PARTS", "throughput,latency,redis,kill").split(","))
+# Which replays the throughput part measures: island, horde.
+SIMS = set(os.environ.get("SIMS", "island,horde").split(","))
 ISLAND = int(os.environ.get("ISLAND", "2000"))
 HORDE = int(os.environ.get("HORDE", "20"))
 JOBS = os.environ.get("JOBS", "2")
@@ -73,8 +81,8 @@ def cpu_per_replay(run, n):
     return out
 
 
-def cli_verify(d):
-    out = subprocess.run([BIN, "verify", "--quiet", "--jobs", JOBS, d],
+def cli_verify(d, bin=BIN):
+    out = subprocess.run([bin, "verify", "--quiet", "--jobs", JOBS, d],
                          check=True, capture_output=True, text=True).stdout
     m = re.search(r"verified (\d+) files, (\d+) ticks in ([\d.]+) s", out)
     files, ticks, secs = int(m[1]), int(m[2]), float(m[3])
@@ -82,8 +90,8 @@ def cli_verify(d):
 
 
 class Proc:
-    def __init__(self, args):
-        self.p = subprocess.Popen([BIN] + args, stdout=subprocess.PIPE,
+    def __init__(self, args, bin=BIN):
+        self.p = subprocess.Popen([bin] + args, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, text=True)
         self.line = self.p.stdout.readline()
 
@@ -100,8 +108,8 @@ class Proc:
                 self.p.wait()
 
 
-def loadtest(url, d=None, generate=None, rate=None, seconds=120, conc=CONC, extra=()):
-    args = [BIN, "loadtest", "--url", url, "--concurrency", str(conc),
+def loadtest(url, d=None, generate=None, rate=None, seconds=120, conc=CONC, extra=(), bin=BIN):
+    args = [bin, "loadtest", "--url", url, "--concurrency", str(conc),
             "--seconds", str(seconds), "--json", *extra]
     args += ["--replays", d] if d else ["--generate", str(generate)]
     if rate:
@@ -113,9 +121,9 @@ def loadtest(url, d=None, generate=None, rate=None, seconds=120, conc=CONC, extr
             "ok": rep["ok"], "secs": rep["seconds"]}
 
 
-def verifyd(queue="memory"):
+def verifyd(queue="memory", bin=BIN):
     return Proc(["verifyd", "--bind", "127.0.0.1:0", "--queue", queue,
-                 "--jobs", JOBS, "--capacity", "100000"])
+                 "--jobs", JOBS, "--capacity", "100000"], bin)
 
 
 class Redis:
@@ -149,56 +157,65 @@ def main():
     print(f"load average at start: {os.getloadavg()}", flush=True)
     print(f"recorded {ISLAND} island x 36000 ticks and {HORDE} horde-300 x 18000 ticks "
           f"in {time.time() - t:.1f} s ({tmp})", flush=True)
-    # The machine is shared: alternate the two ways ROUNDS times and
-    # compare medians (and bests), so a burst of someone else's load does
-    # not land on one side only.
+    # The machine is shared: alternate the two ways (and the two builds,
+    # with BASE) ROUNDS times and compare medians (and bests), so a burst
+    # of someone else's load does not land on one side only.
+    builds = [("this build", BIN)] + ([("base build", BASE)] if BASE else [])
     rows = []
-    for name, d, batch in [("island 10 min", island, BATCH_ISLAND),
-                           ("horde-300 10 min", horde, BATCH_HORDE)]:
-        clis, https, batched = [], [], []
+    sims = [(name, d, batch) for name, d, batch, sim in
+            [("island 10 min", island, BATCH_ISLAND, "island"),
+             ("horde-300 10 min", horde, BATCH_HORDE, "horde")] if sim in SIMS]
+    for name, d, batch in sims if "throughput" in PARTS else []:
+        runs = {label: ([], [], []) for label, _ in builds}
         for _ in range(ROUNDS):
-            n = len(os.listdir(d))
-            clis.append(cpu_per_replay(lambda: cli_verify(d), n))
+            for label, bin in builds:
+                clis, https, batched = runs[label]
+                n = len(os.listdir(d))
+                clis.append(cpu_per_replay(lambda: cli_verify(d, bin), n))
 
-            def http_run(extra, conc):
-                v = verifyd()
-                before = child_cpu()
-                out = loadtest(v.url(), d, conc=conc, extra=extra)
-                # The load generator alone (verifyd is still running, so not
-                # yet counted): what the clients would spend elsewhere.
-                out["gen_ms"] = (child_cpu() - before) * 1e3 / n
-                v.stop()
-                return out
-            https.append(cpu_per_replay(lambda: http_run([], CONC), n))
-            batched.append(cpu_per_replay(
-                lambda: http_run(["--batch", str(batch)], BATCH_CONC), n))
-        rows.append((name, batch, clis, https, batched))
+                def http_run(extra, conc):
+                    v = verifyd(bin=bin)
+                    before = child_cpu()
+                    out = loadtest(v.url(), d, conc=conc, extra=extra, bin=bin)
+                    # The load generator alone (verifyd is still running, so
+                    # not yet counted): what the clients would spend elsewhere.
+                    out["gen_ms"] = (child_cpu() - before) * 1e3 / n
+                    v.stop()
+                    return out
+                https.append(cpu_per_replay(lambda: http_run([], CONC), n))
+                batched.append(cpu_per_replay(
+                    lambda: http_run(["--batch", str(batch)], BATCH_CONC), n))
+        for label, _ in builds:
+            rows.append((name, label, batch, *runs[label]))
 
-    print(f"\n{ROUNDS} alternating rounds each; median (best) of the rounds; "
-          f"overhead = 1 - service/verify")
-    print(f"{'replays':17} {'verify --jobs ' + JOBS:>30} {'verifyd, one replay per request':>40}"
-          f" {'verifyd, batches':>40}")
-    for name, batch, clis, https, batched in rows:
+    if rows:
+        print(f"\n{ROUNDS} alternating rounds each; median (best) of the rounds; "
+              f"overhead = 1 - service/verify")
+        print(f"{'replays':17} {'build':10} {'verify --jobs ' + JOBS:>30}"
+              f" {'verifyd, one replay per request':>40} {'verifyd, batches':>40}")
+    for name, label, batch, clis, https, batched in rows:
         c, h, b = med(clis, "replays_s"), med(https, "replays_s"), med(batched, "replays_s")
         ct, ht, bt = med(clis, "ticks_s"), med(https, "ticks_s"), med(batched, "ticks_s")
-        print(f"{name:17} {c:8.1f} ({best(clis, 'replays_s'):.1f}) /s {ct / 1e6:5.1f} Mt/s"
+        print(f"{name:17} {label:10} {c:8.1f} ({best(clis, 'replays_s'):.1f}) /s {ct / 1e6:5.1f} Mt/s"
               f" {h:8.1f} ({best(https, 'replays_s'):.1f}) /s {ht / 1e6:5.1f} Mt/s {(1 - h / c) * 100:5.1f} %"
               f" {b:8.1f} ({best(batched, 'replays_s'):.1f}) /s {bt / 1e6:5.1f} Mt/s {(1 - b / c) * 100:5.1f} %"
               f"  (--batch {batch}; errors {sum(x['errors'] for x in https + batched)})")
-        for label, xs in [("one per request", https), ("batches", batched)]:
+        for mode, xs in [("one per request", https), ("batches", batched)]:
             ratios = sorted(x["replays_s"] / y["replays_s"] for x, y in zip(xs, clis))
-            print(f"{'':17} {label}: service/verify per round " + ", ".join(f"{r:.3f}" for r in ratios)
+            print(f"{'':28} {mode}: service/verify per round " + ", ".join(f"{r:.3f}" for r in ratios)
                   + f"; CPU per replay: verify {med(clis, 'cpu_ms'):.3f} ms,"
                   f" verifyd + loadtest {med(xs, 'cpu_ms'):.3f} ms (x{med(xs, 'cpu_ms') / med(clis, 'cpu_ms'):.2f}),"
                   f" verifyd alone {med(xs, 'cpu_ms') - med(xs, 'gen_ms'):.3f} ms"
                   f" (x{(med(xs, 'cpu_ms') - med(xs, 'gen_ms')) / med(clis, 'cpu_ms'):.2f})")
     sat = {name: (med(h, "replays_s"), med(b, "replays_s"), batch)
-           for name, batch, _, h, b in rows}
+           for name, label, batch, _, h, b in rows if label == "this build"}
 
     # Latency at half the saturating rate, fresh replays, both modes.
     print()
     for name, sim, n_secs, conc in [("island 10 min", "island", 10, 64),
                                     ("horde-300 10 min", "horde", 20, 16)]:
+        if "latency" not in PARTS or name not in sat:
+            continue
         one, many, batch = sat[name]
         for mode, s_rate, extra, c in [("one per request", one, [], conc),
                                        (f"batches of {batch}", many, ["--batch", str(batch)], conc)]:
@@ -212,58 +229,61 @@ def main():
                   f" {n} replays: p50 {half['p50']:.1f} ms, p99 {half['p99']:.1f} ms,"
                   f" errors {half['errors']}", flush=True)
 
-    # Redis: 1 vs 2 workers (one verification thread each).
-    r = Redis()
-    front = verifyd(r.url)
-    print(f"\nRedis workers (1 verification thread each), same files, Redis flushed between runs,"
-          f" median (best) of {ROUNDS}:")
-    for name, d, batch in [("horde-300 10 min", horde, BATCH_HORDE),
-                           ("island 10 min", island, BATCH_ISLAND)]:
-        for mode, extra, conc in [("one per request", [], CONC),
-                                  (f"batches of {batch}", ["--batch", str(batch)], BATCH_CONC)]:
-            res = {1: [], 2: []}
-            for _ in range(ROUNDS):
-                for k in (1, 2):
-                    r.cli("FLUSHALL")
-                    ws = [Proc(["worker", "--redis", r.url, "--jobs", "1"]) for _ in range(k)]
-                    time.sleep(0.3)
-                    res[k].append(loadtest(front.url(), d, conc=conc, extra=extra))
-                    for w in ws:
-                        w.stop()
-            one, two = med(res[1], "replays_s"), med(res[2], "replays_s")
-            print(f"  {name:17} {mode:18} 1 worker {one:8.1f} ({best(res[1], 'replays_s'):.1f}) replays/s,"
-                  f" 2 workers {two:8.1f} ({best(res[2], 'replays_s'):.1f}) replays/s: x{two / one:.2f}"
-                  f"  errors {sum(x['errors'] for x in res[1] + res[2])}", flush=True)
+    if PARTS & {"redis", "kill"}:
+        # Redis: 1 vs 2 workers (one verification thread each).
+        r = Redis()
+        front = verifyd(r.url)
+        if "redis" in PARTS:
+            print(f"\nRedis workers (1 verification thread each), same files, Redis flushed between runs,"
+                  f" median (best) of {ROUNDS}:")
+            for name, d, batch in [("horde-300 10 min", horde, BATCH_HORDE),
+                                   ("island 10 min", island, BATCH_ISLAND)]:
+                for mode, extra, conc in [("one per request", [], CONC),
+                                          (f"batches of {batch}", ["--batch", str(batch)], BATCH_CONC)]:
+                    res = {1: [], 2: []}
+                    for _ in range(ROUNDS):
+                        for k in (1, 2):
+                            r.cli("FLUSHALL")
+                            ws = [Proc(["worker", "--redis", r.url, "--jobs", "1"]) for _ in range(k)]
+                            time.sleep(0.3)
+                            res[k].append(loadtest(front.url(), d, conc=conc, extra=extra))
+                            for w in ws:
+                                w.stop()
+                    one, two = med(res[1], "replays_s"), med(res[2], "replays_s")
+                    print(f"  {name:17} {mode:18} 1 worker {one:8.1f} ({best(res[1], 'replays_s'):.1f}) replays/s,"
+                          f" 2 workers {two:8.1f} ({best(res[2], 'replays_s'):.1f}) replays/s: x{two / one:.2f}"
+                          f"  errors {sum(x['errors'] for x in res[1] + res[2])}", flush=True)
 
-    # A killed worker's job, finished by another (default 5 s claim timeout).
-    r.cli("FLUSHALL")
-    ws = [Proc(["worker", "--redis", r.url, "--jobs", "1"]) for _ in range(2)]
-    time.sleep(0.3)
-    job = open(os.path.join(horde, os.listdir(horde)[0]), "rb").read()
-    req = urllib.request.Request(front.url() + "/v1/replays", data=job, method="POST")
-    jid = json.loads(urllib.request.urlopen(req).read())["id"]
-    pids = {w.p.pid: w for w in ws}
-    victim = None
-    while victim is None:
-        pend = r.cli("XPENDING", "tickwise:jobs", "tickwise:workers", "-", "+", "10")
-        for pid, w in pids.items():
-            if f"worker-{pid}-" in pend:
-                victim = w
-        time.sleep(0.005)
-    victim.stop(signal.SIGKILL)
-    killed = time.time()
-    while True:
-        rec = json.loads(urllib.request.urlopen(f"{front.url()}/v1/replays/{jid}").read())
-        if rec["status"] not in ("queued", "running"):
-            break
-        time.sleep(0.02)
-    took = time.time() - killed
-    print(f"\nkilled worker's job finished by another {took:.2f} s after SIGKILL "
-          f"(status {rec['status']}, attempts {rec.get('attempts')}, claim timeout 5 s)")
-    for w in ws:
-        w.stop()
-    front.stop()
-    r.stop()
+        if "kill" in PARTS:
+            # A killed worker's job, finished by another (default 5 s claim timeout).
+            r.cli("FLUSHALL")
+            ws = [Proc(["worker", "--redis", r.url, "--jobs", "1"]) for _ in range(2)]
+            time.sleep(0.3)
+            job = open(os.path.join(horde, os.listdir(horde)[0]), "rb").read()
+            req = urllib.request.Request(front.url() + "/v1/replays", data=job, method="POST")
+            jid = json.loads(urllib.request.urlopen(req).read())["id"]
+            pids = {w.p.pid: w for w in ws}
+            victim = None
+            while victim is None:
+                pend = r.cli("XPENDING", "tickwise:jobs", "tickwise:workers", "-", "+", "10")
+                for pid, w in pids.items():
+                    if f"worker-{pid}-" in pend:
+                        victim = w
+                time.sleep(0.005)
+            victim.stop(signal.SIGKILL)
+            killed = time.time()
+            while True:
+                rec = json.loads(urllib.request.urlopen(f"{front.url()}/v1/replays/{jid}").read())
+                if rec["status"] not in ("queued", "running"):
+                    break
+                time.sleep(0.02)
+            took = time.time() - killed
+            print(f"\nkilled worker's job finished by another {took:.2f} s after SIGKILL "
+                  f"(status {rec['status']}, attempts {rec.get('attempts')}, claim timeout 5 s)")
+            for w in ws:
+                w.stop()
+        front.stop()
+        r.stop()
     print(f"load average at end: {os.getloadavg()}")
     shutil.rmtree(tmp, ignore_errors=True)
 

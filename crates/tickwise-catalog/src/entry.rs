@@ -11,8 +11,8 @@ use alloc::vec::Vec;
 use core::marker::PhantomData;
 
 use tickwise::{
-    Comparison, Recorder, Replay, ReplayHeader, ReplayLimits, SyncTestReport, VerifyReport,
-    compare_lockstep_with_events,
+    Comparison, HeaderRead, Recorder, Replay, ReplayHeader, ReplayLimits, SyncTestReport,
+    VerifyReport, compare_lockstep_with_events,
 };
 
 use crate::error::CatalogError;
@@ -100,6 +100,12 @@ pub(crate) trait ErasedSim: Send + Sync {
     fn verify_vec(
         &self,
         bytes: Vec<u8>,
+        limits: &ReplayLimits,
+    ) -> Result<VerifyReport, CatalogError>;
+    fn verify_read(
+        &self,
+        bytes: &[u8],
+        read: HeaderRead,
         limits: &ReplayLimits,
     ) -> Result<VerifyReport, CatalogError>;
     fn compare(
@@ -272,6 +278,17 @@ impl<S: CatalogSim> ErasedSim for Entry<S> {
         limits: &ReplayLimits,
     ) -> Result<VerifyReport, CatalogError> {
         let replay = Replay::<S::Input>::from_vec(bytes, limits)?;
+        let (sim, replay) = Self::prepare(replay, limits)?;
+        Ok(tickwise::verify(sim, &replay))
+    }
+
+    fn verify_read(
+        &self,
+        bytes: &[u8],
+        read: HeaderRead,
+        limits: &ReplayLimits,
+    ) -> Result<VerifyReport, CatalogError> {
+        let replay = Replay::<S::Input>::from_header_read(bytes, read, limits)?;
         let (sim, replay) = Self::prepare(replay, limits)?;
         Ok(tickwise::verify(sim, &replay))
     }

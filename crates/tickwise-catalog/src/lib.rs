@@ -163,4 +163,4 @@ pub use tickwise_config::{ConfigError, ConfigObject, MAX_CONFIG_BYTES, NOTE_KEYS
 /// The snapshot encoding a sim offers for rejoin and spectators
 /// ([`CatalogSim::snapshot_codec`]); the rest of netplay is `tickwise-net`'s.
 pub use tickwise_net::SnapshotCodec;
-pub use verdict::{Diverged, Outcome, Refusal, Verdict, owners_text};
+pub use verdict::{Admitted, Diverged, Outcome, Refusal, Verdict, owners_text};

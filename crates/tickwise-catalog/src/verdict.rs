@@ -18,8 +18,8 @@ use core::fmt;
 
 use serde_json::{Value, json};
 use tickwise::{
-    Divergence, Nanos, ReplayError, ReplayHeader, ReplayLimits, ReplayVerdict, VerifyReport,
-    read_header, read_header_unchecked,
+    Divergence, HeaderRead, Nanos, ReplayError, ReplayHeader, ReplayLimits, ReplayVerdict,
+    VerifyReport, read_header, read_header_unchecked,
 };
 
 use crate::catalog::Catalog;
@@ -409,7 +409,7 @@ impl Catalog {
     pub fn judge(&self, bytes: Vec<u8>, limits: &ReplayLimits) -> Verdict {
         let header = match read_header_unchecked(&bytes, limits) {
             Ok(h) => h,
-            Err(e) => return Verdict::of_error(None, &self.refusal(&bytes, limits, e.into())),
+            Err(e) => return self.refusal(None, &bytes, limits, e.into()),
         };
         let e = match self.entry(&header.sim_id) {
             Ok(e) if e.info().version == header.sim_version => e,
@@ -419,11 +419,9 @@ impl Catalog {
                     found: header.sim_version,
                     supported: e.info().version,
                 };
-                return Verdict::of_error(Some(&header), &self.refusal(&bytes, limits, err));
+                return self.refusal(Some(&header), &bytes, limits, err);
             }
-            Err(err) => {
-                return Verdict::of_error(Some(&header), &self.refusal(&bytes, limits, err));
-            }
+            Err(err) => return self.refusal(Some(&header), &bytes, limits, err),
         };
         let simulated = e
             .profile(&header.config)
@@ -442,29 +440,39 @@ impl Catalog {
         verdict
     }
 
-    /// The error a file that names no catalog sim is refused with: the
-    /// checked header read's, when the file is damaged, else `err`.
-    fn refusal(&self, bytes: &[u8], limits: &ReplayLimits, err: CatalogError) -> CatalogError {
+    /// The verdict on a file that names no catalog sim: the checked header
+    /// read's error, naming nothing (the damaged part may be the header:
+    /// as [`Catalog::admit`] refuses it), when the file is damaged; else
+    /// `err`, naming `header`.
+    fn refusal(
+        &self,
+        header: Option<&ReplayHeader>,
+        bytes: &[u8],
+        limits: &ReplayLimits,
+        err: CatalogError,
+    ) -> Verdict {
         match read_header(bytes, limits) {
-            Err(e) => e.into(),
-            Ok(_) => err,
+            Err(e) => Verdict::of_error(None, &e.into()),
+            Ok(_) => Verdict::of_error(header, &err),
         }
     }
 
     /// The checks a service makes before it queues an upload: the
     /// envelope, the integrity checksum and the header read, the sim and
     /// version are known, the config is valid and the declared work fits
-    /// `limits.max_work`. `Ok` carries the work (declared ticks × the sim's
-    /// cost per tick under the replay's config).
+    /// `limits.max_work`. `Ok` carries what they read ([`Admitted`]: the
+    /// header and the work, declared ticks × the sim's cost per tick under
+    /// the replay's config), for [`Catalog::judge_admitted`].
     ///
     /// # Errors
     ///
     /// The refused [`Verdict`] the upload gets without being run: the same
     /// verdict [`Catalog::judge`] gives the same file.
-    pub fn admit(&self, bytes: &[u8], limits: &ReplayLimits) -> Result<u64, Box<Verdict>> {
-        let header = read_header(bytes, limits)
+    pub fn admit(&self, bytes: &[u8], limits: &ReplayLimits) -> Result<Admitted, Box<Verdict>> {
+        let read = HeaderRead::of(bytes, limits)
             .map_err(|e| Box::new(Verdict::of_error(None, &CatalogError::from(e))))?;
-        let refuse = |e: &CatalogError| Box::new(Verdict::of_error(Some(&header), e));
+        let header = read.header();
+        let refuse = |e: &CatalogError| Box::new(Verdict::of_error(Some(header), e));
         let e = self.entry(&header.sim_id).map_err(|e| refuse(&e))?;
         let supported = e.info().version;
         if header.sim_version != supported {
@@ -475,6 +483,76 @@ impl Catalog {
             }));
         }
         let profile = e.profile(&header.config).map_err(|e| refuse(&e))?;
-        check_work(header.ticks, profile.work_per_tick, limits.max_work).map_err(|e| refuse(&e))
+        let work = check_work(header.ticks, profile.work_per_tick, limits.max_work)
+            .map_err(|e| refuse(&e))?;
+        let simulated = Some(profile.clock.step().steps_to_nanos(header.ticks));
+        Ok(Admitted {
+            read,
+            work,
+            simulated,
+        })
+    }
+
+    /// [`Catalog::judge`] for bytes that passed [`Catalog::admit`] with
+    /// the same limits: the same verdict, without reading the header or
+    /// hashing the file again (the second pass cost a sixth of verifying
+    /// a 10-minute island replay), and without copying the file (only its
+    /// input blocks are copied out of `bytes`).
+    ///
+    /// `bytes` must be the bytes `admitted` was read from: bytes of
+    /// another length are judged from scratch ([`Catalog::judge`]); bytes
+    /// of the same length but other contents are decoded without the
+    /// integrity checksum's check, so their verdict may be a divergence or
+    /// a refusal instead of `corrupt`, but it is always a verdict, never a
+    /// panic. A catalog that no longer knows the admitted sim and version
+    /// also judges from scratch.
+    pub fn judge_admitted(
+        &self,
+        bytes: &[u8],
+        admitted: &Admitted,
+        limits: &ReplayLimits,
+    ) -> Verdict {
+        let header = admitted.read.header();
+        let known = self
+            .entry(&header.sim_id)
+            .ok()
+            .filter(|e| e.info().version == header.sim_version);
+        let Some(e) = known.filter(|_| admitted.read.file_len() == bytes.len()) else {
+            return self.judge(bytes.to_vec(), limits);
+        };
+        // The decode takes a copy of the header (a few small allocations;
+        // the admitted job keeps its own for a retry).
+        let mut verdict = match e.verify_read(bytes, admitted.read.clone(), limits) {
+            Ok(report) => Verdict::of_report(header, report),
+            Err(err) => Verdict::of_error(Some(header), &err),
+        };
+        verdict.simulated = admitted.simulated;
+        verdict
+    }
+}
+
+/// An upload that passed [`Catalog::admit`]: its envelope and header, read
+/// once with the integrity checksum, the work it was priced at and its
+/// simulated duration. [`Catalog::judge_admitted`] judges it without
+/// reading any of that again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Admitted {
+    read: HeaderRead,
+    work: u64,
+    simulated: Option<Nanos>,
+}
+
+impl Admitted {
+    /// The work: declared ticks × the sim's work units per tick under the
+    /// replay's config (what the service prices and bounds per client).
+    #[must_use]
+    pub const fn work(&self) -> u64 {
+        self.work
+    }
+
+    /// The header.
+    #[must_use]
+    pub const fn header(&self) -> &ReplayHeader {
+        self.read.header()
     }
 }

@@ -592,6 +592,71 @@ fn verify_vec_answers_as_verify_does() {
     assert!(c.verify_vec(good, &LIMITS).unwrap().is_match());
 }
 
+/// The service's path: `admit` at upload, `judge_admitted` later, gives
+/// the verdict `judge` gives (the header read once, the file hashed once),
+/// and every file `admit` refuses is refused by `judge` the same way.
+#[test]
+fn judge_admitted_answers_as_judge_does() {
+    let good = island(500, &InputPlan::Random(3));
+    let replay = Replay::<i32>::from_bytes(&good, &LIMITS).unwrap();
+    let mut inputs: Vec<i32> = replay.inputs(0).copied().collect();
+    inputs[130] = -inputs[130] + 1;
+    let mut parts = replay.into_parts();
+    parts.set_inputs(0, inputs);
+    let forged = Replay::from_parts(parts).unwrap().to_bytes();
+    let horde = catalog()
+        .record("horde", None, &InputPlan::Random(5), 40, 10)
+        .unwrap()
+        .bytes;
+    let mut cases = vec![good.clone(), forged, horde];
+    for i in (0..good.len()).step_by(11) {
+        let mut bad = good.clone();
+        bad[i] ^= 0x04;
+        cases.push(bad);
+    }
+    cases.push(island_with(
+        ReplayHeader {
+            sim_version: 99,
+            ..island_header()
+        },
+        &cfg(),
+    ));
+    cases.push(island_with(
+        ReplayHeader {
+            seed: 7,
+            ..island_header()
+        },
+        &cfg(),
+    ));
+    let c = catalog();
+    let mut admitted = 0;
+    for (i, bytes) in cases.iter().enumerate() {
+        let judged = c.judge(bytes.clone(), &LIMITS);
+        match c.admit(bytes, &LIMITS) {
+            Ok(a) => {
+                admitted += 1;
+                assert_eq!(a.header(), &tickwise::read_header(bytes, &LIMITS).unwrap());
+                let v = c.judge_admitted(bytes, &a, &LIMITS);
+                assert_eq!(v.to_json(), judged.to_json(), "case {i}");
+                assert_eq!(v.simulated, judged.simulated, "case {i}");
+            }
+            Err(refused) => assert_eq!(refused.to_json(), judged.to_json(), "case {i}"),
+        }
+    }
+    // The good, forged and horde files, and the seed the config
+    // contradicts (refused by the decode, not the header checks).
+    assert_eq!(admitted, 4);
+    let ok = c.judge_admitted(&good, &c.admit(&good, &LIMITS).unwrap(), &LIMITS);
+    assert_eq!(ok.to_json()["status"], "ok");
+    // Bytes of another length than the admitted ones: judged from scratch.
+    let a = c.admit(&good, &LIMITS).unwrap();
+    let cut = &good[..good.len() - 1];
+    assert_eq!(
+        c.judge_admitted(cut, &a, &LIMITS).to_json(),
+        c.judge(cut.to_vec(), &LIMITS).to_json()
+    );
+}
+
 #[test]
 fn only_builtin_registers_the_island_and_the_horde() {
     // A default or empty catalog has no sims (a game's tool registers its

@@ -55,7 +55,7 @@ pub mod verifier;
 pub use conn::ConnLimits;
 pub use error::ServiceError;
 pub use http::ApiLimits;
-pub use job::{JobId, JobMeta, JobRecord, JobStatus};
+pub use job::{JobId, JobIdError, JobMeta, JobRecord, JobStatus};
 pub use queue::{
     MemoryConfig, QueueKind, QueueUrl, QueueUrlError, RedisConfig, RedisUrl, WorkerConfig,
 };

@@ -85,8 +85,8 @@ fn every_kind_of_upload_gets_its_verdict_and_uploads_are_idempotent() {
         let id = field(&body, "id").unwrap();
         assert_eq!(
             id,
-            JobId::of(&u.bytes).to_string(),
-            "the id is the SHA-256 of the bytes"
+            job_id(&u.bytes),
+            "the id is b3- and the BLAKE3 of the bytes"
         );
         ids.push(id);
     }
@@ -152,6 +152,49 @@ fn wait_answers_with_the_verdict_and_unknown_ids_are_404() {
         (code, field(&health, "queue").as_deref()),
         (200, Some("memory"))
     );
+}
+
+/// `sha256sum`'s hex digest of `bytes`: the job id of the form before
+/// the `b3-` ids.
+fn sha256_hex(bytes: &[u8]) -> String {
+    let mut child = std::process::Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("sha256sum");
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)[..64].to_string()
+}
+
+#[test]
+fn ids_are_blake3_and_the_old_sha256_ids_are_gone_with_a_reason() {
+    let server = default_server();
+    let u = &corpus(2, 600, 30)[0];
+    let (code, body) = http(server.addr, "POST", "/v1/replays?wait=20", &u.bytes);
+    assert_eq!(code, 200, "{body}");
+    let id = job_id(&u.bytes);
+    assert_eq!(field(&body, "id").as_deref(), Some(id.as_str()), "{body}");
+    let (code, again) = http(server.addr, "GET", &format!("/v1/replays/{id}"), b"");
+    assert_eq!((code, again), (200, body));
+    // The id a client of the SHA-256 service holds for the same upload.
+    let old = sha256_hex(&u.bytes);
+    for path in [
+        format!("/v1/replays/{old}"),
+        format!("/v1/replays?ids={id},{old}"),
+    ] {
+        let (code, answer) = http(server.addr, "GET", &path, b"");
+        assert_eq!(code, 410, "{path}: {answer}");
+        let error = field(&answer, "error").unwrap_or_default();
+        assert!(
+            error.contains(&old) && error.contains("upload the replay again"),
+            "{path}: {answer}"
+        );
+    }
+    // A malformed id in a list is a bad request, naming what an id is.
+    let (code, answer) = http(server.addr, "GET", "/v1/replays?ids=b3-12", b"");
+    assert_eq!(code, 400, "{answer}");
+    assert!(answer.contains("64 lowercase hex digits"), "{answer}");
 }
 
 #[test]

@@ -293,7 +293,7 @@ fn a_worker_takes_many_short_jobs_per_read_and_stores_each_verdict_once() {
     assert_eq!(code, 202, "{body}");
     assert_eq!(redis.cli(&["XLEN", "t7:jobs"]).trim(), "60");
     let _w = worker(Catalog::builtin(), &redis, "t7", 1, 2_000);
-    let ids: Vec<String> = refs.iter().map(|b| sha256_hex(b)).collect();
+    let ids: Vec<String> = refs.iter().map(|b| job_id(b)).collect();
     let (code, body) = http(
         addr,
         "GET",

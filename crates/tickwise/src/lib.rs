@@ -101,8 +101,8 @@ pub use play::{
 pub use present::{Capture, Presenter};
 pub use replay::{
     BlockFault, Checkpoint, Comparison, DEFAULT_CHECKPOINT_EVERY, Divergence, FORMAT_VERSION,
-    HostEvent, HostEventKind, INPUT_KIND_I32, INPUT_KIND_TICK_INPUT, InputDifference, MAGIC,
-    Recorder, Replay, ReplayError, ReplayHeader, ReplayInput, ReplayLimits, ReplayParts,
+    HeaderRead, HostEvent, HostEventKind, INPUT_KIND_I32, INPUT_KIND_TICK_INPUT, InputDifference,
+    MAGIC, Recorder, Replay, ReplayError, ReplayHeader, ReplayInput, ReplayLimits, ReplayParts,
     ReplayVerdict, Run, SyncMismatch, SyncTestReport, TickDivergence, TickInputsCursor,
     VerifyReport, compare_lockstep, compare_lockstep_with_events, compare_replays, one_player,
     read_header, read_header_unchecked, sync_test, verify,

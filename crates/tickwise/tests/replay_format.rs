@@ -9,8 +9,8 @@ mod replay_bytes;
 
 use replay_bytes::*;
 use tickwise::{
-    HostEvent, HostEventKind, Nanos, Replay, ReplayError, ReplayLimits, ReplayVerdict, read_header,
-    verify,
+    HeaderRead, HostEvent, HostEventKind, Nanos, Replay, ReplayError, ReplayLimits, ReplayVerdict,
+    read_header, verify,
 };
 
 /// The golden file: 5 ticks of inputs 1, 1, -1, 0, 0, 300 ns of time
@@ -154,6 +154,45 @@ fn every_bit_flip_is_an_error() {
             assert!(ok, "byte {byte} bit {bit}: {e}");
         }
     }
+}
+
+/// The service's path: the header read once at upload ([`HeaderRead`]),
+/// the rest decoded later without reading the header or hashing again.
+#[test]
+fn a_header_read_once_decodes_the_same_replay() {
+    let g = golden();
+    let limits = ReplayLimits::DEFAULT;
+    let read = HeaderRead::of(&g, &limits).unwrap();
+    assert_eq!(read.header(), &read_header(&g, &limits).unwrap());
+    assert_eq!(read.file_len(), 140);
+    let decoded = Replay::<i32>::from_header_read(&g, read.clone(), &limits).unwrap();
+    assert_eq!(decoded, Replay::<i32>::from_bytes(&g, &limits).unwrap());
+    assert_eq!(decoded.to_bytes(), g);
+    assert!(verify(Counter::default(), &decoded).is_match());
+    // Every bit flip past the fixed header: the header read refuses it
+    // (checksum). Decoded with the intact file's `HeaderRead` instead
+    // (the caller's mistake), it is an error or a replay, never a panic.
+    for byte in 20..g.len() {
+        for bit in 0..8 {
+            let mut f = g.clone();
+            f[byte] ^= 1 << bit;
+            assert!(matches!(
+                HeaderRead::of(&f, &limits),
+                Err(ReplayError::ChecksumMismatch { .. })
+            ));
+            let _ = Replay::<i32>::from_header_read(&f, read.clone(), &limits);
+        }
+    }
+    // Other bytes of another length are read whole: the checksum applies.
+    let mut longer = g.clone();
+    longer.push(0);
+    assert!(matches!(
+        Replay::<i32>::from_header_read(&longer, read.clone(), &limits),
+        Err(ReplayError::TrailingBytes { .. })
+    ));
+    let mut cut = g[..g.len() - 1].to_vec();
+    cut[30] ^= 1;
+    assert!(Replay::<i32>::from_header_read(&cut, read, &limits).is_err());
 }
 
 #[test]

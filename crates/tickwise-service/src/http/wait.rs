@@ -1,20 +1,22 @@
 //! Long polling: a request with `?wait=` sleeps on the queue's verdict
-//! notification (or its poll interval) and re-reads its open records.
+//! notifications (or its poll interval) and re-reads its open records.
 
 use std::time::Duration;
 
 use crate::job::{JobId, JobRecord};
-use crate::queue::{Queue, QueueError};
+use crate::queue::{Queue, QueueError, Watch};
 
 /// Waits up to `wait` until every record in `records` (those of `ids`, in
 /// order) is final, refreshing them in place.
 ///
-/// The waiter sleeps until the queue announces a stored verdict (or
-/// [`Queue::poll_interval`] passes without one), then re-reads. Where a
-/// status is a lock away (memory) it reads the records in order, stopping
-/// at the first still open: verdicts come roughly in upload order, so each
-/// wake-up costs about one lookup however large the batch. Where it is a
-/// round trip (Redis) every open record is read in one call. Either way the
+/// Where a status is a lock away (memory) the waiter reads the records in
+/// order and sleeps on the first one still open until exactly its verdict
+/// is stored ([`Queue::watch`]): verdicts come roughly in upload order, so
+/// each wake-up costs about one lookup however large the batch, and a
+/// verdict wakes only the requests waiting for it. Where it is a round
+/// trip (Redis) the waiter sleeps until the queue announces any stored
+/// verdict ([`Queue::verdicts`]) and reads every open record in one call.
+/// Either way it also re-reads every [`Queue::poll_interval`], and the
 /// open records are read once more at the end, so a `202` shows whether
 /// each is queued or running.
 ///
@@ -28,30 +30,19 @@ pub async fn await_verdicts<Q: Queue>(
     wait: Duration,
 ) -> Result<(), QueueError> {
     let deadline = tokio::time::Instant::now() + wait;
+    if queue.status_is_local() {
+        await_each(queue, ids, records, deadline).await;
+        return refresh_open(queue, ids, records).await;
+    }
     let mut push = queue.verdicts();
-    let local = queue.status_is_local();
-    let mut next = 0;
     loop {
         if let Some(rx) = push.as_mut() {
             // Everything stored before this point is seen below; anything
             // later wakes `changed()`.
             rx.borrow_and_update();
         }
-        if local {
-            while next < ids.len() {
-                if !records[next].status.is_final() {
-                    match queue.status(ids[next]).await? {
-                        Some(r) if r.status.is_final() => records[next] = r,
-                        _ => break,
-                    }
-                }
-                next += 1;
-            }
-        } else {
-            refresh_open(queue, ids, records).await?;
-            next = records.iter().take_while(|r| r.status.is_final()).count();
-        }
-        if next >= ids.len() {
+        refresh_open(queue, ids, records).await?;
+        if records.iter().all(|r| r.status.is_final()) {
             return Ok(());
         }
         let now = tokio::time::Instant::now();
@@ -69,6 +60,34 @@ pub async fn await_verdicts<Q: Queue>(
         }
     }
     refresh_open(queue, ids, records).await
+}
+
+/// The records in order, each waited for on its own ([`Queue::watch`])
+/// until `deadline`. A job the queue does not know (or an engine that
+/// cannot watch) ends the wait: nothing would wake it.
+async fn await_each<Q: Queue>(
+    queue: &Q,
+    ids: &[JobId],
+    records: &mut [JobRecord],
+    deadline: tokio::time::Instant,
+) {
+    for (id, record) in ids.iter().zip(records.iter_mut()) {
+        while !record.status.is_final() {
+            match queue.watch(*id) {
+                Some(Watch::Final(r)) => *record = *r,
+                Some(Watch::Open(woken)) => {
+                    let now = tokio::time::Instant::now();
+                    if now >= deadline {
+                        return;
+                    }
+                    // Woken, timed out, or the queue went away: look again.
+                    let nap = queue.poll_interval().min(deadline - now);
+                    let _ = tokio::time::timeout(nap, woken).await;
+                }
+                Some(Watch::Unknown) | None => return,
+            }
+        }
+    }
 }
 
 /// Re-reads the records that are not final, in one queue call.

@@ -20,8 +20,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use tickwise_catalog::Admitted;
 
-use super::{MAX_DELIVERIES, Queue, QueueError, QueueStats, Submitted};
+use super::{MAX_DELIVERIES, Queue, QueueError, QueueStats, Submitted, Watch};
 use crate::job::{JobId, JobMeta, JobRecord, JobStatus, unix_ms};
 use crate::verifier::Verifier;
 
@@ -118,9 +119,13 @@ enum Slot {
 #[derive(Debug)]
 struct Job {
     id: JobId,
+    /// The upload, as received (shared, never copied).
     bytes: Bytes,
     meta: JobMeta,
     work: u64,
+    /// What the upload's checks read (its header): the worker does not
+    /// read it or hash the file again.
+    admitted: Admitted,
 }
 
 #[derive(Debug, Default)]
@@ -136,6 +141,10 @@ struct State {
     running: u64,
     stats: QueueStats,
     dead_letters: Vec<(JobId, String)>,
+    /// Requests waiting for a job's verdict ([`Queue::watch`]), woken when
+    /// it is stored. At most one live entry per waiting request: closed
+    /// ones (requests gone) are dropped whenever the list grows.
+    watchers: BTreeMap<JobId, Vec<tokio::sync::oneshot::Sender<()>>>,
     closed: bool,
 }
 
@@ -392,6 +401,9 @@ fn finish(
     }
     state.slots.insert(id, Slot::Done(Box::new(record.clone())));
     state.done_order.push_back(id);
+    for waiter in state.watchers.remove(&id).unwrap_or_default() {
+        let _ = waiter.send(());
+    }
     while state.done_order.len() > config.max_results {
         if let Some(old) = state.done_order.pop_front() {
             state.slots.remove(&old);
@@ -428,9 +440,10 @@ fn worker(shared: &Shared, small_only: bool) {
             (job, attempts)
         };
         let started = Instant::now();
-        let result = shared
-            .verifier
-            .verify(job.id, &job.bytes, &job.meta, attempts);
+        let result =
+            shared
+                .verifier
+                .verify(job.id, &job.bytes, Some(&job.admitted), &job.meta, attempts);
         let mut state = shared.lock();
         state.running = state.running.saturating_sub(1);
         let stored = result.is_ok() || attempts >= MAX_DELIVERIES;
@@ -467,15 +480,15 @@ impl Queue for MemoryQueue {
         &self,
         id: JobId,
         bytes: Bytes,
-        work: u64,
+        admitted: Admitted,
         meta: JobMeta,
     ) -> Result<Submitted, QueueError> {
-        let mut out = self.submit_many(vec![(id, bytes, work)], meta).await?;
+        let mut out = self.submit_many(vec![(id, bytes, admitted)], meta).await?;
         Ok(out.pop().unwrap_or(Submitted::Queued))
     }
 
     async fn store_verdict(&self, record: JobRecord) -> Result<JobRecord, QueueError> {
-        let Some(id) = JobId::parse(&record.id) else {
+        let Ok(id) = JobId::parse(&record.id) else {
             return Err(QueueError::Backend {
                 message: format!("not a job id: {:?}", record.id),
             });
@@ -490,7 +503,7 @@ impl Queue for MemoryQueue {
 
     async fn submit_many(
         &self,
-        jobs: Vec<(JobId, Bytes, u64)>,
+        jobs: Vec<(JobId, Bytes, Admitted)>,
         meta: JobMeta,
     ) -> Result<Vec<Submitted>, QueueError> {
         let mut state = self.shared.lock();
@@ -501,21 +514,23 @@ impl Queue for MemoryQueue {
         let mut fresh = 0u64;
         let mut bytes = 0u64;
         let mut work = 0u64;
-        for (id, b, w) in &jobs {
+        for (id, b, a) in &jobs {
             if !state.slots.contains_key(id) {
                 fresh += 1;
                 bytes += b.len() as u64;
-                work = work.saturating_add(*w);
+                work = work.saturating_add(a.work());
             }
         }
         let per_client = BTreeMap::from([(meta.source, (fresh, work))]);
         state.admit(config, fresh, bytes, &per_client)?;
         let mut out = Vec::with_capacity(jobs.len());
-        for (id, bytes, work) in jobs {
+        let mut large = false;
+        for (id, bytes, admitted) in jobs {
             match state.slots.get(&id) {
                 Some(slot @ Slot::Done(_)) => out.push(Submitted::Done(record_of(id, slot))),
                 Some(slot) => out.push(Submitted::Duplicate(record_of(id, slot))),
                 None => {
+                    large |= admitted.work() > config.small_job_work;
                     state.slots.insert(id, Slot::Queued { attempts: 0 });
                     state.enqueue(
                         config,
@@ -523,7 +538,8 @@ impl Queue for MemoryQueue {
                             id,
                             bytes,
                             meta,
-                            work,
+                            work: admitted.work(),
+                            admitted,
                         },
                     );
                     out.push(Submitted::Queued);
@@ -531,8 +547,15 @@ impl Queue for MemoryQueue {
             }
         }
         drop(state);
-        if fresh > 0 {
+        if large {
+            // Only some threads take large jobs: wake them all.
             self.shared.work.notify_all();
+        } else {
+            // Any thread takes a small job: wake one per job (at most
+            // every thread), not every thread for every upload.
+            for _ in 0..fresh.min(self.threads.len() as u64) {
+                self.shared.work.notify_one();
+            }
         }
         Ok(out)
     }
@@ -567,6 +590,21 @@ impl Queue for MemoryQueue {
     fn poll_interval(&self) -> Duration {
         // Only a safety net: every stored verdict notifies.
         Duration::from_millis(100)
+    }
+
+    fn watch(&self, id: JobId) -> Option<Watch> {
+        let mut state = self.shared.lock();
+        Some(match state.slots.get(&id) {
+            None => Watch::Unknown,
+            Some(Slot::Done(r)) => Watch::Final(r.clone()),
+            Some(_) => {
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                let waiters = state.watchers.entry(id).or_default();
+                waiters.retain(|w| !w.is_closed());
+                waiters.push(tx);
+                Watch::Open(rx)
+            }
+        })
     }
 
     fn status_is_local(&self) -> bool {

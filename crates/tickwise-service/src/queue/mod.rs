@@ -9,6 +9,8 @@ use std::fmt;
 use std::future::Future;
 use std::time::Duration;
 
+use tickwise_catalog::Admitted;
+
 use crate::job::{JobId, JobMeta, JobRecord};
 
 pub mod memory;
@@ -38,6 +40,18 @@ pub enum Submitted {
     Duplicate(JobRecord),
     /// The same bytes already have a verdict.
     Done(JobRecord),
+}
+
+/// What [`Queue::watch`] found.
+#[derive(Debug)]
+pub enum Watch {
+    /// The job has its verdict.
+    Final(Box<JobRecord>),
+    /// The job is queued or running: the receiver completes when its
+    /// verdict is stored (or fails when the queue is dropped).
+    Open(tokio::sync::oneshot::Receiver<()>),
+    /// No such job (never uploaded, or its verdict was forgotten).
+    Unknown,
 }
 
 /// Why a queue operation failed.
@@ -163,9 +177,9 @@ impl QueueStats {
 
 /// The queue as the HTTP front end sees it.
 pub trait Queue: Send + Sync + 'static {
-    /// Queues `bytes` as job `id`, estimated at `work` units (the
-    /// replay's declared ticks × its sim's cost per tick), unless the same
-    /// bytes are queued, running or verified already.
+    /// Queues `bytes` as job `id`, admitted as `admitted` (its header and
+    /// its work: the replay's declared ticks × its sim's cost per tick),
+    /// unless the same bytes are queued, running or verified already.
     ///
     /// # Errors
     ///
@@ -176,7 +190,7 @@ pub trait Queue: Send + Sync + 'static {
         &self,
         id: JobId,
         bytes: bytes::Bytes,
-        work: u64,
+        admitted: Admitted,
         meta: JobMeta,
     ) -> impl Future<Output = Result<Submitted, QueueError>> + Send;
 
@@ -201,7 +215,7 @@ pub trait Queue: Send + Sync + 'static {
         id: JobId,
     ) -> impl Future<Output = Result<Option<JobRecord>, QueueError>> + Send;
 
-    /// Queues many jobs (id, bytes, work units) sharing `meta` at once:
+    /// Queues many jobs (id, bytes, admission) sharing `meta` at once:
     /// one lock (memory) or one round trip (Redis) instead of one per job.
     /// `jobs` must hold distinct ids (the HTTP layer folds duplicates of a
     /// batch into one job). All or nothing: when the new jobs do not all
@@ -212,7 +226,7 @@ pub trait Queue: Send + Sync + 'static {
     /// As [`Queue::submit`], for the new jobs together.
     fn submit_many(
         &self,
-        jobs: Vec<(JobId, bytes::Bytes, u64)>,
+        jobs: Vec<(JobId, bytes::Bytes, Admitted)>,
         meta: JobMeta,
     ) -> impl Future<Output = Result<Vec<Submitted>, QueueError>> + Send;
 
@@ -236,8 +250,21 @@ pub trait Queue: Send + Sync + 'static {
 
     /// Whether reading one status is as cheap as a lock (memory) rather
     /// than a network round trip (Redis): decides whether a waiter reads
-    /// its open records one at a time or all in one call.
+    /// its open records one at a time, each woken by [`Queue::watch`], or
+    /// all in one call, woken by [`Queue::verdicts`].
     fn status_is_local(&self) -> bool;
+
+    /// The job's verdict, or a receiver woken when exactly this job's
+    /// verdict is stored, in one look (nothing stored between them is
+    /// missed); `None` where the engine cannot wake one waiter per job
+    /// (Redis: every verdict wakes every waiter, [`Queue::verdicts`]).
+    ///
+    /// Why: with every verdict waking every waiting request, `C` requests
+    /// in flight cost `C` wake-ups per verdict; here it is one.
+    fn watch(&self, id: JobId) -> Option<Watch> {
+        let _ = id;
+        None
+    }
 
     /// Counters for `/metrics`.
     ///

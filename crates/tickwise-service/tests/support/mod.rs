@@ -462,7 +462,7 @@ pub fn replays_of(body: &str) -> Vec<serde_json::Value> {
 /// One mixed batch (valid island and horde replays, forged ones, bit
 /// flips, truncations, garbage, wrong version, unknown sim, and the first
 /// replay again at the end): every frame gets its own record with the
-/// verdict its construction implies, ids are SHA-256 of the bytes, the
+/// verdict its construction implies, ids are `b3-` and the BLAKE3 of the bytes, the
 /// repeat is the same job. Answers the number of distinct replays sent.
 pub fn check_mixed_batch(addr: SocketAddr, seed_offset: usize) -> usize {
     let uploads: Vec<Upload> = corpus(20 + seed_offset, 600, 30).split_off(seed_offset);
@@ -475,7 +475,7 @@ pub fn check_mixed_batch(addr: SocketAddr, seed_offset: usize) -> usize {
     for (i, (r, bytes)) in got.iter().zip(&frames).enumerate() {
         let expect = uploads[i % uploads.len()].expect;
         let kind = uploads[i % uploads.len()].kind;
-        assert_eq!(r["id"], sha256_hex(bytes), "frame {i} ({kind})");
+        assert_eq!(r["id"], job_id(bytes), "frame {i} ({kind})");
         assert_eq!(r["status"], expect.as_str(), "frame {i} ({kind}): {r}");
         if expect == Expect::Diverged {
             assert!(r["firstDivergentTick"].is_u64(), "{r}");
@@ -483,7 +483,7 @@ pub fn check_mixed_batch(addr: SocketAddr, seed_offset: usize) -> usize {
     }
     assert_eq!(got[0], got[frames.len() - 1], "the repeat is the same job");
     // The same verdicts through the many-status read, unknown ids listed.
-    let unknown = sha256_hex(b"never uploaded");
+    let unknown = job_id(b"never uploaded");
     let ids: Vec<String> = got
         .iter()
         .map(|r| r["id"].as_str().unwrap().to_string())
@@ -506,21 +506,21 @@ pub fn check_mixed_batch(addr: SocketAddr, seed_offset: usize) -> usize {
     uploads.len()
 }
 
-/// SHA-256 in hex through `sha256sum`, an implementation independent of
-/// the service's.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let mut child = Command::new("sha256sum")
+/// The job id of `bytes`: `b3-` and their BLAKE3 in hex through `b3sum`,
+/// an implementation independent of the service's (Debian package
+/// `b3sum`; `bash .ci/setup-base.sh` installs it).
+pub fn job_id(bytes: &[u8]) -> String {
+    let mut child = Command::new("b3sum")
+        .arg("--no-names")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .expect("sha256sum");
+        .expect("b3sum (Debian package b3sum: bash .ci/setup-base.sh)");
     child.stdin.take().unwrap().write_all(bytes).unwrap();
     let out = child.wait_with_output().unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_string()
+    let hex = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert_eq!(hex.len(), 64, "b3sum printed {hex:?}");
+    format!("b3-{hex}")
 }
 
 /// Batch limits of a front end started with at most 64 KiB per replay,
@@ -584,7 +584,7 @@ pub fn check_batch_limits(addr: SocketAddr) {
     assert_eq!(post_batch(addr, "/v1/batches", &cut).0, 400);
     assert_eq!(post_batch(addr, "/v1/batches", b"").0, 400);
     // Too many ids in one read.
-    let ids: Vec<String> = (0..5u8).map(|i| sha256_hex(&[i])).collect();
+    let ids: Vec<String> = (0..5u8).map(|i| job_id(&[i])).collect();
     let (code, _) = http(
         addr,
         "GET",

@@ -460,6 +460,60 @@ pub fn read_header_unchecked(
     header(&mut r, limits)
 }
 
+/// A replay's envelope and header, read and checked once (the integrity
+/// checksum included), kept with where its body starts so that the decode
+/// that follows ([`Replay::from_header_read`]) reads neither again.
+///
+/// Why: a verification service reads the header when an upload arrives (to
+/// refuse it at once or to price its work) and decodes the rest later, on
+/// another thread. Reading the header and hashing the whole file a second
+/// time there cost a sixth of verifying a 10-minute island replay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeaderRead {
+    header: ReplayHeader,
+    /// Offset of the first byte after the header.
+    body: usize,
+    /// Length of the file it was read from.
+    len: usize,
+}
+
+impl HeaderRead {
+    /// Reads and checks `bytes`' envelope and header, as [`read_header`]
+    /// does (one pass over every byte for the integrity checksum).
+    ///
+    /// # Errors
+    ///
+    /// Any [`ReplayError`] of the envelope or header.
+    pub fn of(bytes: &[u8], limits: &ReplayLimits) -> Result<HeaderRead, ReplayError> {
+        let mut r = envelope(bytes, limits)?;
+        let header = header(&mut r, limits)?;
+        Ok(HeaderRead {
+            header,
+            // Within the file, which is in memory: fits a usize.
+            body: usize::try_from(r.offset()).unwrap_or(usize::MAX),
+            len: bytes.len(),
+        })
+    }
+
+    /// The header.
+    #[must_use]
+    pub const fn header(&self) -> &ReplayHeader {
+        &self.header
+    }
+
+    /// The header, taken.
+    #[must_use]
+    pub fn into_header(self) -> ReplayHeader {
+        self.header
+    }
+
+    /// The length of the file the header was read from.
+    #[must_use]
+    pub const fn file_len(&self) -> usize {
+        self.len
+    }
+}
+
 fn read_events(r: &mut Reader<'_>, ticks: u64) -> Result<Vec<HostEvent>, ReplayError> {
     let offset = r.offset();
     let count = r.varint("host event count")?;
@@ -543,6 +597,15 @@ fn parse<I: ReplayInput>(
 ) -> Result<(ReplayParts<I>, Vec<BlockSection>), ReplayError> {
     let mut r = envelope(bytes, limits)?;
     let header = header(&mut r, limits)?;
+    parse_body(&mut r, header, limits)
+}
+
+/// Reads and checks everything after the header (`r` is just past it).
+fn parse_body<I: ReplayInput>(
+    r: &mut Reader<'_>,
+    header: ReplayHeader,
+    limits: &ReplayLimits,
+) -> Result<(ReplayParts<I>, Vec<BlockSection>), ReplayError> {
     if header.input_kind != I::KIND {
         return Err(ReplayError::InputKindMismatch {
             expected: I::KIND,
@@ -551,15 +614,15 @@ fn parse<I: ReplayInput>(
     }
     let mut runs = Vec::with_capacity(usize::from(header.players));
     for _ in 0..header.players {
-        runs.push(check_blocks::<I>(&mut r, header.ticks)?);
+        runs.push(check_blocks::<I>(r, header.ticks)?);
     }
-    let host_events = read_events(&mut r, header.ticks)?;
+    let host_events = read_events(r, header.ticks)?;
     let max_fields = limits.max_fields as u64;
     let n_fields = r.varint_in("field count", 1, max_fields)?;
     let n_fields = usize::try_from(n_fields).unwrap_or(usize::MAX);
     let mut field_names = Vec::with_capacity(n_fields.min(r.remaining() / 2));
     for _ in 0..n_fields {
-        field_names.push(name(&mut r, "field name")?);
+        field_names.push(name(r, "field name")?);
     }
     let count = header.checkpoint_count();
     let per = 8 + 4 * n_fields as u64;
@@ -578,11 +641,11 @@ fn parse<I: ReplayInput>(
     let mut checkpoint_fields = Vec::with_capacity(count * n_fields);
     for _ in 0..count {
         checkpoint_checksums.push(r.u64_le("checkpoint checksum")?);
-        read_hashes(&mut r, n_fields, &mut checkpoint_fields)?;
+        read_hashes(r, n_fields, &mut checkpoint_fields)?;
     }
     let final_checksum = r.u64_le("final checksum")?;
     let mut final_fields = Vec::with_capacity(n_fields);
-    read_hashes(&mut r, n_fields, &mut final_fields)?;
+    read_hashes(r, n_fields, &mut final_fields)?;
     let offset = r.offset();
     let text = r.bytes_in("final digest", 0, limits.max_digest_bytes)?;
     let final_digest = core::str::from_utf8(text)
@@ -625,19 +688,57 @@ impl<I: ReplayInput> Replay<I> {
     /// runs that do not cover the ticks, and so on. Never panics.
     pub fn from_bytes(bytes: &[u8], limits: &ReplayLimits) -> Result<Replay<I>, ReplayError> {
         let (parts, sections) = parse::<I>(bytes, limits)?;
+        Ok(Replay::assemble(bytes, parts, &sections))
+    }
+
+    /// Reads a replay whose envelope and header `read` holds, read from
+    /// these same `bytes` with the same `limits` ([`HeaderRead::of`]):
+    /// neither is read again and the file is not hashed again (its
+    /// integrity checksum was checked then), so this costs a pass over the
+    /// inputs and checkpoints only. Only the input blocks are copied, as in
+    /// [`Replay::from_bytes`]. Bytes of another length than the header was
+    /// read from are read whole, as [`Replay::from_bytes`] does.
+    ///
+    /// Bytes of the same length but other contents than `read`'s are
+    /// decoded without the checksum's check: every other check still
+    /// applies, so they give an error or a replay, never a panic; keeping
+    /// the bytes and their `HeaderRead` together is the caller's part.
+    ///
+    /// # Errors
+    ///
+    /// As [`Replay::from_bytes`], but for the envelope's and the header's.
+    pub fn from_header_read(
+        bytes: &[u8],
+        read: HeaderRead,
+        limits: &ReplayLimits,
+    ) -> Result<Replay<I>, ReplayError> {
+        if bytes.len() != read.len || read.len < FIXED_HEADER_BYTES + TRAILER_BYTES {
+            return Replay::from_bytes(bytes, limits);
+        }
+        let end = bytes.len() - TRAILER_BYTES;
+        let Some(body) = bytes.get(read.body..end) else {
+            return Replay::from_bytes(bytes, limits);
+        };
+        let mut r = Reader::with_base(body, read.body as u64);
+        let (parts, sections) = parse_body::<I>(&mut r, read.header, limits)?;
+        Ok(Replay::assemble(bytes, parts, &sections))
+    }
+
+    /// The replay of checked parts, its input sections copied out of `bytes`.
+    fn assemble(bytes: &[u8], parts: ReplayParts<I>, sections: &[BlockSection]) -> Replay<I> {
         let mut run_bytes = Vec::with_capacity(sections.iter().map(|s| s.end - s.start).sum());
         let mut stream_ends = Vec::with_capacity(sections.len());
-        for s in &sections {
+        for s in sections {
             run_bytes.extend_from_slice(&bytes[s.start..s.end]);
             stream_ends.push(run_bytes.len());
         }
-        Ok(Replay {
+        Replay {
             parts,
             run_bytes,
             stream_ends,
             run_counts: sections.iter().map(|s| s.runs).collect(),
             decoded: OnceCell::new(),
-        })
+        }
     }
 
     /// Reads a replay from a buffer it may keep: the input blocks are moved to

@@ -68,8 +68,8 @@ pub use compare::{
 };
 pub use error::ReplayError;
 pub use format::{
-    Checkpoint, DEFAULT_CHECKPOINT_EVERY, FORMAT_VERSION, HostEvent, HostEventKind, MAGIC,
-    MAX_NAME_BYTES, Replay, ReplayHeader, ReplayLimits, ReplayParts, TickInputsCursor,
+    Checkpoint, DEFAULT_CHECKPOINT_EVERY, FORMAT_VERSION, HeaderRead, HostEvent, HostEventKind,
+    MAGIC, MAX_NAME_BYTES, Replay, ReplayHeader, ReplayLimits, ReplayParts, TickInputsCursor,
     is_valid_name, read_header, read_header_unchecked,
 };
 pub use record::Recorder;

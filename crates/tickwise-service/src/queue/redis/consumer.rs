@@ -14,7 +14,7 @@ use super::{
     DEAD, FINISH, Keys, REFRESH, RedisConfig, Verdict, WorkerConfig, backend, connect,
     ensure_group, finish_call, items, outcome_field, text,
 };
-use crate::job::{JobId, JobMeta, JobRecord, unix_ms};
+use crate::job::{JobId, JobIdError, JobMeta, JobRecord, unix_ms};
 use crate::queue::{MAX_DELIVERIES, QueueError, QueueStats};
 use crate::verifier::Verifier;
 
@@ -22,31 +22,47 @@ use crate::verifier::Verifier;
 #[derive(Debug)]
 struct Entry {
     entry_id: String,
-    id: Option<JobId>,
+    /// The job id, or the text that did not parse as one and why.
+    id: Result<JobId, (String, JobIdError)>,
     meta: JobMeta,
     bytes: Vec<u8>,
 }
 
-fn parse_entry(v: &Value) -> Option<Entry> {
-    let parts = items(v);
+/// `v`'s items, mutable (empty for anything but an array or a set).
+fn items_mut(v: &mut Value) -> &mut [Value] {
+    match v {
+        Value::Array(a) | Value::Set(a) => a,
+        _ => &mut [],
+    }
+}
+
+/// One entry of a reply; its bytes are moved out of the reply, not copied.
+fn parse_entry(v: &mut Value) -> Option<Entry> {
+    let parts = items_mut(v);
     let entry_id = text(parts.first()?)?;
     let mut e = Entry {
         entry_id,
-        id: None,
+        id: Err((String::new(), JobIdError::Malformed)),
         meta: JobMeta::default(),
         bytes: Vec::new(),
     };
-    let fields = parts.get(1)?;
-    let pairs: Vec<(&Value, &Value)> = match fields {
-        Value::Map(m) => m.iter().map(|(k, v)| (k, v)).collect(),
-        other => items(other)
-            .chunks_exact(2)
-            .map(|c| (&c[0], &c[1]))
+    let fields = parts.get_mut(1)?;
+    let pairs: Vec<(&Value, &mut Value)> = match fields {
+        Value::Map(m) => m.iter_mut().map(|(k, v)| (&*k, v)).collect(),
+        other => items_mut(other)
+            .chunks_exact_mut(2)
+            .filter_map(|c| match c {
+                [k, v] => Some((&*k, v)),
+                _ => None,
+            })
             .collect(),
     };
     for (k, v) in pairs {
         match text(k).as_deref() {
-            Some("id") => e.id = text(v).and_then(|s| JobId::parse(&s)),
+            Some("id") => {
+                let s = text(v).unwrap_or_default();
+                e.id = JobId::parse(&s).map_err(|why| (s, why));
+            }
             Some("meta") => {
                 if let Some(m) = text(v).and_then(|s| serde_json::from_str(&s).ok()) {
                     e.meta = m;
@@ -54,7 +70,7 @@ fn parse_entry(v: &Value) -> Option<Entry> {
             }
             Some("bytes") => {
                 if let Value::BulkString(b) = v {
-                    e.bytes.clone_from(b);
+                    e.bytes = std::mem::take(b);
                 }
             }
             _ => {}
@@ -64,17 +80,17 @@ fn parse_entry(v: &Value) -> Option<Entry> {
 }
 
 /// Entries from an `XREADGROUP` reply (RESP2 arrays or RESP3 maps).
-fn read_entries(reply: &Value) -> Vec<Entry> {
-    let streams: Vec<&Value> = match reply {
-        Value::Map(m) => m.iter().map(|(_, v)| v).collect(),
-        other => items(other)
-            .iter()
-            .filter_map(|s| items(s).get(1))
+fn read_entries(reply: &mut Value) -> Vec<Entry> {
+    let streams: Vec<&mut Value> = match reply {
+        Value::Map(m) => m.iter_mut().map(|(_, v)| v).collect(),
+        other => items_mut(other)
+            .iter_mut()
+            .filter_map(|s| items_mut(s).get_mut(1))
             .collect(),
     };
     streams
         .into_iter()
-        .flat_map(|s| items(s).iter().filter_map(parse_entry))
+        .flat_map(|s| items_mut(s).iter_mut().filter_map(parse_entry))
         .collect()
 }
 
@@ -219,7 +235,7 @@ impl Loop {
     /// `block`), as many as [`batch_size`] says.
     async fn next_entries(&mut self, next_claim: &mut Instant) -> Result<Taken, QueueError> {
         if Instant::now() >= *next_claim {
-            let reply: Value = redis::cmd("XAUTOCLAIM")
+            let mut reply: Value = redis::cmd("XAUTOCLAIM")
                 .arg(&self.stream)
                 .arg(&self.keys.group)
                 .arg(&self.consumer)
@@ -230,9 +246,9 @@ impl Loop {
                 .query_async(&mut self.shared)
                 .await
                 .map_err(|e| backend(&e))?;
-            let claimed: Vec<Entry> = items(&reply)
-                .get(1)
-                .map(|v| items(v).iter().filter_map(parse_entry).collect())
+            let claimed: Vec<Entry> = items_mut(&mut reply)
+                .get_mut(1)
+                .map(|v| items_mut(v).iter_mut().filter_map(parse_entry).collect())
                 .unwrap_or_default();
             if let Some(e) = claimed.into_iter().next() {
                 return Ok(Taken::Claimed(e));
@@ -240,7 +256,7 @@ impl Loop {
             // Nothing idle: look again in a fraction of the timeout.
             *next_claim = Instant::now() + self.config.claim_idle / 4;
         }
-        let reply: Value = redis::cmd("XREADGROUP")
+        let mut reply: Value = redis::cmd("XREADGROUP")
             .arg("GROUP")
             .arg(&self.keys.group)
             .arg(&self.consumer)
@@ -254,7 +270,7 @@ impl Loop {
             .query_async(&mut self.reader)
             .await
             .map_err(|e| backend(&e))?;
-        let entries = read_entries(&reply);
+        let entries = read_entries(&mut reply);
         Ok(if entries.is_empty() {
             Taken::Nothing
         } else {
@@ -292,8 +308,20 @@ impl Loop {
         let mut pipe = redis::pipe();
         let mut piped = false;
         for entry in entries {
-            let Some(id) = entry.id else {
-                // Not one of ours (or mangled): acknowledge and drop it.
+            let id = match &entry.id {
+                Ok(id) => Some(*id),
+                Err((text, why)) => {
+                    // Not one of ours (or mangled), or queued by a front
+                    // end of before the `b3-` ids (docs/service.md,
+                    // "Job ids"): acknowledge and drop it, and say so.
+                    eprintln!(
+                        "tickwise worker {}: dropped stream entry {} with job id {text:?}: {why}",
+                        self.consumer, entry.entry_id
+                    );
+                    None
+                }
+            };
+            let Some(id) = id else {
                 piped = true;
                 pipe.cmd("XACK")
                     .arg(&self.stream)
@@ -388,7 +416,7 @@ impl Loop {
             work.into_iter()
                 .map(|(id, meta, bytes, deliveries)| {
                     let started = Instant::now();
-                    let r = verifier.verify(id, &bytes, &meta, deliveries);
+                    let r = verifier.verify_vec(id, bytes, &meta, deliveries);
                     let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
                     (r, nanos)
                 })
@@ -464,7 +492,7 @@ impl Loop {
         if deliveries >= MAX_DELIVERIES {
             let entry = Entry {
                 entry_id: entry_id.to_string(),
-                id: Some(id),
+                id: Ok(id),
                 meta: JobMeta::default(),
                 bytes: Vec::new(),
             };

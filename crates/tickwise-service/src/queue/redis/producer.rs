@@ -8,6 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use redis::aio::ConnectionManager;
 use redis::{Client, Script, Value};
+use tickwise_catalog::Admitted;
 
 use super::{
     FINISH, Keys, RedisConfig, STATUS, STATUS_MANY, SUBMIT, SUBMIT_MANY, Verdict, backend, connect,
@@ -110,9 +111,12 @@ impl Queue for RedisQueue {
         &self,
         id: JobId,
         bytes: Bytes,
-        work: u64,
+        admitted: Admitted,
         meta: JobMeta,
     ) -> Result<Submitted, QueueError> {
+        // Only the work travels: a worker reads the bytes back from Redis
+        // and checks them whole (docs/verification-service.md).
+        let work = admitted.work();
         let ids = id.to_string();
         let meta_json = serde_json::to_string(&meta).unwrap_or_else(|_| "{}".into());
         let (result_key, job_key) = (self.keys.result(&ids), self.keys.job(&ids));
@@ -171,7 +175,7 @@ impl Queue for RedisQueue {
         if stored == 1 {
             return Ok(record);
         }
-        let Some(id) = JobId::parse(&record.id) else {
+        let Ok(id) = JobId::parse(&record.id) else {
             return Ok(record);
         };
         Ok(self.status(id).await?.unwrap_or(record))
@@ -179,7 +183,7 @@ impl Queue for RedisQueue {
 
     async fn submit_many(
         &self,
-        jobs: Vec<(JobId, Bytes, u64)>,
+        jobs: Vec<(JobId, Bytes, Admitted)>,
         meta: JobMeta,
     ) -> Result<Vec<Submitted>, QueueError> {
         if jobs.is_empty() {
@@ -197,12 +201,12 @@ impl Queue for RedisQueue {
             .arg(self.max_bytes)
             .arg(self.max_client_work)
             .arg(self.small_job_work);
-        for ((_, bytes, work), ids) in jobs.iter().zip(&ids) {
+        for ((_, bytes, admitted), ids) in jobs.iter().zip(&ids) {
             call.key(self.keys.result(ids))
                 .key(self.keys.job(ids))
                 .arg(ids)
                 .arg(bytes.as_ref())
-                .arg(*work);
+                .arg(admitted.work());
         }
         let reply: Value = invoke(&self.con, &call).await?;
         let rows = items(&reply);
