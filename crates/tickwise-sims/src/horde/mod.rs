@@ -119,6 +119,7 @@ mod input;
 mod par;
 mod persist;
 mod reference;
+mod rules;
 mod separate;
 mod snapshot;
 mod spawn;

@@ -5,7 +5,8 @@ use alloc::string::String;
 use tickwise::{Sim, StateVisitor, TickInput};
 
 use super::hero::MAX_HEROES;
-use super::world::{Neighbours, Push, Tally, apply_push, pair_push, strike_one};
+use super::rules::{Push, Tally, apply_push, pair_push, strike_one};
+use super::world::Neighbours;
 use super::{HordeConfig, HordeWorld};
 
 /// The horde stepped with all-pairs neighbour search.

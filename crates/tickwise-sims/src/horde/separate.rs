@@ -12,7 +12,7 @@
 use super::fixed::Pairing;
 use super::grid::{Body, Grid};
 use super::par;
-use super::world::{Params, Push, apply_push};
+use super::rules::{Params, Push, apply_push};
 
 /// What the separation pass reads.
 pub(super) struct Separate<'a> {

@@ -9,13 +9,17 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use tickwise::{Capture, Pcg32, Sim, StateVisitor, TickInput};
 
 use super::HordeConfig;
-use super::fixed::{SeparationKernel, oct_len};
+use super::fixed::SeparationKernel;
 use super::grid::{Body, Bounds, Grid};
-use super::hero::{HERO_FIELDS, Hero, MAX_HEROES, Targets};
+use super::hero::{HERO_FIELDS, Hero, MAX_HEROES};
 use super::par;
+use super::rules::{Params, Push, Tally, clamp_i32, strike_one};
 use super::separate::Separate;
 use super::snapshot::HordeSnapshot;
 use super::spawn::SpawnBand;
+
+mod heroes;
+mod steer;
 
 /// The PCG stream the horde draws from (any constant; fixed forever).
 const RNG_STREAM: u64 = 0x0004_4f52_4445;
@@ -27,27 +31,6 @@ pub(super) enum Neighbours {
     Grid,
     /// Every pair: O(n²), the reference.
     AllPairs,
-}
-
-/// Per-tick constants derived from the config, in sub-pixels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Params {
-    pub(super) max_x: i32,
-    pub(super) max_y: i32,
-    pub(super) player_speed: i64,
-    pub(super) player_hp: i64,
-    pub(super) invuln_ticks: u32,
-    contact_r: i64,
-    attack_r: i64,
-    attack_damage: i32,
-    pub(super) attack_cooldown: u32,
-    enemy_speed: i64,
-    enemy_hp: i32,
-    pub(super) contact_damage: i64,
-    steer_shift: u32,
-    crowd_limit: u16,
-    max_push: i32,
-    wave_ticks: u64,
 }
 
 /// The enemies, structure of arrays, by storage slot. Slot order is an
@@ -263,16 +246,6 @@ impl Clone for HordeWorld {
     }
 }
 
-pub(super) const fn clamp_i32(v: i64, hi: i32) -> i32 {
-    if v < 0 {
-        0
-    } else if v > hi as i64 {
-        hi
-    } else {
-        v as i32
-    }
-}
-
 impl HordeWorld {
     /// The world at tick 0: the config's `players` heroes around the middle
     /// of the field (`docs/horde.md`, "Heroes"), every enemy alive at full
@@ -281,24 +254,7 @@ impl HordeWorld {
     pub fn new(cfg: &HordeConfig) -> HordeWorld {
         let sub = |px: u32| HordeConfig::subpx(px);
         let to_i32 = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
-        let p = Params {
-            max_x: to_i32(sub(cfg.field_width) - 1),
-            max_y: to_i32(sub(cfg.field_height) - 1),
-            player_speed: i64::from(cfg.player_speed),
-            player_hp: i64::from(cfg.player_hp),
-            invuln_ticks: cfg.invuln_ticks,
-            contact_r: sub(cfg.player_radius + cfg.enemy_radius),
-            attack_r: sub(cfg.attack_radius),
-            attack_damage: i32::try_from(cfg.attack_damage).unwrap_or(i32::MAX),
-            attack_cooldown: cfg.attack_cooldown_ticks.max(1),
-            enemy_speed: i64::from(cfg.enemy_speed),
-            enemy_hp: i32::try_from(cfg.enemy_hp).unwrap_or(i32::MAX),
-            contact_damage: i64::from(cfg.contact_damage),
-            steer_shift: cfg.steer_shift,
-            crowd_limit: u16::try_from(cfg.crowd_limit).unwrap_or(u16::MAX),
-            max_push: i32::try_from(cfg.max_push).unwrap_or(i32::MAX),
-            wave_ticks: u64::from(cfg.wave_ticks.max(1)),
-        };
+        let p = Params::of(cfg);
         let n = cfg.enemies as usize;
         let (cols, rows) = cfg.grid_dims();
         let sep = u32::try_from(sub(2 * cfg.enemy_radius)).unwrap_or(u32::MAX);
@@ -417,35 +373,6 @@ impl HordeWorld {
                 self.alive += 1;
             }
         }
-    }
-
-    /// Velocity toward the nearest hero that is up (lerp by
-    /// `2^-steerShift`, speed capped), then position += velocity, clamped to
-    /// the field. An enemy with `c`
-    /// overlapping neighbours last tick wants `speed · (K − min(c, K)) / K`
-    /// (`K = crowdLimit`; 0 turns this off): a packed crowd stops driving
-    /// inward, which bounds its density. Returns the live enemies' bounding
-    /// box (for the grid).
-    fn steer(&mut self) -> Bounds {
-        let c = Steer {
-            targets: Targets::of(&self.heroes[..self.players]),
-            speed: self.p.enemy_speed,
-            want: &self.want[..],
-            shift: self.p.steer_shift,
-            max_x: self.p.max_x,
-            max_y: self.p.max_y,
-        };
-        let e = &mut self.e;
-        let n = e.hp.len();
-        let part = ((&mut e.body[..], &mut e.vel[..]), (&e.hp[..], &e.crowd[..]));
-        par::pieces(
-            par::enabled(n),
-            part,
-            0,
-            n,
-            &|_, ((body, vel), (hp, crowd))| c.run(body, vel, hp, crowd),
-            &|a: Bounds, b| a.union(b),
-        )
     }
 
     /// Rebuilds the grid and moves every enemy array into its order (live
@@ -676,168 +603,6 @@ impl HordeWorld {
     }
 }
 
-/// One enemy's separation sum: its push and how many enemies overlap it.
-/// Wrapping additions commute, so the sum does not depend on the order pairs
-/// are found in. The count cannot wrap: it is below the enemy count (at most
-/// a million).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Push {
-    pub(super) x: i32,
-    pub(super) y: i32,
-    pub(super) near: u32,
-}
-
-impl Push {
-    pub(super) const ZERO: Push = Push {
-        x: 0,
-        y: 0,
-        near: 0,
-    };
-
-    #[inline]
-    pub(super) const fn add(&mut self, o: Push) {
-        self.x = self.x.wrapping_add(o.x);
-        self.y = self.y.wrapping_add(o.y);
-        self.near = self.near.wrapping_add(o.near);
-    }
-}
-
-/// The push on the first enemy of a pair at offset `d` from the second, with
-/// `0 <= d2 < R²`. Two enemies on the same spot are split along x, the lower
-/// id toward −x: the rule depends on ids, never on visiting order.
-#[inline]
-pub(super) fn pair_push(
-    kernel: &SeparationKernel,
-    dx: i32,
-    dy: i32,
-    d2: i64,
-    first_is_lower: bool,
-) -> (i32, i32) {
-    if d2 == 0 {
-        let n = kernel.nudge();
-        (if first_is_lower { -n } else { n }, 0)
-    } else {
-        kernel.push(dx, dy, d2)
-    }
-}
-
-/// Clamps a summed push to `maxPush` per axis, moves the enemy (inside the
-/// field) and adds the push to its velocity: velocity is what the enemy
-/// actually did, so one held back by the crowd stops driving into it (the
-/// next tick's steering caps the speed again).
-#[inline]
-pub(super) fn apply_push(pos: &mut Body, vel: &mut [i32; 2], (fx, fy): (i32, i32), p: &Params) {
-    let (fx, fy) = (
-        fx.clamp(-p.max_push, p.max_push),
-        fy.clamp(-p.max_push, p.max_push),
-    );
-    // Only live enemies get here, steered into the field this tick (0..=max,
-    // below 2^28, whatever state was restored), and |f| <= maxPush <= 2^14:
-    // the sum fits an `i32`, and clamping it there is `clamp_i32`'s value.
-    pos.x = (pos.x + fx).clamp(0, p.max_x);
-    pos.y = (pos.y + fy).clamp(0, p.max_y);
-    // |v| <= enemySpeed and |f| <= maxPush, both at most 2^14.
-    vel[0] += fx;
-    vel[1] += fy;
-}
-
-/// What one hero's strike found: its contacts, and the kills it made.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Tally {
-    pub(super) contacts: u32,
-    pub(super) kills: u32,
-}
-
-/// One enemy (alive when the strike began) against one hero at `(px, py)`:
-/// a contact when it touches the hero (even if it died in this strike); the
-/// attack's damage when attacking, in range and the enemy still has hit
-/// points (a kill when they run out: two heroes never kill one enemy twice).
-#[inline]
-pub(super) fn strike_one(
-    p: &Params,
-    attacking: bool,
-    (px, py): (i64, i64),
-    Body { x, y, .. }: Body,
-    hp: &mut i32,
-    tally: &mut Tally,
-) {
-    let (dx, dy) = (i64::from(x) - px, i64::from(y) - py);
-    let d2 = dx * dx + dy * dy;
-    if attacking && d2 < p.attack_r * p.attack_r && *hp > 0 {
-        *hp = hp.saturating_sub(p.attack_damage);
-        if *hp <= 0 {
-            *hp = 0;
-            tally.kills += 1;
-        }
-    }
-    tally.contacts += u32::from(d2 < p.contact_r * p.contact_r);
-}
-
-/// What steering needs besides the enemies (see [`HordeWorld::steer`]).
-struct Steer<'a> {
-    targets: Targets,
-    speed: i64,
-    want: &'a [i64],
-    shift: u32,
-    max_x: i32,
-    max_y: i32,
-}
-
-impl Steer<'_> {
-    /// Velocity toward the nearest hero that is up (lerp by
-    /// `2^-steerShift`, speed capped), then position += velocity, clamped to
-    /// the field. Each enemy depends on its own state and the heroes only.
-    /// Returns the live enemies' bounding box.
-    fn run(&self, body: &mut [Body], vel: &mut [[i32; 2]], hp: &[i32], crowd: &[u16]) -> Bounds {
-        let mut live = Bounds::EMPTY;
-        let most = self.want.len() - 1;
-        let (speed, shift) = (self.speed, self.shift);
-        let enemies = body
-            .iter_mut()
-            .zip(vel.iter_mut())
-            .zip(hp.iter().zip(crowd));
-        for ((pos, vel), (&h, &c)) in enemies {
-            if h <= 0 {
-                continue;
-            }
-            let want = self.want[usize::from(c).min(most)];
-            let (x, y) = (i64::from(pos.x), i64::from(pos.y));
-            let (px, py) = self.targets.nearest(x, y);
-            let (dx, dy) = (px - x, py - y);
-            let len = oct_len(dx, dy);
-            // desired = d * want / len, as one division: k = want * 2^32 / len.
-            // |d| <= len makes |d * k| <= want * 2^32 < 2^47. On the hero
-            // (len 0) the desired velocity is zero.
-            let (wx, wy) = match ((want as u64) << 32).checked_div(len) {
-                Some(k) => {
-                    let k = k.cast_signed();
-                    ((dx * k) >> 32, (dy * k) >> 32)
-                }
-                None => (0, 0),
-            };
-            let (vx, vy) = (i64::from(vel[0]), i64::from(vel[1]));
-            let mut nvx = vx + ((wx - vx) >> shift);
-            let mut nvy = vy + ((wy - vy) >> shift);
-            let vlen = oct_len(nvx, nvy);
-            if vlen > speed as u64 {
-                // v * speed / vlen with one division; `/ 2^32` truncates
-                // toward zero, so the result stays within the cap.
-                let k = (((speed as u64) << 32) / vlen).cast_signed();
-                nvx = nvx * k / (1 << 32);
-                nvy = nvy * k / (1 << 32);
-            }
-            // |v| <= speed <= 2^14: fits.
-            *vel = [nvx as i32, nvy as i32];
-            // In `i64`: a state read from bytes (a rejoin snapshot) may hold
-            // any `i32` position, which this clamps into the field.
-            pos.x = clamp_i32(i64::from(pos.x) + nvx, self.max_x);
-            pos.y = clamp_i32(i64::from(pos.y) + nvy, self.max_y);
-            live.add(pos.x, pos.y);
-        }
-        live
-    }
-}
-
 impl Sim for HordeWorld {
     type Input = TickInput;
 
@@ -947,242 +712,4 @@ impl Capture for HordeWorld {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::horde::reference::NaiveHorde;
-
-    /// The shipped config with some keys replaced.
-    fn cfg(over: &[(&str, i64)]) -> HordeConfig {
-        let mut m: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_slice(include_bytes!("../../../../config/horde.json")).unwrap();
-        for &(k, v) in over {
-            m.insert(k.into(), v.into());
-        }
-        HordeConfig::from_json(&serde_json::to_vec(&m).unwrap()).unwrap()
-    }
-
-    /// A world whose enemies are placed by hand, relative to the player, at
-    /// rest. A fresh world stores enemy `i` in slot `i`.
-    fn placed(c: &HordeConfig, at: &[(i32, i32)]) -> HordeWorld {
-        let mut w = HordeWorld::new(&c.with_enemies(at.len() as u64).unwrap());
-        for (i, &(dx, dy)) in at.iter().enumerate() {
-            assert_eq!(w.slot_of.get(i), Some(i));
-            w.e.body[i].x = w.player_x() + dx;
-            w.e.body[i].y = w.player_y() + dy;
-        }
-        w
-    }
-
-    fn xs(w: &HordeWorld) -> Vec<i32> {
-        w.enemies().map(|e| e.x).collect()
-    }
-
-    fn hps(w: &HordeWorld) -> Vec<i32> {
-        w.enemies().map(|e| e.hp).collect()
-    }
-
-    const STILL: TickInput = TickInput {
-        held: tickwise::Buttons::NONE,
-        pressed: tickwise::Buttons::NONE,
-        released: tickwise::Buttons::NONE,
-        axes: [0; tickwise::AXES],
-    };
-
-    #[test]
-    fn steering_by_hand() {
-        // One enemy 100 px right of the player, at rest, speed 384, shift 2.
-        let c = cfg(&[("attackDamage", 0)]);
-        let mut w = placed(&c, &[(25_600, 0)]);
-        let x0 = w.enemy(0).unwrap().x;
-        w.step(core::slice::from_ref(&STILL));
-        // k = floor(384 * 2^32 / 25600) = 64424509; desired x = floor(-25600 *
-        // 64424509 / 2^32) = floor(-383.99999) = -384; v = 0 + (-384 >> 2) = -96.
-        let e = w.enemy(0).unwrap();
-        assert_eq!((e.vx, e.vy), (-96, 0));
-        assert_eq!(e.x, x0 - 96);
-        w.step(core::slice::from_ref(&STILL));
-        // desired -384 again (any distance rounds the same way here):
-        // v = -96 + ((-384 + 96) >> 2) = -96 - 72 = -168.
-        assert_eq!(w.enemy(0).unwrap().vx, -168);
-        assert_eq!(w.enemy(0).unwrap().x, x0 - 96 - 168);
-    }
-
-    #[test]
-    fn speed_cap_by_hand() {
-        // Already faster than the cap: (-1000, 0) with desired (-384, 0) and
-        // shift 0 becomes the desired velocity at once, then the cap holds it.
-        let c = cfg(&[("attackDamage", 0), ("steerShift", 0)]);
-        let mut w = placed(&c, &[(25_600, 25_600)]);
-        w.e.vel[0][0] = -1000;
-        w.step(core::slice::from_ref(&STILL));
-        // Diagonal: len = 25600 + 9600 = 35200; k = floor(384*2^32/35200) =
-        // 46854188; each desired axis = floor(-25600*46854188/2^32) = -280
-        // (-279.27 floored); oct(280, 280) = 385 > 384, so capped:
-        // -280 * floor(384 * 2^32 / 385) / 2^32 = -279.27, truncated to -279;
-        // oct(279, 279) = 383.
-        let e = w.enemy(0).unwrap();
-        assert_eq!((e.vx, e.vy), (-279, -279));
-    }
-
-    #[test]
-    fn separation_by_hand_and_by_reference() {
-        // Two enemies 8 px apart (overlap 8 of 16 px), far from the player,
-        // not moving: strength 128/256 pushes each 1024 away (kernel docs);
-        // maxPush 2048 lets it through.
-        let c = cfg(&[("enemySpeed", 0), ("maxPush", 2048), ("attackDamage", 0)]);
-        let at = [(100_000, 50_000), (100_000 + 2048, 50_000)];
-        let mut w = placed(&c, &at);
-        let mut r = NaiveHorde(w.clone());
-        let (x0, x1) = (xs(&w)[0], xs(&w)[1]);
-        w.step(core::slice::from_ref(&STILL));
-        r.step(core::slice::from_ref(&STILL));
-        assert_eq!(xs(&w), [x0 - 1024, x1 + 1024]);
-        assert_eq!(w.last_pairs, 1);
-        assert_eq!(w.checksum(), r.checksum());
-        // With the default maxPush 512 the push is clamped.
-        let c = cfg(&[("enemySpeed", 0), ("attackDamage", 0)]);
-        let mut w = placed(&c, &at);
-        w.step(core::slice::from_ref(&STILL));
-        assert_eq!(xs(&w), [x0 - 512, x1 + 512]);
-    }
-
-    #[test]
-    fn coincident_enemies_split_by_index() {
-        let c = cfg(&[("enemySpeed", 0), ("maxPush", 4096), ("attackDamage", 0)]);
-        let mut w = placed(&c, &[(80_000, 0), (80_000, 0), (80_000, 0)]);
-        let x = xs(&w)[0];
-        let mut r = NaiveHorde(w.clone());
-        w.step(core::slice::from_ref(&STILL));
-        r.step(core::slice::from_ref(&STILL));
-        // Nudge = R * strength / 512 = 4096 * 128 / 512 = 1024 per pair:
-        // enemy 0 gets -1024 twice, enemy 2 +1024 twice, enemy 1 both.
-        assert_eq!(xs(&w), [x - 2048, x, x + 2048]);
-        assert_eq!(w.last_pairs, 3);
-        assert_eq!(w.checksum(), r.checksum());
-    }
-
-    #[test]
-    fn a_restored_position_outside_the_field_is_clamped_into_it() {
-        // A rejoin snapshot (`SnapshotBytes::read_state`) may carry any
-        // `i32` position and velocity. The step moves such an enemy into
-        // the field, at the corner it points to, without overflowing
-        // (a debug build checks every `i32` sum).
-        let c = cfg(&[("attackDamage", 0)]);
-        let mut w = placed(&c, &[(100_000, 0)]);
-        w.e.body[0].x = i32::MAX;
-        w.e.body[0].y = i32::MIN;
-        // Moving further out still: the sums would pass i32::MAX and MIN.
-        w.e.vel[0] = [i32::MAX, i32::MIN];
-        w.step(core::slice::from_ref(&STILL));
-        let e = w.enemy(0).unwrap();
-        assert_eq!((e.x, e.y), (w.field_width() - 1, 0));
-        // The speed cap held the velocity to enemySpeed (384), octagonal.
-        assert!(oct_len(i64::from(e.vx), i64::from(e.vy)) <= 384);
-    }
-
-    #[test]
-    fn attack_cooldown_and_kills() {
-        // Enemy hp 20, damage 10, every 15 ticks: two hits kill, at ticks 0 and 15.
-        let c = cfg(&[("enemySpeed", 0), ("contactDamage", 0)]);
-        let mut w = placed(&c, &[(5_000, 0), (18_000, 0), (19_000, 0)]);
-        w.step(core::slice::from_ref(&STILL));
-        // 72 px = 18432: enemies 0 and 1 are in range, 2 is not.
-        assert_eq!(hps(&w), [10, 10, 20]);
-        for _ in 1..15 {
-            w.step(core::slice::from_ref(&STILL));
-        }
-        assert_eq!(hps(&w), [10, 10, 20]);
-        w.step(core::slice::from_ref(&STILL)); // tick 15
-        assert_eq!(hps(&w), [0, 0, 20]);
-        assert_eq!((w.kills, w.alive), (2, 1));
-    }
-
-    #[test]
-    fn contact_damage_invulnerability_and_downs() {
-        // Contact radius 12 + 8 = 20 px = 5120. Two enemies touching, damage 1
-        // each, then 15 ticks of invulnerability: hits at ticks 0, 16, 32, ...
-        let c = cfg(&[
-            ("enemySpeed", 0),
-            ("attackDamage", 0),
-            ("contactDamage", 30),
-            ("maxPush", 0),
-        ]);
-        let mut w = placed(&c, &[(3_000, 0), (-3_000, 0)]);
-        w.step(core::slice::from_ref(&STILL));
-        let h = w.heroes[0];
-        assert_eq!((h.hp, h.invuln, w.last_contacts), (40, 15, 2));
-        for _ in 1..16 {
-            w.step(core::slice::from_ref(&STILL));
-        }
-        assert_eq!(w.player_hp(), 40);
-        w.step(core::slice::from_ref(&STILL)); // tick 16: 40 - 60 <= 0: downed and restored.
-        assert_eq!((w.player_hp(), w.player_downs(), w.wipes), (100, 1, 1));
-    }
-
-    #[test]
-    fn waves_respawn_every_dead_slot_in_the_band() {
-        let c = cfg(&[("waveTicks", 10)]);
-        let mut w = HordeWorld::new(&c.with_enemies(50).unwrap());
-        for i in (0..50).step_by(2) {
-            w.e.hp[i] = 0;
-        }
-        w.alive = 25;
-        for _ in 0..10 {
-            w.step(core::slice::from_ref(&STILL));
-        }
-        assert_eq!((w.alive, w.waves), (25, 0));
-        let (px, py) = (i64::from(w.player_x()), i64::from(w.player_y()));
-        w.step(core::slice::from_ref(&STILL)); // tick 10: the wave, then one tick of movement.
-        assert_eq!((w.alive, w.waves), (50, 1));
-        let inner = 400 * 256 - 2 * 384 - 512;
-        for i in (0..50).step_by(2) {
-            let e = w.enemy(i).unwrap();
-            let cheb = (i64::from(e.x) - px).abs().max((i64::from(e.y) - py).abs());
-            assert!(cheb >= inner, "enemy {i} spawned {cheb} from the player");
-            assert_eq!(e.hp, 20);
-        }
-    }
-
-    #[test]
-    fn a_copy_carries_no_scratch_and_steps_like_the_original() {
-        let c = cfg(&[]).with_enemies(500).unwrap();
-        let mut w = HordeWorld::new(&c);
-        for t in 0..50 {
-            w.step(core::slice::from_ref(&crate::horde::scripted_input(t)));
-        }
-        let mut copy = w.clone();
-        assert!(copy.acc.is_empty() && copy.back.body.is_empty());
-        // A world of another size takes the state and keeps its own scratch
-        // until its next step resizes it.
-        let mut other = HordeWorld::new(&c.with_enemies(20).unwrap());
-        other.clone_from(&w);
-        assert_eq!(other.acc.len(), 20);
-        assert_eq!(other.checksum(), w.checksum());
-        for t in 50..200 {
-            let input = crate::horde::scripted_input(t);
-            w.step(core::slice::from_ref(&input));
-            copy.step(core::slice::from_ref(&input));
-            other.step(core::slice::from_ref(&input));
-            assert_eq!(copy.checksum(), w.checksum(), "copy, tick {t}");
-            assert_eq!(other.checksum(), w.checksum(), "other, tick {t}");
-        }
-        assert_eq!(other.acc.len(), 500);
-    }
-
-    #[test]
-    fn a_grid_that_misses_pairs_is_caught_by_the_reference() {
-        // Make the kernel reach further than the grid's cells: the grid now
-        // misses pairs two cells apart, and the reference comparison says so.
-        let c = cfg(&[]).with_enemies(400).unwrap();
-        let mut w = HordeWorld::new(&c);
-        w.kernel = SeparationKernel::new(3 * 16 * 256, 128);
-        let mut r = NaiveHorde(w.clone());
-        let mut diverged = false;
-        for t in 0..200 {
-            w.step(core::slice::from_ref(&crate::horde::scripted_input(t)));
-            r.step(core::slice::from_ref(&crate::horde::scripted_input(t)));
-            diverged |= w.checksum() != r.checksum();
-        }
-        assert!(diverged);
-    }
-}
+mod tests;
