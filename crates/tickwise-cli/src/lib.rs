@@ -37,6 +37,8 @@ use std::process::ExitCode;
 use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 pub use tickwise_catalog::{Catalog, CatalogSim};
 
+#[macro_use]
+mod out;
 pub mod bounded;
 pub mod cmd;
 mod hints;
@@ -184,7 +186,7 @@ pub fn main_with(tool: ToolInfo, catalog: Catalog) -> ExitCode {
 /// Parses `args` (the first is the program name, ignored: the tool is
 /// `tool.name`) and runs the command over `catalog`; never panics on bad
 /// input. Exit codes: 0 success, 1 a replay diverged or a check failed, 2
-/// bad input. Errors go to stderr prefixed with the tool's name (a game's
+/// bad input, 141 standard output closed by its reader (nothing printed). Errors go to stderr prefixed with the tool's name (a game's
 /// `duel` tool says `duel: ...`).
 pub fn main_with_args<I, T>(tool: &ToolInfo, catalog: &Catalog, args: I) -> ExitCode
 where
@@ -203,6 +205,13 @@ where
     };
     match run(cli, tool, catalog) {
         Ok(code) => ExitCode::from(code),
+        Err(f)
+            if f.error
+                .downcast_ref()
+                .is_some_and(out::StdoutClosed::is_broken_pipe) =>
+        {
+            ExitCode::from(141)
+        }
         Err(f) => {
             eprintln!("{}: {}", tool.name, hints::render(&f.error));
             ExitCode::from(f.code)

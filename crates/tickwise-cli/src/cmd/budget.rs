@@ -132,7 +132,7 @@ fn run_in_pool(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         budget: &done.budget,
         digest: done.digest,
     };
-    println!(
+    outln!(
         "{}",
         if args.json {
             report.json()

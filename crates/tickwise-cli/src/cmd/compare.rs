@@ -82,7 +82,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         .as_ref()
         .map(|d| owners_text(&field_players(&d.fields, players)))
         .unwrap_or_default();
-    println!(
+    outln!(
         "A: {} ({} ticks)\nB: {b_name} ({} ticks)\n{}: {}{owners}",
         args.a.display(),
         r.ticks_a,
@@ -91,7 +91,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         r.comparison
     );
     if r.comparison.divergence.is_none() && r.ticks_a != r.ticks_b {
-        println!(
+        outln!(
             "note: only the first {} ticks were compared; the runs have different lengths",
             r.comparison.ticks
         );

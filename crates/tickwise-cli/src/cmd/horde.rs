@@ -21,7 +21,8 @@ use crate::{Failure, hints};
 pub enum Drive {
     /// The horde's scripted input, its walk: right, down, left, up, 90
     /// ticks each; player `p` walks it `90·p` ticks ahead (each starts on
-    /// another side). The same input as every command's `--inputs scripted`.
+    /// another side). `--inputs scripted` of `record`, `netplay` and `peer`
+    /// is the same walk without the offset: every player walks it in step.
     Scripted,
     /// No input: the heroes stand where they start.
     Still,
@@ -151,16 +152,16 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
             "p99Ns": times.p99(),
             "maxNs": times.max(),
         });
-        println!("{v}");
+        outln!("{v}");
     } else {
-        println!("horde: {}", cfg.summary());
+        outln!("horde: {}", cfg.summary());
         let inputs = match args.inputs {
             Drive::Scripted => "scripted",
             Drive::Still => "still",
         };
-        println!("ticks: {} (inputs: {inputs})", world.tick());
-        println!("digest: {}", world.digest());
-        println!(
+        outln!("ticks: {} (inputs: {inputs})", world.tick());
+        outln!("digest: {}", world.digest());
+        outln!(
             "alive {}, kills {}, waves {}, player hp {}, downs {}, overlapping pairs last tick {}",
             world.alive(),
             world.kills(),
@@ -169,7 +170,7 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
             world.player_downs(),
             world.last_pairs()
         );
-        println!(
+        outln!(
             "time: total {:.3} ms; per tick mean {:.1} us, median {:.1} us, p99 {:.1} us, max {:.1} us",
             times.total() as f64 / 1e6,
             us(times.total() / n),

@@ -59,7 +59,7 @@ pub fn run(args: &Args, tool: &crate::ToolInfo) -> Result<u8, Failure> {
     if args.json {
         let text = serde_json::to_string_pretty(&json::to_json(&lab))
             .context("serializing the lab report")?;
-        println!("{text}");
+        outln!("{text}");
         if let Some(w) = &written {
             eprintln!(
                 "report: {} ({} files)",
@@ -68,9 +68,9 @@ pub fn run(args: &Args, tool: &crate::ToolInfo) -> Result<u8, Failure> {
             );
         }
     } else {
-        print!("{}", table::render(&lab));
+        out!("{}", table::render(&lab));
         if let Some(w) = &written {
-            println!(
+            outln!(
                 "\nCharts and report: {} ({} files: sim time vs real time per machine, frame times, death spiral, jitter guard, interpolation)",
                 args.out.join("index.md").display(),
                 w.len()

@@ -125,7 +125,12 @@ struct Prepared {
     seconds: f64,
 }
 
-fn print(report: &LoadReport, prep: Prepared, budget_s: u64, json: bool) {
+fn print(
+    report: &LoadReport,
+    prep: Prepared,
+    budget_s: u64,
+    json: bool,
+) -> Result<(), crate::out::StdoutClosed> {
     if json {
         let v = serde_json::json!({
             "generated": prep.generated,
@@ -143,10 +148,10 @@ fn print(report: &LoadReport, prep: Prepared, budget_s: u64, json: bool) {
             "p99Ms": report.latency_ms(0.99),
             "errorSamples": report.error_samples,
         });
-        println!("{v}");
-        return;
+        outln!("{v}");
+        return Ok(());
     }
-    println!(
+    outln!(
         "uploaded {} replays: {} ok, {} diverged, {} refused, {} errors, {} throttled (429)",
         report.uploaded,
         report.verdicts[0],
@@ -155,7 +160,7 @@ fn print(report: &LoadReport, prep: Prepared, budget_s: u64, json: bool) {
         report.errors,
         report.throttled
     );
-    println!(
+    outln!(
         "{:.1} verified replays/s, {:.0} ticks/s over {:.2} s; verdict latency p50 {:.1} ms, p99 {:.1} ms",
         report.replays_per_sec(),
         report.ticks_per_sec(),
@@ -164,19 +169,20 @@ fn print(report: &LoadReport, prep: Prepared, budget_s: u64, json: bool) {
         report.latency_ms(0.99)
     );
     for e in &report.error_samples {
-        println!("error: {e}");
+        outln!("error: {e}");
     }
     if report
         .error_samples
         .iter()
         .any(|e| e.contains("within the time budget"))
     {
-        println!(
+        outln!(
             "hint: the {budget_s} s of --seconds ended before every verdict came back \
              (replay generation is not counted in them): raise --seconds, or send fewer or \
              shorter replays (--generate, --ticks)"
         );
     }
+    Ok(())
 }
 
 /// Runs the load test.
@@ -205,7 +211,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
                             .map(|h| h.ticks)
                     })
                     .sum();
-                println!(
+                outln!(
                     "generated {} replays ({ticks} ticks) in {:.2} s, before the {} s of the run",
                     replays.len(),
                     started.elapsed().as_secs_f64(),
@@ -243,6 +249,6 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let report = tickwise_service::block_on(tickwise_service::loadtest::run(config, replays))
         .context("loadtest")?
         .map_err(Failure::usage)?;
-    print(&report, prep, args.seconds, args.json);
+    print(&report, prep, args.seconds, args.json)?;
     Ok(u8::from(report.errors > 0))
 }

@@ -404,9 +404,9 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let written = write_outputs(s.out.as_deref(), &run.replay, &run.bundle)?;
     let ok = run.finished && run.checksums_agree && run.desync.is_none();
     if s.json {
-        println!("{}", report_json(sim, &run, &written));
+        outln!("{}", report_json(sim, &run, &written));
     } else {
-        print_report(sim, &run, &written, opts.round_limit());
+        print_report(sim, &run, &written, opts.round_limit())?;
     }
     Ok(u8::from(!ok))
 }
@@ -514,9 +514,14 @@ fn report_json(sim: &str, run: &LocalRun, written: &[PathBuf]) -> Value {
     })
 }
 
-fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf], round_limit: u64) {
-    println!("netplay {sim}: {} players", run.peers.len());
-    println!(
+fn print_report(
+    sim: &str,
+    run: &LocalRun,
+    written: &[PathBuf],
+    round_limit: u64,
+) -> Result<(), crate::out::StdoutClosed> {
+    outln!("netplay {sim}: {} players", run.peers.len());
+    outln!(
         "{:>6} {:>9} {:>16} {:>9} {:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>6} {:>7}",
         "player",
         "confirmed",
@@ -536,7 +541,7 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf], round_limit: u64
     );
     for p in &run.peers {
         let s = &p.stats;
-        println!(
+        outln!(
             "{:>6} {:>9} {:016x} {:>9} {:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>6} {:>7}",
             p.slot,
             p.confirmed_tick,
@@ -557,29 +562,29 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf], round_limit: u64
     }
     for p in &run.peers {
         if let Some(e) = p.ended {
-            println!("player {}: {e}", p.slot);
+            outln!("player {}: {e}", p.slot);
         }
         for &(q, from) in &p.departed {
-            println!(
+            outln!(
                 "player {}: player {q} left; its input is the absent input from tick {from}",
                 p.slot
             );
         }
         if let Some((ticks, bytes)) = p.rejoin {
-            println!(
+            outln!(
                 "player {}: rejoined after {ticks} ticks of network time ({bytes}-byte snapshot)",
                 p.slot
             );
         }
         for &(q, from, join) in &p.rejoined {
-            println!(
+            outln!(
                 "player {}: player {q} was away for ticks {from}..{join} (absent input) and rejoined at {join}",
                 p.slot
             );
         }
     }
     for s in &run.spectators {
-        println!(
+        outln!(
             "spectator {}: joined at tick {}, reached {}, checksum {:016x}{}",
             s.slot,
             s.joined_at,
@@ -592,7 +597,7 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf], round_limit: u64
         );
     }
     match &run.desync {
-        Some(d) => println!(
+        Some(d) => outln!(
             "DESYNC at confirmed tick {} between players {} and {}; fields differ: {}",
             d.tick,
             d.players.0,
@@ -600,17 +605,18 @@ fn print_report(sim: &str, run: &LocalRun, written: &[PathBuf], round_limit: u64
             d.fields.join(", ")
         ),
         None if run.finished && run.checksums_agree => {
-            println!("all players confirmed every tick with the same checksum; no desync");
+            outln!("all players confirmed every tick with the same checksum; no desync");
         }
-        None if !run.finished => println!(
+        None if !run.finished => outln!(
             "the session did not confirm every tick within {round_limit} rounds of \
              network time (a window plus input delay below the one-way latency in \
              ticks advances only that many ticks per latency; raise --window or \
              --input-delay)"
         ),
-        None => println!("the session did not finish with equal checksums"),
+        None => outln!("the session did not finish with equal checksums"),
     }
     for p in written {
-        println!("wrote {}", p.display());
+        outln!("wrote {}", p.display());
     }
+    Ok(())
 }

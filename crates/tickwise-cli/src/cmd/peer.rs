@@ -255,10 +255,10 @@ fn report(args: &Args, run: &PeerRun, room: Option<serde_json::Value>) -> Result
         if let Some(room) = room {
             v["room"] = room;
         }
-        println!("{v}");
+        outln!("{v}");
     } else {
         let r = &run.report;
-        println!(
+        outln!(
             "peer {}: confirmed {} ticks, checksum {:016x}, {} rollbacks (max {}), {} stalls, {} desyncs, dropped {} unauthenticated and {} other datagrams{}",
             r.slot,
             r.confirmed_tick,
@@ -275,7 +275,7 @@ fn report(args: &Args, run: &PeerRun, room: Option<serde_json::Value>) -> Result
                 .unwrap_or_default()
         );
         for p in &written {
-            println!("wrote {}", p.display());
+            outln!("wrote {}", p.display());
         }
     }
     Ok(u8::from(!ok))
@@ -341,9 +341,9 @@ fn spectate(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         v["loadTicks"] = json!(run.load_ticks);
         v["loopTicks"] = json!(r.stats.local_ticks);
         v["error"] = json!(run.error.as_ref().map(ToString::to_string));
-        println!("{v}");
+        outln!("{v}");
     } else {
-        println!(
+        outln!(
             "spectator {}: confirmed {} ticks, checksum {:016x}, joined at tick {} (snapshot of {} bytes, watching in {} ticks), dropped {} unauthenticated and {} other datagrams",
             if r.slot >= FIRST_SPECTATOR_SLOT + MAX_SPECTATORS {
                 "(never admitted)".to_owned()

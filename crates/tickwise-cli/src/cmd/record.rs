@@ -198,7 +198,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let per_tick = rec.bytes.len() as f64 / rec.ticks.max(1) as f64;
     #[allow(clippy::cast_precision_loss, reason = "a ratio for display")]
     let inputs_per_tick = rec.input_bytes as f64 / rec.ticks.max(1) as f64;
-    println!(
+    outln!(
         "wrote {}: {} {} ticks, {} player{}, {} input runs, {} bytes ({per_tick:.3} bytes/tick, of which inputs {inputs_per_tick:.3}), digest {}",
         args.out.display(),
         info.id,

@@ -190,7 +190,7 @@ pub fn run(args: &Args, tool: &crate::ToolInfo) -> Result<u8, Failure> {
         .collect::<Result<Vec<_>, _>>()?;
     let source = cpu::cpu_time().map(|(_, s)| s);
     if !args.json {
-        println!(
+        outln!(
             "{} run: {} Hz ticks, {} s per run on this machine's clock; CPU time from {}",
             tool.name,
             args.hz,
@@ -200,7 +200,7 @@ pub fn run(args: &Args, tool: &crate::ToolInfo) -> Result<u8, Failure> {
                 |s| s.to_string()
             )
         );
-        println!(
+        outln!(
             "(running {} ...)",
             caps.iter()
                 .map(|&c| label(c))
@@ -221,19 +221,19 @@ pub fn run(args: &Args, tool: &crate::ToolInfo) -> Result<u8, Failure> {
             "cpu_source": source.map(|s| s.to_string()),
             "runs": reports.iter().map(|(c, r)| run_json(*c, r)).collect::<Vec<_>>(),
         });
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&v).context("serializing")?
         );
     } else {
-        print_table(&reports);
+        print_table(&reports)?;
     }
     let ok = reports.iter().all(|(_, r)| r.ticks_ok() && !r.truncated);
     Ok(if ok { 0 } else { 1 })
 }
 
-fn print_table(reports: &[(FrameCap, RunReport)]) {
-    println!(
+fn print_table(reports: &[(FrameCap, RunReport)]) -> Result<(), crate::out::StdoutClosed> {
+    outln!(
         "\n{:<16} {:>9} {:>9} {:>30} {:>7} {:>8} {:>5} {:>9} {:>7} {:>6}",
         "mode",
         "frames",
@@ -251,7 +251,7 @@ fn print_table(reports: &[(FrameCap, RunReport)]) {
             || "-".to_owned(),
             |p| format!("{}/{}/{}/{}", us(p.p50), us(p.p95), us(p.p99), us(p.max)),
         );
-        println!(
+        outln!(
             "{:<16} {:>9} {:>9} {:>30} {:>7} {:>8} {:>+5} {:>9.1} {:>7} {:>6}",
             label(*cap),
             r.frames,
@@ -269,7 +269,7 @@ fn print_table(reports: &[(FrameCap, RunReport)]) {
                 .map_or_else(|| "n/a".to_owned(), |s| format!("{:.1}", s * 100.0)),
         );
         for x in &r.resumes {
-            println!(
+            outln!(
                 "  resume from {}: away {:.1} ms, wanted {} steps, caught up {}, carried {:.3} ms, dropped {:.1} ms",
                 x.from,
                 x.elapsed.as_nanos() as f64 / 1e6,
@@ -280,16 +280,16 @@ fn print_table(reports: &[(FrameCap, RunReport)]) {
             );
         }
         if r.truncated {
-            println!("  stopped at the frame limit before the run's length");
+            outln!("  stopped at the frame limit before the run's length");
         }
     }
-    println!();
+    outln!();
     if reports.iter().all(|(_, r)| r.ticks_ok()) {
-        println!(
+        outln!(
             "Ticks match the expected count (elapsed time minus thrown-away time, in whole steps) to within one tick in every run."
         );
     } else {
-        println!("TICK MISMATCH: a run's ticks differ from the expected count by more than one.");
+        outln!("TICK MISMATCH: a run's ticks differ from the expected count by more than one.");
     }
     let cpu = |uncapped: bool| {
         reports
@@ -299,10 +299,11 @@ fn print_table(reports: &[(FrameCap, RunReport)]) {
     };
     if let (Some(capped), Some(uncapped)) = (cpu(false), cpu(true)) {
         let ratio = uncapped.as_nanos() as f64 / (capped.as_nanos().max(1)) as f64;
-        println!(
+        outln!(
             "Power: the uncapped busy loop used {ratio:.1}x the CPU time of the capped loop for the same simulation."
         );
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -99,7 +99,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
     let shown = root.display().to_string();
     let ready = |bound: SocketAddr| {
-        println!(
+        banner!(
             "serving {shown} at http://{bound}/ and rooms at ws://{bound}/v1/rooms/CODE (Ctrl-C to stop)"
         );
         let _ = std::io::stdout().flush();

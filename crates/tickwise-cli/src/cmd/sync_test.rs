@@ -58,14 +58,18 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         .map_err(hints::catalog)?;
     match r.mismatch {
         None => {
-            println!(
+            outln!(
                 "sync test passed: {} {} ticks, rollback {}, {} steps re-simulated, final checksum {:016x}",
-                info.id, r.ticks, args.rollback, r.resimulated_steps, r.checksum
+                info.id,
+                r.ticks,
+                args.rollback,
+                r.resimulated_steps,
+                r.checksum
             );
             Ok(0)
         }
         Some(m) => {
-            println!("sync test FAILED: {} {m}", info.id);
+            outln!("sync test FAILED: {} {m}", info.id);
             Ok(1)
         }
     }

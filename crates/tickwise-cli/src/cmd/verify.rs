@@ -291,19 +291,19 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             Outcome::Ok { digest } => {
                 if !args.quiet && !args.json {
                     let t = v.ticks_run.unwrap_or(0);
-                    println!("OK        {path} ({t} ticks, digest {digest})");
+                    outln!("OK        {path} ({t} ticks, digest {digest})");
                 }
             }
             Outcome::Diverged(_) => {
                 diverged += 1;
                 if !args.json {
-                    println!("DIVERGED  {path}: {message}");
+                    outln!("DIVERGED  {path}: {message}");
                 }
             }
             Outcome::Refused { reason } => {
                 refused += usize::from(!item.missing);
                 if !args.json {
-                    println!("REFUSED   {path}: {reason}: {}", hints::verdict_message(v));
+                    outln!("REFUSED   {path}: {reason}: {}", hints::verdict_message(v));
                 }
             }
         }
@@ -317,7 +317,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             {
                 line.extend(verdict);
             }
-            println!("{line}");
+            outln!("{line}");
         }
     }
     let code = if refused > 0 || !missing.is_empty() {
@@ -340,7 +340,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
             "ticksPerSecond": rate,
             "exitCode": code,
         });
-        println!("{summary}");
+        outln!("{summary}");
     } else {
         let mut summary = format!(
             "verified {} files, {ticks} ticks in {secs:.3} s ({rate:.0} ticks/s), {} failed ({diverged} diverged, {refused} refused)",
@@ -362,7 +362,7 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
                 names.join(", ")
             ));
         }
-        println!("{summary}");
+        outln!("{summary}");
     }
     Ok(code)
 }

@@ -165,7 +165,7 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
     };
     let catalog = Arc::new(catalog.clone());
     let ready = |addr: SocketAddr| {
-        println!(
+        banner!(
             "{} verifyd listening on http://{addr}/ ({engine})",
             tool.name
         );

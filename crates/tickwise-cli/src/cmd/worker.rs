@@ -71,9 +71,12 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
         capacity: 0,
         ..RedisConfig::new(url.as_str())
     };
-    println!(
+    outln!(
         "{} worker {} on {} ({} jobs at once per lane: small and large)",
-        tool.name, config.name, redis.url, config.jobs
+        tool.name,
+        config.name,
+        redis.url,
+        config.jobs
     );
     let _ = std::io::stdout().flush();
     tickwise_service::block_on(tickwise_service::worker(
