@@ -417,6 +417,38 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
+    /// A varint that must fit a `u32`: the counters and timers a snapshot
+    /// holds, without a range check at every call site.
+    ///
+    /// # Errors
+    ///
+    /// As [`Reader::varint_in`] with `0..=u32::MAX`.
+    pub fn varint_u32(&mut self, what: &'static str) -> Result<u32, DecodeError> {
+        let offset = self.offset();
+        let v = self.varint_in(what, 0, u64::from(u32::MAX))?;
+        u32::try_from(v).map_err(|_| DecodeError::Invalid {
+            what,
+            offset,
+            reason: "a value is outside u32",
+        })
+    }
+
+    /// A zigzag varint that must fit an `i32`: positions and velocities in a
+    /// snapshot.
+    ///
+    /// # Errors
+    ///
+    /// As [`Reader::signed_in`] with the `i32` range.
+    pub fn signed_i32(&mut self, what: &'static str) -> Result<i32, DecodeError> {
+        let offset = self.offset();
+        let v = self.signed_in(what, i32::MIN.into(), i32::MAX.into())?;
+        i32::try_from(v).map_err(|_| DecodeError::Invalid {
+            what,
+            offset,
+            reason: "a signed value is outside i32",
+        })
+    }
+
     /// A length-prefixed byte string whose length is in `min..=max` and
     /// present in full.
     ///
@@ -440,6 +472,39 @@ impl<'a> Reader<'a> {
 mod tests {
     use super::*;
     use alloc::vec;
+
+    /// The typed readers' bounds, on bytes worked out by hand: LEB128 of
+    /// 2^32 − 1 is `ff ff ff ff 0f`, of 2^32 `80 80 80 80 10`; zigzag maps −1
+    /// to 1, `i32::MIN` to 2^32 − 1 and 2^31 to 2^32.
+    #[test]
+    fn varint_u32_and_signed_i32_stop_at_their_types_bounds() {
+        let max = [0xff, 0xff, 0xff, 0xff, 0x0f];
+        let over = [0x80, 0x80, 0x80, 0x80, 0x10];
+        assert_eq!(Reader::new(&max).varint_u32("n"), Ok(u32::MAX));
+        assert!(matches!(
+            Reader::new(&over).varint_u32("n"),
+            Err(DecodeError::OutOfRange {
+                what: "n",
+                offset: 0,
+                value: 4_294_967_296,
+                ..
+            })
+        ));
+        assert_eq!(Reader::new(&[0x01]).signed_i32("x"), Ok(-1));
+        assert_eq!(Reader::new(&max).signed_i32("x"), Ok(i32::MIN));
+        assert!(matches!(
+            Reader::new(&over).signed_i32("x"),
+            Err(DecodeError::Invalid {
+                what: "x",
+                offset: 0,
+                ..
+            })
+        ));
+        assert!(matches!(
+            Reader::new(&[0x80]).varint_u32("n"),
+            Err(DecodeError::Truncated { what: "n", .. })
+        ));
+    }
 
     #[test]
     fn varint_vectors() {

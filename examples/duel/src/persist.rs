@@ -8,19 +8,6 @@ use tickwise::{Pcg32, SnapshotBytes, SnapshotError};
 
 use crate::Duel;
 
-fn get(r: &mut Reader<'_>, what: &'static str) -> Result<u64, SnapshotError> {
-    Ok(r.varint(what)?)
-}
-
-fn get_i32(r: &mut Reader<'_>, what: &'static str) -> Result<i32, SnapshotError> {
-    let v = r.signed_in(what, i32::MIN.into(), i32::MAX.into())?;
-    i32::try_from(v).map_err(|_| SnapshotError::Malformed { what })
-}
-
-fn get_u32(r: &mut Reader<'_>, what: &'static str) -> Result<u32, SnapshotError> {
-    u32::try_from(get(r, what)?).map_err(|_| SnapshotError::Malformed { what })
-}
-
 impl SnapshotBytes for Duel {
     const SNAPSHOT_VERSION: u16 = 1;
 
@@ -42,14 +29,14 @@ impl SnapshotBytes for Duel {
     }
 
     fn read_state(&mut self, r: &mut Reader<'_>) -> Result<(), SnapshotError> {
-        self.tick = get(r, "tick")?;
+        self.tick = r.varint("tick")?;
         for v in self
             .ball
             .iter_mut()
             .chain(&mut self.vel)
             .chain(&mut self.paddles)
         {
-            *v = get_i32(r, "position or velocity")?;
+            *v = r.signed_i32("position or velocity")?;
         }
         for c in &mut self.charged {
             *c = match r
@@ -62,11 +49,11 @@ impl SnapshotBytes for Duel {
             };
         }
         for s in &mut self.score {
-            *s = get_u32(r, "score")?;
+            *s = r.varint_u32("score")?;
         }
-        self.serve_in = get_u32(r, "serve wait")?;
-        let state = get(r, "rng state")?;
-        let inc = get(r, "rng increment")?;
+        self.serve_in = r.varint_u32("serve wait")?;
+        let state = r.varint("rng state")?;
+        let inc = r.varint("rng increment")?;
         self.rng = Pcg32::from_parts(state, inc).ok_or(SnapshotError::Malformed {
             what: "rng increment",
         })?;

@@ -17,19 +17,6 @@ use tickwise::{Pcg32, SnapshotBytes, SnapshotError};
 use super::hero::MAX_HEROES;
 use super::world::HordeWorld;
 
-fn get(r: &mut Reader<'_>, what: &'static str) -> Result<u64, SnapshotError> {
-    Ok(r.varint(what)?)
-}
-
-fn get_i32(r: &mut Reader<'_>, what: &'static str) -> Result<i32, SnapshotError> {
-    let v = r.signed_in(what, i32::MIN.into(), i32::MAX.into())?;
-    i32::try_from(v).map_err(|_| SnapshotError::Malformed { what })
-}
-
-fn get_u32(r: &mut Reader<'_>, what: &'static str) -> Result<u32, SnapshotError> {
-    u32::try_from(get(r, what)?).map_err(|_| SnapshotError::Malformed { what })
-}
-
 impl SnapshotBytes for HordeWorld {
     const SNAPSHOT_VERSION: u16 = 1;
 
@@ -67,33 +54,33 @@ impl SnapshotBytes for HordeWorld {
     }
 
     fn read_state(&mut self, r: &mut Reader<'_>) -> Result<(), SnapshotError> {
-        self.tick = get(r, "tick")?;
-        let state = get(r, "rng state")?;
-        let inc = get(r, "rng increment")?;
+        self.tick = r.varint("tick")?;
+        let state = r.varint("rng state")?;
+        let inc = r.varint("rng increment")?;
         self.rng = Pcg32::from_parts(state, inc).ok_or(SnapshotError::Malformed {
             what: "rng increment",
         })?;
-        let players = get(r, "players")?;
+        let players = r.varint("players")?;
         if players != self.players as u64 || self.players > MAX_HEROES {
             return Err(SnapshotError::Config {
                 what: "player count",
             });
         }
         for h in &mut self.heroes[..self.players] {
-            h.x = get_i32(r, "hero x")?;
-            h.y = get_i32(r, "hero y")?;
+            h.x = r.signed_i32("hero x")?;
+            h.y = r.signed_i32("hero y")?;
             h.hp = r.signed_in("hero hp", i64::MIN, i64::MAX)?;
-            h.downs = get(r, "hero downs")?;
-            h.invuln = get_u32(r, "hero invulnerability")?;
-            h.attack_timer = get_u32(r, "hero attack timer")?;
+            h.downs = r.varint("hero downs")?;
+            h.invuln = r.varint_u32("hero invulnerability")?;
+            h.attack_timer = r.varint_u32("hero attack timer")?;
         }
-        self.wipes = get(r, "wipes")?;
-        self.kills = get(r, "kills")?;
-        self.waves = get(r, "waves")?;
-        self.alive = get_u32(r, "alive")?;
-        self.last_pairs = get(r, "last pairs")?;
-        self.last_contacts = get_u32(r, "last contacts")?;
-        let n = get(r, "enemy count")?;
+        self.wipes = r.varint("wipes")?;
+        self.kills = r.varint("kills")?;
+        self.waves = r.varint("waves")?;
+        self.alive = r.varint_u32("alive")?;
+        self.last_pairs = r.varint("last pairs")?;
+        self.last_contacts = r.varint_u32("last contacts")?;
+        let n = r.varint("enemy count")?;
         if n != self.e.body.len() as u64 || self.slot_of.len() != self.e.body.len() {
             return Err(SnapshotError::Config {
                 what: "enemy count",
@@ -102,18 +89,18 @@ impl SnapshotBytes for HordeWorld {
         // Every id exactly once: `seen` marks ids already placed.
         let mut seen = alloc::vec![false; self.e.body.len()];
         for k in 0..self.e.body.len() {
-            let x = get_i32(r, "enemy x")?;
-            let y = get_i32(r, "enemy y")?;
-            let id = get_u32(r, "enemy id")?;
+            let x = r.signed_i32("enemy x")?;
+            let y = r.signed_i32("enemy y")?;
+            let id = r.varint_u32("enemy id")?;
             match seen.get_mut(id as usize) {
                 Some(s) if !*s => *s = true,
                 _ => return Err(SnapshotError::Malformed { what: "enemy id" }),
             }
-            let vx = get_i32(r, "enemy velocity")?;
-            let vy = get_i32(r, "enemy velocity")?;
-            let hp = get_i32(r, "enemy hp")?;
+            let vx = r.signed_i32("enemy velocity")?;
+            let vy = r.signed_i32("enemy velocity")?;
+            let hp = r.signed_i32("enemy hp")?;
             let crowd =
-                u16::try_from(get(r, "enemy crowd")?).map_err(|_| SnapshotError::Malformed {
+                u16::try_from(r.varint("enemy crowd")?).map_err(|_| SnapshotError::Malformed {
                     what: "enemy crowd",
                 })?;
             let b = &mut self.e.body[k];
