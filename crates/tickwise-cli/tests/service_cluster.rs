@@ -4,59 +4,21 @@
 //! restarted from its append-only file) and the same functional run on the
 //! embedded queue.
 
+mod servers;
 #[path = "../../tickwise-service/tests/support/mod.rs"]
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use servers::{Proc, spawn};
 use support::*;
 use tickwise_service::JobId;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tickwise");
-
-/// A child process killed (SIGKILL) when dropped.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `tickwise ARGS` and waits for its first stdout line; returns the
-/// `http://ADDR/` it names, if any.
-fn spawn(args: &[&str]) -> (Proc, Option<SocketAddr>) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start tickwise");
-    let out = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut lines = BufReader::new(out).lines();
-        if let Some(Ok(l)) = lines.next() {
-            let _ = tx.send(l);
-        }
-        for _ in lines {}
-    });
-    let line = rx
-        .recv_timeout(Duration::from_secs(20))
-        .expect("a start-up line");
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .and_then(|a| a.parse().ok());
-    (Proc(child), addr)
-}
 
 fn verifyd(queue: &str) -> (Proc, SocketAddr) {
     let (p, addr) = spawn(&[

@@ -10,9 +10,19 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+/// A `tickwise` process, killed (SIGKILL) and reaped when dropped.
+pub(crate) struct Proc(pub(crate) Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A `tickwise` server process, killed (and reaped) when dropped.
 pub(crate) struct Server {
-    child: Child,
+    _proc: Proc,
     /// Where it listens, from its banner.
     pub(crate) addr: SocketAddr,
 }
@@ -29,17 +39,11 @@ impl Server {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `tickwise ARGS`, a server whose first line on stdout names its
-/// address (`... http://HOST:PORT/ ...`), and waits up to 20 s for it. The
-/// rest of its stdout is drained so it never blocks on a full pipe.
-pub(crate) fn start(args: &[&str]) -> Server {
+/// Starts `tickwise ARGS` and waits up to 20 s for its first line on stdout;
+/// returns the process and the address that line names
+/// (`... http://HOST:PORT/ ...`), if any. The rest of its stdout is drained
+/// so it never blocks on a full pipe.
+pub(crate) fn spawn(args: &[&str]) -> (Proc, Option<SocketAddr>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tickwise"))
         .args(args)
         .stdout(Stdio::piped())
@@ -57,14 +61,21 @@ pub(crate) fn start(args: &[&str]) -> Server {
     });
     let line = rx
         .recv_timeout(Duration::from_secs(20))
-        .unwrap_or_else(|_| panic!("no banner from tickwise {args:?}"));
+        .unwrap_or_else(|_| panic!("no start-up line from tickwise {args:?}"));
     let addr = line
         .split("http://")
         .nth(1)
         .and_then(|r| r.split('/').next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    Server { child, addr }
+        .and_then(|a| a.parse().ok());
+    (Proc(child), addr)
+}
+
+/// Starts `tickwise ARGS`, a server whose first line on stdout names its
+/// address, and waits up to 20 s for it (see [`spawn`]).
+pub(crate) fn start(args: &[&str]) -> Server {
+    let (proc, addr) = spawn(args);
+    let addr = addr.unwrap_or_else(|| panic!("no address in tickwise {args:?}'s banner"));
+    Server { _proc: proc, addr }
 }
 
 /// `config/horde.json` with `enemies` enemies, and `tick_hz` when given.
