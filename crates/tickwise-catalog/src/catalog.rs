@@ -226,9 +226,27 @@ impl Catalog {
     /// The entry for a header read without the integrity check, when it
     /// names a sim and version of the catalog.
     fn entry_for(&self, header: Result<ReplayHeader, ReplayError>) -> Option<&dyn ErasedSim> {
-        let header = header.ok()?;
-        let e = self.entry(&header.sim_id).ok()?;
-        (header.sim_version == e.info().version).then_some(e)
+        self.entry_of(&header.ok()?).ok()
+    }
+
+    /// The entry that runs replays with `header`: its sim, at the version
+    /// this catalog has.
+    ///
+    /// # Errors
+    ///
+    /// [`CatalogError::UnknownSim`], or [`CatalogError::VersionMismatch`]
+    /// for a replay of another version of a known sim.
+    pub(crate) fn entry_of(&self, header: &ReplayHeader) -> Result<&dyn ErasedSim, CatalogError> {
+        let e = self.entry(&header.sim_id)?;
+        let supported = e.info().version;
+        if header.sim_version != supported {
+            return Err(CatalogError::VersionMismatch {
+                id: header.sim_id.clone(),
+                found: header.sim_version,
+                supported,
+            });
+        }
+        Ok(e)
     }
 
     fn identify_entry(
@@ -237,15 +255,7 @@ impl Catalog {
         limits: &ReplayLimits,
     ) -> Result<(&dyn ErasedSim, ReplayHeader), CatalogError> {
         let header = read_header(bytes, limits)?;
-        let e = self.entry(&header.sim_id)?;
-        let supported = e.info().version;
-        if header.sim_version != supported {
-            return Err(CatalogError::VersionMismatch {
-                id: header.sim_id,
-                found: header.sim_version,
-                supported,
-            });
-        }
+        let e = self.entry_of(&header)?;
         Ok((e, header))
     }
 

@@ -411,16 +411,8 @@ impl Catalog {
             Ok(h) => h,
             Err(e) => return self.refusal(None, &bytes, limits, e.into()),
         };
-        let e = match self.entry(&header.sim_id) {
-            Ok(e) if e.info().version == header.sim_version => e,
-            Ok(e) => {
-                let err = CatalogError::VersionMismatch {
-                    id: header.sim_id.clone(),
-                    found: header.sim_version,
-                    supported: e.info().version,
-                };
-                return self.refusal(Some(&header), &bytes, limits, err);
-            }
+        let e = match self.entry_of(&header) {
+            Ok(e) => e,
             Err(err) => return self.refusal(Some(&header), &bytes, limits, err),
         };
         let simulated = e
@@ -473,15 +465,7 @@ impl Catalog {
             .map_err(|e| Box::new(Verdict::of_error(None, &CatalogError::from(e))))?;
         let header = read.header();
         let refuse = |e: &CatalogError| Box::new(Verdict::of_error(Some(header), e));
-        let e = self.entry(&header.sim_id).map_err(|e| refuse(&e))?;
-        let supported = e.info().version;
-        if header.sim_version != supported {
-            return Err(refuse(&CatalogError::VersionMismatch {
-                id: header.sim_id.clone(),
-                found: header.sim_version,
-                supported,
-            }));
-        }
+        let e = self.entry_of(header).map_err(|e| refuse(&e))?;
         let profile = e.profile(&header.config).map_err(|e| refuse(&e))?;
         let work = check_work(header.ticks, profile.work_per_tick, limits.max_work)
             .map_err(|e| refuse(&e))?;
@@ -513,10 +497,7 @@ impl Catalog {
         limits: &ReplayLimits,
     ) -> Verdict {
         let header = admitted.read.header();
-        let known = self
-            .entry(&header.sim_id)
-            .ok()
-            .filter(|e| e.info().version == header.sim_version);
+        let known = self.entry_of(header).ok();
         let Some(e) = known.filter(|_| admitted.read.file_len() == bytes.len()) else {
             return self.judge(bytes.to_vec(), limits);
         };
