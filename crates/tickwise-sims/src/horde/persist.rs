@@ -86,6 +86,8 @@ impl SnapshotBytes for HordeWorld {
                 what: "enemy count",
             });
         }
+        // The storage order is about to change (even if a later field fails).
+        self.slot_of.stale();
         // Every id exactly once: `seen` marks ids already placed.
         let mut seen = alloc::vec![false; self.e.body.len()];
         for k in 0..self.e.body.len() {
@@ -110,8 +112,6 @@ impl SnapshotBytes for HordeWorld {
             self.e.vel[k] = [vx, vy];
             self.e.hp[k] = hp;
             self.e.crowd[k] = crowd;
-            #[allow(clippy::cast_possible_truncation, reason = "slots fit in u32 (ids do)")]
-            self.slot_of.set(id, k as u32);
         }
         Ok(())
     }

@@ -4,7 +4,6 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU32, Ordering};
 
 use tickwise::{Capture, Pcg32, Sim, StateVisitor, TickInput};
 
@@ -19,7 +18,10 @@ use super::snapshot::HordeSnapshot;
 use super::spawn::SpawnBand;
 
 mod heroes;
+mod slot_of;
 mod steer;
+
+use slot_of::SlotOf;
 
 /// The PCG stream the horde draws from (any constant; fixed forever).
 const RNG_STREAM: u64 = 0x0004_4f52_4445;
@@ -74,62 +76,6 @@ impl Enemies {
             vel: vec![[0; 2]; n],
             hp: vec![0; n],
             crowd: vec![0; n],
-        }
-    }
-}
-
-/// `slot_of[id]`: where enemy `id` is stored.
-///
-/// The cells are atomic so that the pieces of the parallel re-sort can each
-/// write the entries of their own enemies (every entry is written by exactly
-/// one piece, with a relaxed store; the join that ends the pass orders the
-/// writes before any read). A relaxed atomic store or load is a plain
-/// `mov` on the targets we build for.
-#[derive(Debug, Default)]
-pub(super) struct SlotOf(Vec<AtomicU32>);
-
-impl SlotOf {
-    /// Enemy `id` in slot `id`.
-    fn identity(n: usize) -> SlotOf {
-        SlotOf((0..n as u32).map(AtomicU32::new).collect())
-    }
-
-    /// Where enemy `id` is stored.
-    pub(super) fn get(&self, id: usize) -> Option<usize> {
-        self.0.get(id).map(|s| s.load(Ordering::Relaxed) as usize)
-    }
-
-    /// Records that enemy `id` is now in `slot`.
-    #[inline]
-    pub(super) fn set(&self, id: u32, slot: u32) {
-        if let Some(s) = self.0.get(id as usize) {
-            s.store(slot, Ordering::Relaxed);
-        }
-    }
-
-    /// The slots in id order.
-    pub(super) fn iter(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
-        self.0.iter().map(|s| s.load(Ordering::Relaxed) as usize)
-    }
-
-    pub(super) fn len(&self) -> usize {
-        self.0.len()
-    }
-}
-
-impl Clone for SlotOf {
-    fn clone(&self) -> SlotOf {
-        SlotOf(self.iter().map(|k| AtomicU32::new(k as u32)).collect())
-    }
-
-    /// Reuses the buffer when the sizes match: no allocation.
-    fn clone_from(&mut self, src: &SlotOf) {
-        if self.0.len() == src.0.len() {
-            for (d, s) in self.0.iter_mut().zip(&src.0) {
-                *d.get_mut() = s.load(Ordering::Relaxed);
-            }
-        } else {
-            *self = src.clone();
         }
     }
 }
@@ -359,7 +305,7 @@ impl HordeWorld {
     fn respawn_dead(&mut self) {
         let e = &mut self.e;
         let mut dealt = 0;
-        for k in self.slot_of.iter() {
+        for k in self.slot_of.of(&e.body).iter() {
             if e.hp[k] <= 0 {
                 let hero = self.heroes[dealt % self.players];
                 dealt += 1;
@@ -376,14 +322,14 @@ impl HordeWorld {
     }
 
     /// Rebuilds the grid and moves every enemy array into its order (live
-    /// enemies by cell, then the dead), updating `slot_of`, in pieces of
+    /// enemies by cell, then the dead), marking `slot_of` stale, in pieces of
     /// [`par::CHUNK`] new slots (each piece gathers its own enemies). On
     /// several threads it clears the separation sums on the way; one thread
     /// clears them row by row in the separation, while they are in cache.
     fn sort_by_cell(&mut self, live: Bounds) {
         let par = par::enabled(self.e.hp.len());
         self.grid.build(par, live, &self.e.body, &self.e.hp);
-        let (e, b, slot_of) = (&self.e, &mut self.back, &self.slot_of);
+        let (e, b) = (&self.e, &mut self.back);
         let order = self.grid.order();
         // The sources cut to one length: one bounds check per gathered
         // enemy instead of four.
@@ -399,12 +345,10 @@ impl HordeWorld {
             part,
             0,
             order.len(),
-            &|first, ((body, vel), (hp, crowd), (order, acc))| {
+            &|_, ((body, vel), (hp, crowd), (order, acc))| {
                 let dst = body.iter_mut().zip(vel.iter_mut());
                 let dst = dst.zip(hp.iter_mut().zip(crowd.iter_mut()));
-                for (d, ((((body, vel), (hp, crowd)), &k), acc)) in
-                    dst.zip(order).zip(acc.iter_mut()).enumerate()
-                {
+                for ((((body, vel), (hp, crowd)), &k), acc) in dst.zip(order).zip(acc.iter_mut()) {
                     let k = k as usize;
                     *body = src.0[k];
                     *vel = src.1[k];
@@ -413,12 +357,12 @@ impl HordeWorld {
                     if par {
                         *acc = Push::ZERO;
                     }
-                    slot_of.set(body.id, (first + d) as u32);
                 }
             },
             &|(), ()| (),
         );
         core::mem::swap(&mut self.e, &mut self.back);
+        self.slot_of.stale();
     }
 
     /// Separation over the grid's candidate pairs ([`Separate`]): one
@@ -573,11 +517,11 @@ impl HordeWorld {
     /// Enemy `id`, or `None` past [`HordeWorld::enemy_count`].
     #[must_use]
     pub fn enemy(&self, id: usize) -> Option<Enemy> {
-        self.slot_of.get(id).map(|k| self.at(k))
+        self.slot_of.of(&self.e.body).get(id).map(|k| self.at(k))
     }
     /// All enemies in id order.
     pub fn enemies(&self) -> impl ExactSizeIterator<Item = Enemy> + '_ {
-        self.slot_of.iter().map(|k| self.at(k))
+        self.slot_of.of(&self.e.body).iter().map(|k| self.at(k))
     }
     /// Field width in 1/256 px.
     #[must_use]
@@ -666,7 +610,7 @@ impl Sim for HordeWorld {
         ];
         for (name, get) in fields {
             v.field(name);
-            for k in self.slot_of.iter() {
+            for k in self.slot_of.of(&e.body).iter() {
                 v.value_i64(get(k));
             }
         }
@@ -697,7 +641,7 @@ impl Capture for HordeWorld {
         out.fill(
             self.tick,
             self.heroes(),
-            self.slot_of.iter().map(|k| {
+            self.slot_of.of(&self.e.body).iter().map(|k| {
                 let b = self.e.body[k];
                 ([b.x, b.y], self.e.hp[k] > 0)
             }),

@@ -105,7 +105,7 @@ mod tests {
     fn placed(c: &HordeConfig, at: &[(i32, i32)]) -> HordeWorld {
         let mut w = HordeWorld::new(&c.with_enemies(at.len() as u64).unwrap());
         for (i, &(x, y)) in at.iter().enumerate() {
-            assert_eq!(w.slot_of.get(i), Some(i));
+            assert_eq!(w.slot_of.of(&w.e.body).get(i), Some(i));
             w.e.body[i].x = x;
             w.e.body[i].y = y;
         }

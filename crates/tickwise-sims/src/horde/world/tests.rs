@@ -19,7 +19,7 @@ fn cfg(over: &[(&str, i64)]) -> HordeConfig {
 fn placed(c: &HordeConfig, at: &[(i32, i32)]) -> HordeWorld {
     let mut w = HordeWorld::new(&c.with_enemies(at.len() as u64).unwrap());
     for (i, &(dx, dy)) in at.iter().enumerate() {
-        assert_eq!(w.slot_of.get(i), Some(i));
+        assert_eq!(w.slot_of.of(&w.e.body).get(i), Some(i));
         w.e.body[i].x = w.player_x() + dx;
         w.e.body[i].y = w.player_y() + dy;
     }
