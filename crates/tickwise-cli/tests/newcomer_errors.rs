@@ -117,3 +117,51 @@ fn loadtest_reports_generation_apart_from_the_measured_seconds() {
         "{v}"
     );
 }
+
+/// `--io-threads` (verifyd, worker, loadtest): 0 is refused by name before
+/// anything starts; one executor thread on each side serves and loads.
+#[test]
+fn io_threads_zero_is_refused_and_one_thread_serves() {
+    for cmd in [
+        vec!["verifyd", "--bind", "127.0.0.1:0", "--io-threads", "0"],
+        vec![
+            "worker",
+            "--redis",
+            "redis://127.0.0.1:1",
+            "--io-threads",
+            "0",
+        ],
+        vec!["loadtest", "--generate", "1", "--io-threads", "0"],
+    ] {
+        let o = tickwise(&cmd);
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--io-threads"),
+            "{cmd:?}: {}",
+            stderr(&o)
+        );
+    }
+    let service = servers::start(&["verifyd", "--bind", "127.0.0.1:0", "--io-threads", "1"]);
+    let url = service.url();
+    let o = tickwise(&[
+        "loadtest",
+        "--url",
+        &url,
+        "--generate",
+        "3",
+        "--sim",
+        "island",
+        "--ticks",
+        "2000",
+        "--seconds",
+        "30",
+        "--io-threads",
+        "1",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("3 ok, 0 diverged, 0 refused, 0 errors"),
+        "{out}"
+    );
+}

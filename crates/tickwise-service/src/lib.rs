@@ -30,6 +30,7 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -95,7 +96,32 @@ pub struct VerifydConfig {
 ///
 /// [`ServiceError::Runtime`] when the runtime cannot start.
 pub fn block_on<F: Future>(future: F) -> Result<F::Output, ServiceError> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
+    block_on_with(None, future)
+}
+
+/// [`block_on`] with `io_threads` executor threads (`None`: one per core).
+///
+/// Why fewer: `verifyd`, `worker` and `loadtest` do their heavy work on
+/// threads of their own (verification) or hardly any (a load generator);
+/// their executor threads only move bytes. One per core made them compete
+/// with the verification threads for the same cores: on 2 cores, `verifyd`
+/// and `loadtest` with one executor thread each served 10-minute island
+/// replays in batches of 8 at 3831 a second against 3592 with two each
+/// (`scripts/bench_service.py`, docs/benchmarks.md). See
+/// [`default_io_threads`].
+///
+/// # Errors
+///
+/// [`ServiceError::Runtime`] when the runtime cannot start.
+pub fn block_on_with<F: Future>(
+    io_threads: Option<NonZeroUsize>,
+    future: F,
+) -> Result<F::Output, ServiceError> {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = io_threads {
+        builder.worker_threads(n.get());
+    }
+    let rt = builder
         .enable_all()
         .thread_name("tickwise-io")
         .build()
@@ -103,6 +129,14 @@ pub fn block_on<F: Future>(future: F) -> Result<F::Output, ServiceError> {
     let out = rt.block_on(future);
     rt.shutdown_timeout(RUNTIME_SHUTDOWN);
     Ok(out)
+}
+
+/// Executor threads for a process whose heavy work has threads of its own
+/// (see [`block_on_with`]): one per four cores, at least one.
+#[must_use]
+pub fn default_io_threads() -> NonZeroUsize {
+    let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    NonZeroUsize::new(cores / 4).unwrap_or(NonZeroUsize::MIN)
 }
 
 /// How long [`block_on`] waits for the runtime's tasks once its future is

@@ -27,6 +27,9 @@ pub struct Args {
     /// Upload every `*.twr` in this folder once.
     #[arg(long, value_name = "DIR")]
     pub replays: Option<PathBuf>,
+    /// `--io-threads`.
+    #[command(flatten)]
+    pub io: super::IoThreadsArg,
     /// Generate N replays (random inputs, distinct seeds) and upload them.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub generate: Option<u64>,
@@ -246,9 +249,12 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         session_ms: args.session_ms,
         batch: usize::from(args.batch),
     };
-    let report = tickwise_service::block_on(tickwise_service::loadtest::run(config, replays))
-        .context("loadtest")?
-        .map_err(Failure::usage)?;
+    let report = tickwise_service::block_on_with(
+        Some(args.io.get()),
+        tickwise_service::loadtest::run(config, replays),
+    )
+    .context("loadtest")?
+    .map_err(Failure::usage)?;
     print(&report, prep, args.seconds, args.json)?;
     Ok(u8::from(report.errors > 0))
 }

@@ -31,3 +31,23 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, crate::F
         .build()
         .map_err(|e| anyhow::anyhow!("cannot start {threads:?} worker threads: {e}"))?)
 }
+
+/// `--io-threads`, one definition for the commands whose heavy work has
+/// threads of its own (`verifyd`, `worker`, `loadtest`).
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct IoThreadsArg {
+    /// Executor threads that move bytes (HTTP, Redis); verification has
+    /// threads of its own (default: one per four cores, at least one).
+    #[arg(long = "io-threads", value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub io_threads: Option<u16>,
+}
+
+impl IoThreadsArg {
+    /// The thread count: the flag's, or [`tickwise_service::default_io_threads`].
+    #[must_use]
+    pub fn get(self) -> std::num::NonZeroUsize {
+        self.io_threads
+            .and_then(|n| std::num::NonZeroUsize::new(usize::from(n)))
+            .unwrap_or_else(tickwise_service::default_io_threads)
+    }
+}

@@ -31,6 +31,9 @@ pub struct Args {
     /// Verification threads of the embedded queue (default: one per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
+    /// `--io-threads`.
+    #[command(flatten)]
+    pub io: super::IoThreadsArg,
     /// Jobs waiting or running before uploads are answered 429.
     #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
     pub capacity: u64,
@@ -171,12 +174,10 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
         );
         let _ = std::io::stdout().flush();
     };
-    tickwise_service::block_on(tickwise_service::verifyd(
-        catalog,
-        config,
-        ready,
-        tickwise_service::shutdown_signal(),
-    ))
+    tickwise_service::block_on_with(
+        Some(args.io.get()),
+        tickwise_service::verifyd(catalog, config, ready, tickwise_service::shutdown_signal()),
+    )
     .context("verifyd")?
     .map_err(|e| match &url {
         QueueUrl::Redis(redis) => crate::hints::redis_start(e, redis),

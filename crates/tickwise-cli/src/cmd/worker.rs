@@ -22,6 +22,9 @@ pub struct Args {
     /// per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
+    /// `--io-threads`.
+    #[command(flatten)]
+    pub io: super::IoThreadsArg,
     /// A job whose worker has been silent this long is taken over, in ms.
     /// Running jobs refresh their claim every third of it.
     #[arg(long, value_name = "MS", default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(100..))]
@@ -79,13 +82,16 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
         config.jobs
     );
     let _ = std::io::stdout().flush();
-    tickwise_service::block_on(tickwise_service::worker(
-        Arc::new(catalog.clone()),
-        redis,
-        config,
-        args.limits.limits(),
-        tickwise_service::shutdown_signal(),
-    ))
+    tickwise_service::block_on_with(
+        Some(args.io.get()),
+        tickwise_service::worker(
+            Arc::new(catalog.clone()),
+            redis,
+            config,
+            args.limits.limits(),
+            tickwise_service::shutdown_signal(),
+        ),
+    )
     .context("worker")?
     .map_err(|e| crate::hints::redis_start(e, &url))
     .context("worker")?;
