@@ -572,24 +572,27 @@ impl BandSort<'_> {
         );
     }
 
-    /// Band `b`'s old slots, piece by piece: in slot order.
-    fn slots(&self, b: usize) -> impl Iterator<Item = u32> + '_ {
-        (0..self.pieces).flat_map(move |p| {
-            let at = &self.band_at[p * BAND_ENTRIES..];
+    /// Calls `f` with band `b`'s old slots, piece by piece: in slot order.
+    /// (Two plain loops: the `flat_map` they replace cost a fifth of the
+    /// band sort's time in its iterator's state machine.)
+    #[inline]
+    fn for_each_slot(&self, b: usize, mut f: impl FnMut(u32)) {
+        for p in 0..self.pieces {
+            let at = &self.band_at[p * BAND_ENTRIES..][..BAND_ENTRIES];
             let base = p * CHUNK;
-            self.by_band[base + at[b] as usize..base + at[b + 1] as usize]
-                .iter()
-                .copied()
-        })
+            for &k in &self.by_band[base + at[b] as usize..base + at[b + 1] as usize] {
+                f(k);
+            }
+        }
     }
 
     /// One band's counting sort.
     fn one(&self, b: usize, start: &mut [u32], order: &mut [u32], cells: &mut [u32]) {
         start.fill(0);
         let c0 = self.first_bucket[b] as u32;
-        for k in self.slots(b) {
+        self.for_each_slot(b, |k| {
             start[(self.key[k as usize] - c0) as usize] += 1;
-        }
+        });
         let base = self.band_start[b];
         let mut run = base;
         for s in start.iter_mut() {
@@ -597,7 +600,7 @@ impl BandSort<'_> {
             *s = run;
             run += c;
         }
-        for k in self.slots(b) {
+        self.for_each_slot(b, |k| {
             let bucket = self.key[k as usize];
             let s = &mut start[(bucket - c0) as usize];
             let new = (*s - base) as usize;
@@ -606,7 +609,7 @@ impl BandSort<'_> {
                 cells[new] = bucket;
             }
             *s += 1;
-        }
+        });
     }
 }
 
