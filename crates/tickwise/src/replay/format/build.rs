@@ -5,14 +5,14 @@
 use alloc::vec::Vec;
 use core::cell::OnceCell;
 
-use super::super::blocks::encode_blocks;
-use super::super::codec::ReplayInput;
-use super::super::error::ReplayError;
 use super::events::check_events;
 use super::header::check_interval;
 use super::layout::is_valid_name;
 use super::parts::ReplayParts;
 use super::replay::Replay;
+use crate::replay::blocks::encode_blocks;
+use crate::replay::codec::ReplayInput;
+use crate::replay::error::ReplayError;
 use crate::sim::MAX_PLAYERS;
 
 impl<I: ReplayInput> Replay<I> {

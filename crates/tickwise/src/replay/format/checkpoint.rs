@@ -4,8 +4,8 @@
 
 use alloc::vec::Vec;
 
-use super::super::error::ReplayError;
 use crate::codec::Reader;
+use crate::replay::error::ReplayError;
 
 /// A stored state summary: the 64-bit checksum and one 32-bit hash per
 /// field (the low half of the field's FNV-1a 64), at `tick`.

@@ -4,8 +4,8 @@
 
 use alloc::vec::Vec;
 
-use super::super::blocks::RunDecoder;
-use super::super::codec::ReplayInput;
+use crate::replay::blocks::RunDecoder;
+use crate::replay::codec::ReplayInput;
 
 /// Walks every player's input runs in step: each call to
 /// [`TickInputsCursor::next_stretch`] gives the inputs of all players (slot

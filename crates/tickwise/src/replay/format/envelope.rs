@@ -4,11 +4,11 @@
 //! kind, version or size, or a corrupted one, is refused before any of its
 //! lengths is trusted.
 
-use super::super::error::ReplayError;
 use super::layout::{FIXED_HEADER_BYTES, FORMAT_VERSION, MAGIC, TRAILER_BYTES};
 use super::limits::ReplayLimits;
 use crate::codec::Reader;
 use crate::digest::Fnv1a64;
+use crate::replay::error::ReplayError;
 
 /// Checks the envelope (size limit, magic, version, flags, declared length,
 /// integrity checksum) and returns a reader over the body.

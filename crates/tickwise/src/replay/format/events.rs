@@ -4,9 +4,9 @@
 
 use alloc::vec::Vec;
 
-use super::super::error::ReplayError;
 use super::layout::{HOST_EVENT_TIME_DROPPED, MIN_HOST_EVENT_BYTES};
 use crate::codec::Reader;
+use crate::replay::error::ReplayError;
 use crate::sim::Sim;
 use crate::time::Nanos;
 

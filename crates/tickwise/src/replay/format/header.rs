@@ -5,12 +5,12 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::super::error::ReplayError;
 use super::envelope::{envelope, envelope_checked};
 use super::layout::name;
 use super::limits::ReplayLimits;
 use crate::codec::Reader;
 use crate::digest::Fnv1a64;
+use crate::replay::error::ReplayError;
 use crate::sim::MAX_PLAYERS;
 
 /// Everything before the inputs: what a registry needs to pick the sim,
@@ -143,7 +143,9 @@ pub fn read_header_unchecked(
 
 /// A replay's envelope and header, read and checked once (the integrity
 /// checksum included), kept with where its body starts so that the decode
-/// that follows ([`Replay::from_header_read`](super::Replay::from_header_read)) reads neither again.
+/// that follows
+/// ([`Replay::from_header_read`](super::Replay::from_header_read)) reads
+/// neither again.
 ///
 /// Why: a verification service reads the header when an upload arrives (to
 /// refuse it at once or to price its work) and decodes the rest later, on

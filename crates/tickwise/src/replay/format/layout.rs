@@ -4,8 +4,8 @@
 
 use alloc::string::String;
 
-use super::super::error::ReplayError;
 use crate::codec::Reader;
+use crate::replay::error::ReplayError;
 
 /// The first eight bytes of every replay file.
 pub const MAGIC: [u8; 8] = *b"TWREPLAY";

@@ -5,9 +5,9 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::super::run::Run;
 use super::events::HostEvent;
 use super::header::ReplayHeader;
+use crate::replay::run::Run;
 
 /// The parts of a replay, for building one from other sources (a server
 /// converting formats, a test forging a file). [`Replay::from_parts`](super::Replay::from_parts)
@@ -39,10 +39,11 @@ impl<I: PartialEq> ReplayParts<I> {
     /// Replaces `player`'s inputs with one per tick (merged into runs) and
     /// sets `header.ticks` to their count (adding empty streams up to
     /// `player` when there are fewer). Checkpoints, host events and the other
-    /// players' inputs are left as they are, so [`Replay::from_parts`](super::Replay::from_parts) accepts
-    /// the result only for the same tick count, and [`super::verify`](crate::replay::verify) then
-    /// checks the new inputs against the old states: this is how tests forge
-    /// replays.
+    /// players' inputs are left as they are, so
+    /// [`Replay::from_parts`](super::Replay::from_parts) accepts the result
+    /// only for the same tick count, and
+    /// [`super::verify`](crate::replay::verify) then checks the new inputs
+    /// against the old states: this is how tests forge replays.
     pub fn set_inputs(&mut self, player: usize, inputs: impl IntoIterator<Item = I>) {
         while self.runs.len() <= player {
             self.runs.push(Vec::new());

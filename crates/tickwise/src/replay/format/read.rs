@@ -5,9 +5,6 @@
 use alloc::vec::Vec;
 use core::cell::OnceCell;
 
-use super::super::blocks::{BlockSection, check_blocks};
-use super::super::codec::ReplayInput;
-use super::super::error::ReplayError;
 use super::checkpoint::read_hashes;
 use super::envelope::envelope;
 use super::events::read_events;
@@ -17,6 +14,9 @@ use super::limits::ReplayLimits;
 use super::parts::ReplayParts;
 use super::replay::Replay;
 use crate::codec::Reader;
+use crate::replay::blocks::{BlockSection, check_blocks};
+use crate::replay::codec::ReplayInput;
+use crate::replay::error::ReplayError;
 
 /// Reads and checks a whole replay; the runs are checked, not kept (one
 /// section per player).

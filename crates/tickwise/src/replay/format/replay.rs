@@ -6,14 +6,14 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::OnceCell;
 
-use super::super::blocks::{RunDecoder, merge_runs};
-use super::super::codec::ReplayInput;
-use super::super::run::Run;
 use super::checkpoint::Checkpoint;
 use super::cursor::TickInputsCursor;
 use super::events::HostEvent;
 use super::header::ReplayHeader;
 use super::parts::ReplayParts;
+use crate::replay::blocks::{RunDecoder, merge_runs};
+use crate::replay::codec::ReplayInput;
+use crate::replay::run::Run;
 
 /// A replay: header, per-tick inputs, checkpoints and the final state.
 /// Always internally consistent (built by [`Replay::from_bytes`],
@@ -21,9 +21,11 @@ use super::parts::ReplayParts;
 ///
 /// The inputs are kept encoded, as the file stores them (input blocks: about
 /// 2 bytes a run, or 2 bits a tick for −1/0/1 inputs that change every tick,
-/// instead of 16 bytes a run decoded), and decoded while [`super::verify`](crate::replay::verify) and
-/// [`super::compare_replays`](crate::replay::compare_replays) step through them: re-simulating a replay
-/// needs memory for the encoded file, not for every run decoded. The
+/// instead of 16 bytes a run decoded), and decoded while
+/// [`super::verify`](crate::replay::verify) and
+/// [`super::compare_replays`](crate::replay::compare_replays) step through
+/// them: re-simulating a replay needs memory for the encoded file, not for
+/// every run decoded. The
 /// slice view [`Replay::runs`] (and [`Replay::inputs`]) decodes once, on
 /// first use, and keeps the result.
 #[derive(Clone, Debug)]

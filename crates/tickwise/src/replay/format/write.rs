@@ -4,13 +4,13 @@
 
 use alloc::vec::Vec;
 
-use super::super::codec::ReplayInput;
 use super::checkpoint::put_hashes;
 use super::events::HostEventKind;
 use super::layout::{FORMAT_VERSION, MAGIC, TRAILER_BYTES};
 use super::replay::Replay;
 use crate::codec::put_varint;
 use crate::digest::Fnv1a64;
+use crate::replay::codec::ReplayInput;
 
 impl<I: ReplayInput> Replay<I> {
     /// Writes the replay in the current format version.
