@@ -31,20 +31,22 @@
 //! One concept per private module, re-exported flat here: `limits` (the
 //! constants: magic, version, sizes, counts, kind bytes), `message` (the
 //! decoded envelope and bodies), `error` ([`WireError`]), `buf` (the
-//! fixed-size send buffer and the envelope writer), `open` (the checks that
-//! run before any field of a datagram is trusted, the MAC last) and `decode`
-//! (reading the bodies of authenticated bytes, every count checked).
+//! fixed-size send buffer and the envelope writer), `authenticate` (the
+//! checks that run before any field of a datagram is trusted, the MAC
+//! last) and `decoding` (reading the bodies of authenticated bytes, every
+//! count checked).
 
+mod authenticate;
 mod buf;
-mod decode;
+mod decoding;
 mod error;
 mod limits;
 mod message;
-mod open;
 
+pub use authenticate::open;
 pub use buf::Buf;
 pub(crate) use buf::write_envelope;
-pub use decode::decode;
+pub use decoding::decode;
 pub use error::WireError;
 pub use limits::{
     CHUNK_BYTES, MAX_CHECKS_PER_PACKET, MAX_FIELDS_PER_PACKET, MAX_INPUTS_PER_PACKET, MAX_PACKET,
@@ -60,4 +62,3 @@ pub use message::{
     WATCH_ADMITTED, WATCH_BEHIND, WATCH_FULL, WATCH_NO_SNAPSHOT, WATCH_SILENT, WATCH_TOO_LARGE,
     WatchReplyMsg,
 };
-pub use open::open;

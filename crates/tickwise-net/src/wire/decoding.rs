@@ -7,6 +7,7 @@ use tickwise::codec::Reader;
 
 use crate::auth::Auth;
 
+use super::authenticate::open;
 use super::error::{WireError, malformed};
 use super::limits::{
     CHUNK_BYTES, KIND_CHUNK, KIND_CHUNK_ACK, KIND_DEPARTURE, KIND_FIELDS, KIND_GOODBYE,
@@ -18,7 +19,6 @@ use super::message::{
     Body, Checks, ChunkMsg, DepartureMsg, Envelope, FieldsMsg, InputsMsg, SpectateMsg,
     WATCH_SILENT, WatchReplyMsg,
 };
-use super::open::open;
 
 /// Decodes a datagram: [`open`] (length, magic, version, session id, MAC),
 /// then the authenticated bytes. Every count is checked against this
