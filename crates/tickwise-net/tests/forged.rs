@@ -310,3 +310,32 @@ fn authenticated_checksums_past_the_senders_ack_are_not_compared() {
     m.assert_clean();
     assert_eq!(m.drops(0).far_future, 64);
 }
+
+/// Field hashes (kind 2) that no desync asked for, authenticated (a buggy
+/// peer's junk), with a sequence number 13 050 ahead (inside
+/// `MAX_SEQ_JUMP`): dropped as `far_future` without moving player 1's
+/// sequence window. Before, they moved it, every later datagram of player 1
+/// looked stale, and each side saw the other leave: the match finished on
+/// two different states with no desync reported (found by
+/// `props::garbage_datagrams_are_dropped_and_counted`).
+#[test]
+fn unsolicited_field_hashes_do_not_move_the_sequence_window() {
+    let mut m = started();
+    let mut out = WIRE_MAGIC.to_vec();
+    out.push(WIRE_VERSION);
+    out.push(2);
+    out.extend_from_slice(&Auth::new(&KEY).session_id().to_le_bytes());
+    out.push(1);
+    varint(&mut out, m.next_seq() + 13_050);
+    varint(&mut out, 50); // the tick the hashes describe
+    out.push(2);
+    out.extend_from_slice(&[0xab; 16]);
+    let tag = Auth::new(&KEY).tag(&out);
+    out.extend_from_slice(&tag);
+    m.round(&mut vec![out]);
+    m.run_to_end();
+    m.assert_clean();
+    assert_eq!(m.drops(0).far_future, 1);
+    assert_eq!(m.drops(0).stale, 0);
+    assert!(!m.peers[0].is_away(1) && !m.peers[1].is_away(0));
+}

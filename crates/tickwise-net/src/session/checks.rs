@@ -119,6 +119,14 @@ where
         }
     }
 
+    /// Whether `m` answers the desync this session found with peer `p`
+    /// (same tick); resends of an answer already taken count too.
+    pub(super) fn fields_expected(&self, p: usize, m: &FieldsMsg<'_>) -> bool {
+        self.desync
+            .as_ref()
+            .is_some_and(|d| d.tick == m.tick && usize::from(d.peer) == p)
+    }
+
     pub(super) fn receive_fields(&mut self, p: usize, m: &FieldsMsg<'_>) {
         let Some(d) = &self.desync else { return };
         if d.tick != m.tick || usize::from(d.peer) != p || d.fields.is_some() {

@@ -120,6 +120,15 @@ where
                 self.rejoiner_playing(p);
             }
             Body::Fields(m) => {
+                // Only field hashes a desync with this peer asked for move
+                // its sequence window: an unsolicited one with a sequence
+                // number far ahead (a buggy peer's junk) would otherwise
+                // make every later datagram of that peer look stale, and
+                // the two sides would each see the other leave.
+                if !self.fields_expected(p, &m) {
+                    self.stats.drops.far_future += 1;
+                    return;
+                }
                 let peer = &mut self.peers[p];
                 peer.last_seq = Some(env.seq);
                 peer.last_heard = now;
