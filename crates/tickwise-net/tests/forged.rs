@@ -311,31 +311,50 @@ fn authenticated_checksums_past_the_senders_ack_are_not_compared() {
     assert_eq!(m.drops(0).far_future, 64);
 }
 
-/// Field hashes (kind 2) that no desync asked for, authenticated (a buggy
-/// peer's junk), with a sequence number 13 050 ahead (inside
-/// `MAX_SEQ_JUMP`): dropped as `far_future` without moving player 1's
-/// sequence window. Before, they moved it, every later datagram of player 1
-/// looked stale, and each side saw the other leave: the match finished on
-/// two different states with no desync reported (found by
-/// `props::garbage_datagrams_are_dropped_and_counted`).
-#[test]
-fn unsolicited_field_hashes_do_not_move_the_sequence_window() {
-    let mut m = started();
+/// An authenticated datagram of `kind` as from player 1, its sequence
+/// number 13 050 past the next real one (inside `MAX_SEQ_JUMP`), with
+/// `body` after the envelope.
+fn unsolicited(m: &Match, kind: u8, body: &[u8]) -> Vec<u8> {
     let mut out = WIRE_MAGIC.to_vec();
     out.push(WIRE_VERSION);
-    out.push(2);
+    out.push(kind);
     out.extend_from_slice(&Auth::new(&KEY).session_id().to_le_bytes());
     out.push(1);
     varint(&mut out, m.next_seq() + 13_050);
-    varint(&mut out, 50); // the tick the hashes describe
-    out.push(2);
-    out.extend_from_slice(&[0xab; 16]);
+    out.extend_from_slice(body);
     let tag = Auth::new(&KEY).tag(&out);
     out.extend_from_slice(&tag);
-    m.round(&mut vec![out]);
-    m.run_to_end();
-    m.assert_clean();
-    assert_eq!(m.drops(0).far_future, 1);
-    assert_eq!(m.drops(0).stale, 0);
-    assert!(!m.peers[0].is_away(1) && !m.peers[1].is_away(0));
+    out
+}
+
+/// Authenticated datagrams that answer nothing this session asked for (a
+/// buggy peer's junk), each with a sequence number far ahead: field hashes
+/// with no desync (kind 2), an acknowledgement of a rejoin notice (kind 9)
+/// and of snapshot chunks (kind 11) with no rejoin served. Each is one
+/// `far_future` drop and leaves player 1's sequence window where it was.
+/// Before, it moved the window, every later datagram of player 1 looked
+/// `stale`, each side saw the other leave, and the match finished on two
+/// different states with no desync reported (found by
+/// `props::garbage_datagrams_are_dropped_and_counted`).
+#[test]
+fn unsolicited_answers_do_not_move_the_sequence_window() {
+    let mut fields = vec![50]; // the tick the hashes describe
+    fields.push(2);
+    fields.extend_from_slice(&[0xab; 16]);
+    let mut chunk_ack = 7u64.to_le_bytes().to_vec(); // epoch
+    chunk_ack.push(3); // next
+    chunk_ack.extend_from_slice(&[0xff; 8]); // have
+    for (kind, body) in [(2u8, fields), (9, vec![0, 0]), (11, chunk_ack)] {
+        let mut m = started();
+        let junk = unsolicited(&m, kind, &body);
+        m.round(&mut vec![junk]);
+        m.run_to_end();
+        m.assert_clean();
+        assert_eq!(m.drops(0).far_future, 1, "kind {kind}");
+        assert_eq!(m.drops(0).stale, 0, "kind {kind}");
+        assert!(
+            !m.peers[0].is_away(1) && !m.peers[1].is_away(0),
+            "kind {kind}"
+        );
+    }
 }

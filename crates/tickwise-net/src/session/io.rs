@@ -153,19 +153,28 @@ where
                 epoch,
                 join,
             } => {
-                self.peers[p].last_seq = Some(env.seq);
-                self.peers[p].last_heard = now;
-                self.receive_notice(p, player, epoch, join);
+                // As for field hashes: only a notice this session can take
+                // moves the sender's sequence window (the donor resends it).
+                if self.receive_notice(p, player, epoch, join) {
+                    self.peers[p].last_seq = Some(env.seq);
+                    self.peers[p].last_heard = now;
+                }
             }
             Body::NoticeAck { player, join } => {
+                if !self.receive_notice_ack(p, player, join) {
+                    self.stats.drops.far_future += 1;
+                    return;
+                }
                 self.peers[p].last_seq = Some(env.seq);
                 self.peers[p].last_heard = now;
-                self.receive_notice_ack(p, player, join);
             }
             Body::ChunkAck { epoch, next, have } => {
+                if !self.receive_chunk_ack(p, epoch, next, have) {
+                    self.stats.drops.far_future += 1;
+                    return;
+                }
                 self.peers[p].last_seq = Some(env.seq);
                 self.peers[p].last_heard = now;
-                self.receive_chunk_ack(p, epoch, next, have);
             }
             Body::Rejoin { .. } | Body::Chunk(_) | Body::Refuse { .. } => {
                 self.stats.drops.unknown_peer += 1;

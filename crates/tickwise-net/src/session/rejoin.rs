@@ -331,26 +331,46 @@ where
         true
     }
 
-    pub(super) fn receive_notice(&mut self, donor: usize, player: u8, epoch: u64, join: u64) {
+    /// Takes a rejoin notice from `donor`; whether it was taken (applied
+    /// now or before). A notice naming the receiver, the donor or a slot
+    /// past the players counts as `malformed`, one that cannot be applied
+    /// (the player is not away and settled, or it joins before the
+    /// confirmed tick) as `far_future`; the donor resends a notice until it
+    /// is acknowledged.
+    pub(super) fn receive_notice(
+        &mut self,
+        donor: usize,
+        player: u8,
+        epoch: u64,
+        join: u64,
+    ) -> bool {
         let r = usize::from(player);
         if r >= usize::from(self.cfg.players) || r == usize::from(self.cfg.local) || r == donor {
             self.stats.drops.malformed += 1;
-            return;
+            return false;
         }
         let applied = self.rejoin_epoch[r] == Some(epoch)
             && self.gap[r].is_some_and(|(_, until)| until == join);
         if applied || self.apply_rejoin(r, epoch, join) {
             self.notice_acks[donor] = Some((player, join));
+            true
+        } else {
+            self.stats.drops.far_future += 1;
+            false
         }
     }
 
-    pub(super) fn receive_notice_ack(&mut self, q: usize, player: u8, join: u64) {
+    /// Takes peer `q`'s acknowledgement of the rejoin this session serves;
+    /// whether it was one (`false`: no such rejoin here).
+    pub(super) fn receive_notice_ack(&mut self, q: usize, player: u8, join: u64) -> bool {
         if let Some(sv) = self.serving.as_mut()
             && sv.player == player
             && sv.join == join
         {
             sv.acked |= 1 << q;
+            return true;
         }
+        false
     }
 
     /// A rejoiner sends inputs once it plays: its snapshot arrived whole.
@@ -363,15 +383,22 @@ where
         }
     }
 
-    pub(super) fn receive_chunk_ack(&mut self, r: usize, epoch: u64, next: u64, have: u64) {
-        if let Some(sv) = self.serving.as_mut()
-            && usize::from(sv.player) == r
-            && sv.epoch == epoch
-            && next >= sv.next
-        {
+    /// Takes the rejoiner `r`'s acknowledgement of snapshot chunks;
+    /// whether this session serves `r`'s rejoin of that epoch (an older
+    /// acknowledgement, overtaken, is one too, and changes nothing).
+    pub(super) fn receive_chunk_ack(&mut self, r: usize, epoch: u64, next: u64, have: u64) -> bool {
+        let Some(sv) = self
+            .serving
+            .as_mut()
+            .filter(|sv| usize::from(sv.player) == r && sv.epoch == epoch)
+        else {
+            return false;
+        };
+        if next >= sv.next {
             sv.next = next;
             sv.have = have;
         }
+        true
     }
 
     /// Encodes the confirmed state `s` when it is the join tick of the

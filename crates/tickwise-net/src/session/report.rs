@@ -30,8 +30,9 @@ pub struct Drops {
     pub stale: u64,
     /// Claims about ticks this session cannot hold yet (inputs past the
     /// input ring, acks of inputs never sent, checksums too far ahead or
-    /// of ticks the sender cannot have confirmed, field hashes no desync
-    /// asked for, a sequence number more
+    /// of ticks the sender cannot have confirmed, answers to nothing this
+    /// session asked (field hashes, rejoin notice or chunk acknowledgements),
+    /// a rejoin notice it cannot apply, a sequence number more
     /// than [`MAX_SEQ_JUMP`](crate::config::MAX_SEQ_JUMP) past the last).
     pub far_future: u64,
     /// From a player this session has declared gone (it left, said
