@@ -119,22 +119,24 @@ where
         }
     }
 
-    /// Whether `m` answers the desync this session found with peer `p`
-    /// (same tick); resends of an answer already taken count too.
-    pub(super) fn fields_expected(&self, p: usize, m: &FieldsMsg<'_>) -> bool {
-        self.desync
+    /// Takes peer `p`'s field hashes; whether they answer the desync this
+    /// session found with `p` (same tick; a resend of an answer already
+    /// taken is one too). Hashes nobody asked for count as `far_future`.
+    pub(super) fn receive_fields(&mut self, p: usize, m: &FieldsMsg<'_>) -> bool {
+        let Some(d) = self
+            .desync
             .as_ref()
-            .is_some_and(|d| d.tick == m.tick && usize::from(d.peer) == p)
-    }
-
-    pub(super) fn receive_fields(&mut self, p: usize, m: &FieldsMsg<'_>) {
-        let Some(d) = &self.desync else { return };
-        if d.tick != m.tick || usize::from(d.peer) != p || d.fields.is_some() {
-            return;
+            .filter(|d| d.tick == m.tick && usize::from(d.peer) == p)
+        else {
+            self.stats.drops.far_future += 1;
+            return false;
+        };
+        if d.fields.is_some() {
+            return true;
         }
         let i = self.hist_index(m.tick);
         if self.hist_tick[i] != m.tick {
-            return;
+            return true;
         }
         let n = self.nfields;
         let local = &self.hist_fields[i * n..(i + 1) * n];
@@ -153,6 +155,7 @@ where
         if let Some(d) = &mut self.desync {
             d.fields = Some(differ);
         }
+        true
     }
 
     pub(super) fn send_fields(&mut self, p: u8, transport: &mut dyn Transport) {

@@ -107,84 +107,60 @@ where
             self.stats.drops.far_future += 1;
             return;
         }
-        match body {
+        // Only a datagram this session takes moves the sender's sequence
+        // window: junk from a buggy peer (authenticated, a sequence number
+        // far ahead but inside `MAX_SEQ_JUMP`) that answers nothing asked
+        // would otherwise make every later datagram of that peer `stale`,
+        // and each side would see the other leave. Each refusal below is
+        // counted where it is made.
+        let taken = match body {
             Body::Inputs(m) => {
-                if !self.inputs_plausible(p, &m) {
+                let ok = self.inputs_plausible(p, &m);
+                if ok {
+                    self.receive_inputs(p, &m);
+                    self.rejoiner_playing(p);
+                } else {
                     self.stats.drops.far_future += 1;
-                    return;
                 }
-                let peer = &mut self.peers[p];
-                peer.last_seq = Some(env.seq);
-                peer.last_heard = now;
-                self.receive_inputs(p, &m);
-                self.rejoiner_playing(p);
+                ok
             }
-            Body::Fields(m) => {
-                // Only field hashes a desync with this peer asked for move
-                // its sequence window: an unsolicited one with a sequence
-                // number far ahead (a buggy peer's junk) would otherwise
-                // make every later datagram of that peer look stale, and
-                // the two sides would each see the other leave.
-                if !self.fields_expected(p, &m) {
-                    self.stats.drops.far_future += 1;
-                    return;
-                }
-                let peer = &mut self.peers[p];
-                peer.last_seq = Some(env.seq);
-                peer.last_heard = now;
-                self.receive_fields(p, &m);
-            }
+            Body::Fields(m) => self.receive_fields(p, &m),
             Body::Goodbye => {
-                self.peers[p].last_seq = Some(env.seq);
                 self.declare_away(p);
+                true
             }
             Body::Departure(m) => {
-                if !self.departure_plausible(p, &m) {
+                let ok = self.departure_plausible(p, &m);
+                if ok {
+                    self.receive_departure(p, &m);
+                } else {
                     self.stats.drops.far_future += 1;
-                    return;
                 }
-                let peer = &mut self.peers[p];
-                peer.last_seq = Some(env.seq);
-                peer.last_heard = now;
-                self.receive_departure(p, &m);
+                ok
             }
             Body::Notice {
                 player,
                 epoch,
                 join,
-            } => {
-                // As for field hashes: only a notice this session can take
-                // moves the sender's sequence window (the donor resends it).
-                if self.receive_notice(p, player, epoch, join) {
-                    self.peers[p].last_seq = Some(env.seq);
-                    self.peers[p].last_heard = now;
-                }
-            }
-            Body::NoticeAck { player, join } => {
-                if !self.receive_notice_ack(p, player, join) {
-                    self.stats.drops.far_future += 1;
-                    return;
-                }
-                self.peers[p].last_seq = Some(env.seq);
-                self.peers[p].last_heard = now;
-            }
-            Body::ChunkAck { epoch, next, have } => {
-                if !self.receive_chunk_ack(p, epoch, next, have) {
-                    self.stats.drops.far_future += 1;
-                    return;
-                }
-                self.peers[p].last_seq = Some(env.seq);
-                self.peers[p].last_heard = now;
-            }
+            } => self.receive_notice(p, player, epoch, join),
+            Body::NoticeAck { player, join } => self.receive_notice_ack(p, player, join),
+            Body::ChunkAck { epoch, next, have } => self.receive_chunk_ack(p, epoch, next, have),
             Body::Rejoin { .. } | Body::Chunk(_) | Body::Refuse { .. } => {
                 self.stats.drops.unknown_peer += 1;
+                false
             }
             Body::Spectate(_)
             | Body::SpectatorAck { .. }
             | Body::Watch { .. }
             | Body::WatchReply(_) => {
                 self.stats.drops.unknown_peer += 1;
+                false
             }
+        };
+        if taken {
+            let peer = &mut self.peers[p];
+            peer.last_seq = Some(env.seq);
+            peer.last_heard = now;
         }
     }
 

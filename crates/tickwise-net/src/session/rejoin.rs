@@ -361,7 +361,7 @@ where
     }
 
     /// Takes peer `q`'s acknowledgement of the rejoin this session serves;
-    /// whether it was one (`false`: no such rejoin here).
+    /// whether it was one (no such rejoin here counts as `far_future`).
     pub(super) fn receive_notice_ack(&mut self, q: usize, player: u8, join: u64) -> bool {
         if let Some(sv) = self.serving.as_mut()
             && sv.player == player
@@ -370,6 +370,7 @@ where
             sv.acked |= 1 << q;
             return true;
         }
+        self.stats.drops.far_future += 1;
         false
     }
 
@@ -385,13 +386,15 @@ where
 
     /// Takes the rejoiner `r`'s acknowledgement of snapshot chunks;
     /// whether this session serves `r`'s rejoin of that epoch (an older
-    /// acknowledgement, overtaken, is one too, and changes nothing).
+    /// acknowledgement, overtaken, is one too, and changes nothing; no such
+    /// rejoin here counts as `far_future`).
     pub(super) fn receive_chunk_ack(&mut self, r: usize, epoch: u64, next: u64, have: u64) -> bool {
         let Some(sv) = self
             .serving
             .as_mut()
             .filter(|sv| usize::from(sv.player) == r && sv.epoch == epoch)
         else {
+            self.stats.drops.far_future += 1;
             return false;
         };
         if next >= sv.next {
