@@ -99,3 +99,164 @@ fn bad_bytes_are_refused() {
         let _ = read_snapshot(&mut b, &f);
     }
 }
+
+/// A hero as the snapshot layout holds it.
+#[derive(Clone, Copy)]
+struct HeroBytes {
+    x: i64,
+    y: i64,
+    hp: i64,
+    downs: u64,
+    invuln: u64,
+    attack_timer: u64,
+}
+
+/// The field's middle in sub-pixels (16384 px of 256).
+const MID: i64 = 8192 * 256;
+
+const HERO: HeroBytes = HeroBytes {
+    x: MID,
+    y: MID,
+    hp: 100,
+    downs: 0,
+    invuln: 0,
+    attack_timer: 5,
+};
+
+/// Snapshot bytes written by hand from the layout in the module docs of
+/// `horde/persist.rs` (not by `write_snapshot`), so that a test can hold
+/// states no run reaches: counters at their limits, enemies off the field.
+/// `counters` are wipes, kills, waves; `enemies` are (x, y, vx, vy, hp),
+/// ids in order; `alive` is counted from their hit points.
+fn hand_written(
+    tick: u64,
+    heroes: &[HeroBytes],
+    counters: [u64; 3],
+    enemies: &[[i64; 5]],
+) -> Vec<u8> {
+    use tickwise::codec::{put_signed, put_varint};
+    let mut out = 1u16.to_le_bytes().to_vec();
+    for v in [
+        tick,
+        0x853c_49e6_748f_ea9b,
+        0xda3e_39cb_94b9_5bdb,
+        heroes.len() as u64,
+    ] {
+        put_varint(&mut out, v);
+    }
+    for h in heroes {
+        put_signed(&mut out, h.x);
+        put_signed(&mut out, h.y);
+        put_signed(&mut out, h.hp);
+        for v in [h.downs, h.invuln, h.attack_timer] {
+            put_varint(&mut out, v);
+        }
+    }
+    let alive = enemies.iter().filter(|e| e[4] > 0).count() as u64;
+    for v in counters
+        .into_iter()
+        .chain([alive, 0, 0, enemies.len() as u64])
+    {
+        put_varint(&mut out, v);
+    }
+    for (id, &[x, y, vx, vy, hp]) in enemies.iter().enumerate() {
+        put_signed(&mut out, x);
+        put_signed(&mut out, y);
+        put_varint(&mut out, id as u64);
+        for v in [vx, vy, hp] {
+            put_signed(&mut out, v);
+        }
+        put_varint(&mut out, 0);
+    }
+    out
+}
+
+fn read(c: &HordeConfig, bytes: &[u8]) -> Result<HordeWorld, SnapshotError> {
+    let mut w = HordeWorld::new(c);
+    read_snapshot(&mut w, bytes).map(|()| w)
+}
+
+#[test]
+fn counters_at_their_limit_wrap_instead_of_overflowing() {
+    // Found by the rejoin_snapshot fuzz target: a snapshot may hold any
+    // count, and a debug build panicked on the next wipe (before the fix;
+    // kills, waves and downs the same). Tick 150 is a wave; the one enemy,
+    // at 5 hit points on the hero, dies to its attack (timer 0) and
+    // touches the hero at 1 hit point: a kill, a down and a wipe, each
+    // counter one past its limit.
+    let hero = HeroBytes {
+        hp: 1,
+        downs: u64::MAX,
+        attack_timer: 0,
+        ..HERO
+    };
+    let bytes = hand_written(150, &[hero], [u64::MAX; 3], &[[MID, MID, 0, 0, 5]]);
+    let mut w = read(&cfg(1, 1), &bytes).unwrap();
+    assert_eq!(
+        (w.kills(), w.waves(), w.wipes()),
+        (u64::MAX, u64::MAX, u64::MAX)
+    );
+    w.step(&[TickInput::default()]);
+    assert_eq!(
+        (w.kills(), w.waves(), w.wipes(), w.player_downs()),
+        (0, 0, 0, 0)
+    );
+    // The wipe got the hero up again; the enemy is dead.
+    assert_eq!((w.player_hp(), w.alive()), (100, 0));
+}
+
+#[test]
+fn an_enemy_off_the_field_is_steered_toward_the_nearer_of_two_heroes() {
+    // Found by the rejoin_snapshot fuzz target: with two heroes up, the
+    // nearest-hero search squared an off-field enemy's distance in `i64`
+    // and overflowed (a debug build panicked). The enemy comes in at the
+    // corner nearer both heroes, as with one hero.
+    let heroes = [
+        HERO,
+        HeroBytes {
+            x: MID + 6144,
+            ..HERO
+        },
+    ];
+    let big = i64::from(i32::MIN);
+    let bytes = hand_written(3, &heroes, [0; 3], &[[big, big, big, big, 20]]);
+    let mut w = read(&cfg(1, 2), &bytes).unwrap();
+    w.step(&[TickInput::default(); 2]);
+    let e = w.enemy(0).unwrap();
+    assert_eq!((e.x, e.y), (0, 0));
+}
+
+#[test]
+fn a_hero_off_the_field_or_a_wrong_alive_count_is_refused() {
+    // No run puts a hero off the field (every move is clamped to it) or
+    // lets `alive` differ from the enemies with hit points (a later kill
+    // would take it below zero): such bytes are malformed.
+    let c = cfg(1, 1);
+    let enemy = [[MID, MID, 0, 0, 20]];
+    assert!(read(&c, &hand_written(3, &[HERO], [0; 3], &enemy)).is_ok());
+    for (x, y) in [(-1, MID), (MID, 16384 * 256), (i64::from(i32::MAX), MID)] {
+        let off = HeroBytes { x, y, ..HERO };
+        assert_eq!(
+            read(&c, &hand_written(3, &[off], [0; 3], &enemy)).err(),
+            Some(SnapshotError::Malformed {
+                what: if x == MID { "hero y" } else { "hero x" }
+            }),
+            "hero at ({x}, {y})"
+        );
+    }
+    let mut wrong = hand_written(3, &[HERO], [0; 3], &enemy);
+    // alive (1) is the byte before last pairs, last contacts and the count.
+    let at = wrong.len() - 4 - (enemy_bytes(&enemy));
+    assert_eq!(wrong[at], 1);
+    wrong[at] = 0;
+    assert_eq!(
+        read(&c, &wrong).err(),
+        Some(SnapshotError::Malformed { what: "alive" })
+    );
+}
+
+/// How many bytes [`hand_written`] spends on `enemies`.
+fn enemy_bytes(enemies: &[[i64; 5]]) -> usize {
+    let all = hand_written(0, &[HERO], [0; 3], enemies).len();
+    all - hand_written(0, &[HERO], [0; 3], &[]).len()
+}

@@ -320,7 +320,7 @@ impl Sim for Duel {
     /// has won.
     fn step(&mut self, inputs: &[TickInput]) {
         let absent = TickInput::default();
-        self.tick += 1;
+        self.tick = self.tick.wrapping_add(1);
         for side in Side::BOTH {
             self.move_paddle(side, inputs.get(side.index()).unwrap_or(&absent));
         }

@@ -105,9 +105,11 @@ impl Targets {
         t
     }
 
-    /// The nearest target to `(x, y)` by squared Euclidean distance (`i64`:
-    /// positions are below 2^28, so a squared distance is below 2^57), the
-    /// lowest index on a tie. There is always at least one hero up while
+    /// The nearest target to `(x, y)` by squared Euclidean distance, the
+    /// lowest index on a tie. Heroes stand on the field (below 2^28), and an
+    /// enemy is any `i32` (a rejoin snapshot may carry one off the field,
+    /// which its step clamps): each axis differs by less than 2^32, so each
+    /// square is below 2^63 and their sum below 2^64, exact in `u64`. There is always at least one hero up while
     /// enemies steer (a wipe gets everyone up in the same tick); with none,
     /// `(x, y)` itself (the enemy stands still).
     #[inline]
@@ -117,10 +119,10 @@ impl Targets {
             return self.at[0];
         }
         let mut best = (x, y);
-        let mut best_d2 = i64::MAX;
+        let mut best_d2 = u64::MAX;
         for &(hx, hy) in &self.at[..self.len] {
             let (dx, dy) = (hx - x, hy - y);
-            let d2 = dx * dx + dy * dy;
+            let d2 = (dx * dx).cast_unsigned() + (dy * dy).cast_unsigned();
             if d2 < best_d2 {
                 best = (hx, hy);
                 best_d2 = d2;

@@ -8,6 +8,13 @@
 //! slot x, y, id, vx, vy, hp, crowd. Slots are kept in storage order, and
 //! where each id is stored follows from the ids, so the restored world steps
 //! exactly as the original.
+//!
+//! The bytes come from a peer, so reading refuses what no run reaches and
+//! the step relies on: a hero off the field, an `alive` other than the
+//! enemies with hit points, an id twice. Anything else a step takes as it
+//! is, without a panic (`fuzz/`, target `rejoin_snapshot`): an enemy off
+//! the field is steered into it, and the counters (wipes, kills, waves,
+//! downs) wrap at `u64::MAX`.
 
 use alloc::vec::Vec;
 
@@ -66,9 +73,11 @@ impl SnapshotBytes for HordeWorld {
                 what: "player count",
             });
         }
+        let (max_x, max_y) = (i64::from(self.p.max_x), i64::from(self.p.max_y));
         for h in &mut self.heroes[..self.players] {
-            h.x = r.signed_i32("hero x")?;
-            h.y = r.signed_i32("hero y")?;
+            // Heroes start on the field and every move is clamped to it.
+            h.x = r.signed_in("hero x", 0, max_x)? as i32;
+            h.y = r.signed_in("hero y", 0, max_y)? as i32;
             h.hp = r.signed_in("hero hp", i64::MIN, i64::MAX)?;
             h.downs = r.varint("hero downs")?;
             h.invuln = r.varint_u32("hero invulnerability")?;
@@ -112,6 +121,12 @@ impl SnapshotBytes for HordeWorld {
             self.e.vel[k] = [vx, vy];
             self.e.hp[k] = hp;
             self.e.crowd[k] = crowd;
+        }
+        // `alive` counts the enemies with hit points, which every step keeps
+        // true; a count that disagrees would underflow at the next kills.
+        let live = self.e.hp.iter().filter(|&&hp| hp > 0).count();
+        if u64::from(self.alive) != live as u64 {
+            return Err(SnapshotError::Malformed { what: "alive" });
         }
         Ok(())
     }

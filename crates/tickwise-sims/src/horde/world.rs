@@ -269,7 +269,7 @@ impl HordeWorld {
         if self.tick > 0 && self.tick.is_multiple_of(self.p.wave_ticks) {
             self.heroes_get_up();
             self.respawn_dead();
-            self.waves += 1;
+            self.waves = self.waves.wrapping_add(1);
         }
         let live = self.steer();
         let contacts = match how {
@@ -434,7 +434,7 @@ impl HordeWorld {
 
     /// Books kills (one per enemy whose hit points ran out).
     pub(super) const fn book_kills(&mut self, kills: u32) {
-        self.kills += kills as u64;
+        self.kills = self.kills.wrapping_add(kills as u64);
         self.alive -= kills;
     }
 

@@ -64,12 +64,12 @@ impl HordeWorld {
                 hero.invuln = p.invuln_ticks;
                 if hero.hp <= 0 {
                     hero.hp = 0;
-                    hero.downs += 1;
+                    hero.downs = hero.downs.wrapping_add(1);
                 }
             }
         }
         if !self.heroes[..self.players].iter().any(Hero::is_up) {
-            self.wipes += 1;
+            self.wipes = self.wipes.wrapping_add(1);
             for hero in self.heroes[..self.players].iter_mut() {
                 HordeWorld::get_up(hero, p.player_hp, p.invuln_ticks);
             }
