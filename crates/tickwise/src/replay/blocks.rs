@@ -33,6 +33,7 @@ use core::fmt;
 use super::codec::ReplayInput;
 use super::error::ReplayError;
 use super::run::Run;
+use super::symbols::check_symbols;
 use crate::codec::{Reader, put_varint};
 
 /// Block mode byte: runs of identical inputs.
@@ -162,42 +163,6 @@ const fn symbol_bytes(n: u64, bits: u32) -> Option<u64> {
         Some(b) => Some(b.div_ceil(8)),
         None => None,
     }
-}
-
-/// Checks a packed block's `count` symbols (n ≥ 1) against a palette of
-/// `size`: returns the first and last symbols and how many times the symbol
-/// changes, or the index and value of the first symbol outside the palette.
-/// One pass over the bytes, a shift and a mask per symbol.
-fn check_symbols(
-    symbols: &[u8],
-    count: usize,
-    bits: u32,
-    size: usize,
-) -> Result<(u8, u8, usize), (u64, u8)> {
-    let per_byte = (8 / bits) as usize;
-    let mask = (1u32 << bits) - 1;
-    let mut i = 0usize;
-    let mut previous = u32::MAX;
-    let mut first = 0u32;
-    let mut changes = 0usize;
-    for &byte in symbols {
-        let mut b = u32::from(byte);
-        for _ in 0..per_byte.min(count - i) {
-            let sym = b & mask;
-            b >>= bits;
-            if sym as usize >= size {
-                return Err((i as u64, sym.to_le_bytes()[0]));
-            }
-            if i == 0 {
-                first = sym;
-            } else {
-                changes += usize::from(sym != previous);
-            }
-            previous = sym;
-            i += 1;
-        }
-    }
-    Ok((first.to_le_bytes()[0], previous.to_le_bytes()[0], changes))
 }
 
 /// Where a checked input blocks section lies in the file, and how many

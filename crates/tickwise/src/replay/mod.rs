@@ -57,6 +57,7 @@ mod error;
 mod format;
 mod record;
 mod run;
+mod symbols;
 mod sync_test;
 mod verify;
 
