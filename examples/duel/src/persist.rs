@@ -128,6 +128,38 @@ mod tests {
         }
     }
 
+    #[test]
+    fn any_changed_byte_is_refused_or_plays_on() {
+        // Every byte of a real snapshot with each of four masks: the
+        // reader refuses it or gives a state that plays 300 ticks of both
+        // players' random inputs (a debug build checks every sum).
+        let cfg = DuelConfig::parse(crate::DEFAULT_CONFIG).unwrap();
+        let mut a = crate::Duel::new(&cfg);
+        let mut rng = Pcg32::new(4, 0);
+        for _ in 0..700 {
+            a.step(&[random_input(&mut rng), random_input(&mut rng)]);
+        }
+        let bytes = write_snapshot(&a);
+        let (mut read, mut refused) = (0, 0);
+        for i in 0..bytes.len() {
+            for mask in [0x01, 0x40, 0x80, 0xff] {
+                let mut b = bytes.clone();
+                b[i] ^= mask;
+                let mut d = crate::Duel::new(&cfg);
+                if read_snapshot(&mut d, &b).is_err() {
+                    refused += 1;
+                    continue;
+                }
+                read += 1;
+                for _ in 0..300 {
+                    d.step(&[random_input(&mut rng), random_input(&mut rng)]);
+                }
+            }
+        }
+        // Both happen: the sweep reaches the step, and the checks refuse.
+        assert!(read > 0 && refused > 0, "{read} read, {refused} refused");
+    }
+
     /// Snapshot bytes written by hand from the layout in the module docs:
     /// tick, ball, velocity, paddles, charged, score, serve wait, rng.
     fn hand_written(
