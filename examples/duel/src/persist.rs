@@ -103,14 +103,21 @@ mod tests {
 
     use crate::{DuelConfig, random_input};
 
-    #[test]
-    fn a_duel_read_back_plays_on_like_the_original() {
+    /// The default config's duel after `ticks` of random inputs from
+    /// `seed`, and the generator to go on with.
+    fn played(ticks: u32, seed: u64) -> (DuelConfig, crate::Duel, Pcg32) {
         let cfg = DuelConfig::parse(crate::DEFAULT_CONFIG).unwrap();
         let mut a = crate::Duel::new(&cfg);
-        let mut rng = Pcg32::new(3, 0);
-        for _ in 0..900 {
+        let mut rng = Pcg32::new(seed, 0);
+        for _ in 0..ticks {
             a.step(&[random_input(&mut rng), random_input(&mut rng)]);
         }
+        (cfg, a, rng)
+    }
+
+    #[test]
+    fn a_duel_read_back_plays_on_like_the_original() {
+        let (cfg, mut a, mut rng) = played(900, 3);
         let bytes = write_snapshot(&a);
         let mut b = crate::Duel::new(&cfg);
         assert_ne!(a.checksum(), b.checksum());
@@ -133,12 +140,7 @@ mod tests {
         // Every byte of a real snapshot with each of four masks: the
         // reader refuses it or gives a state that plays 300 ticks of both
         // players' random inputs (a debug build checks every sum).
-        let cfg = DuelConfig::parse(crate::DEFAULT_CONFIG).unwrap();
-        let mut a = crate::Duel::new(&cfg);
-        let mut rng = Pcg32::new(4, 0);
-        for _ in 0..700 {
-            a.step(&[random_input(&mut rng), random_input(&mut rng)]);
-        }
+        let (cfg, a, mut rng) = played(700, 4);
         let bytes = write_snapshot(&a);
         let (mut read, mut refused) = (0, 0);
         for i in 0..bytes.len() {
