@@ -110,8 +110,9 @@ impl Targets {
     /// enemy is any `i32` (a rejoin snapshot may carry one off the field,
     /// which its step clamps): each axis differs by less than 2^32, so each
     /// square is below 2^63 and their sum below 2^64, exact in `u64`. There
-    /// is always at least one hero up while enemies steer (a wipe gets everyone up in the same tick); with none,
-    /// `(x, y)` itself (the enemy stands still).
+    /// is always at least one hero up while enemies steer (a wipe gets
+    /// everyone up in the same tick); with none, `(x, y)` itself (the enemy
+    /// stands still).
     #[inline]
     pub(super) fn nearest(&self, x: i64, y: i64) -> (i64, i64) {
         if self.len == 1 {
