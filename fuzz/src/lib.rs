@@ -368,24 +368,24 @@ pub fn horde_config(data: &[u8]) {
     let small = cfg
         .with_enemies(u64::from(cfg.enemies().min(24)))
         .unwrap_or_else(|e| panic!("with_enemies: {e}"));
-    let run = || {
-        let mut w = HordeWorld::new(&small);
-        let mut wild = TickInput::default();
-        wild.axes[0] = i16::MIN;
-        wild.axes[1] = i16::MAX;
-        for t in 0..40 {
-            w.step(core::slice::from_ref(&if t % 7 == 3 {
-                wild
-            } else {
-                scripted_input(t)
-            }));
-        }
-        w.digest()
-    };
+    let run = || wild_run(HordeWorld::new(&small), 1);
     assert!(
         run() == run(),
         "same config, same inputs, different digests"
     );
+}
+
+/// Steps `w` 40 ticks, the first `players` players all on the scripted
+/// input with an extreme stick every 7th tick, and returns its digest.
+fn wild_run(mut w: HordeWorld, players: usize) -> String {
+    let mut wild = TickInput::default();
+    wild.axes[0] = i16::MIN;
+    wild.axes[1] = i16::MAX;
+    for t in 0..40 {
+        let input = if t % 7 == 3 { wild } else { scripted_input(t) };
+        w.step(&vec![input; players]);
+    }
+    w.digest()
 }
 
 /// The horde's rejoin snapshot (`tickwise::read_snapshot`, what a
@@ -416,18 +416,8 @@ pub fn rejoin_snapshot(data: &[u8]) {
         again.checksum(),
         "written back, another state"
     );
-    let run = |mut w: HordeWorld| {
-        let mut wild = TickInput::default();
-        wild.axes[0] = i16::MIN;
-        wild.axes[1] = i16::MAX;
-        for t in 0..40 {
-            let input = if t % 7 == 3 { wild } else { scripted_input(t) };
-            w.step(&vec![input; cfg.players()]);
-        }
-        w.digest()
-    };
     assert!(
-        run(read) == run(again),
+        wild_run(read, cfg.players()) == wild_run(again, cfg.players()),
         "same state, same inputs, different digests"
     );
 }
