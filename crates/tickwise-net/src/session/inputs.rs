@@ -212,7 +212,21 @@ where
         }
     }
 
-    pub(super) fn inputs_plausible(&self, p: usize, m: &InputsMsg<'_>) -> bool {
+    /// Takes peer `p`'s inputs message; whether it was taken. One that
+    /// claims more than the sender can know (an ack of inputs this session
+    /// never sent, a start past the input ring, a pong from the future) is
+    /// counted as `far_future` and changes nothing.
+    pub(super) fn receive_inputs(&mut self, p: usize, m: &InputsMsg<'_>) -> bool {
+        if !self.inputs_plausible(p, m) {
+            self.stats.drops.far_future += 1;
+            return false;
+        }
+        self.take_inputs(p, m);
+        self.rejoiner_playing(p);
+        true
+    }
+
+    fn inputs_plausible(&self, p: usize, m: &InputsMsg<'_>) -> bool {
         let me = usize::from(self.cfg.local);
         // A rejoined player holds everything before its join tick.
         let joined = self.gap[p].map_or(0, |(_, until)| until);
@@ -221,7 +235,7 @@ where
             && m.pong <= self.stats.local_ticks
     }
 
-    pub(super) fn receive_inputs(&mut self, p: usize, m: &InputsMsg<'_>) {
+    fn take_inputs(&mut self, p: usize, m: &InputsMsg<'_>) {
         let now = self.stats.local_ticks;
         {
             let peer = &mut self.peers[p];

@@ -114,30 +114,13 @@ where
         // and each side would see the other leave. Each refusal below is
         // counted where it is made.
         let taken = match body {
-            Body::Inputs(m) => {
-                let ok = self.inputs_plausible(p, &m);
-                if ok {
-                    self.receive_inputs(p, &m);
-                    self.rejoiner_playing(p);
-                } else {
-                    self.stats.drops.far_future += 1;
-                }
-                ok
-            }
+            Body::Inputs(m) => self.receive_inputs(p, &m),
             Body::Fields(m) => self.receive_fields(p, &m),
             Body::Goodbye => {
                 self.declare_away(p);
                 true
             }
-            Body::Departure(m) => {
-                let ok = self.departure_plausible(p, &m);
-                if ok {
-                    self.receive_departure(p, &m);
-                } else {
-                    self.stats.drops.far_future += 1;
-                }
-                ok
-            }
+            Body::Departure(m) => self.receive_departure(p, &m),
             Body::Notice {
                 player,
                 epoch,

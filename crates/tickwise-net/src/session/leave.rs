@@ -156,9 +156,21 @@ where
         }
     }
 
+    /// Takes peer `q`'s word that a player left; whether it was taken. One
+    /// about no other player of the session, or with ticks this session
+    /// cannot hold, is counted as `far_future` and changes nothing.
+    pub(super) fn receive_departure(&mut self, q: usize, m: &DepartureMsg<'_>) -> bool {
+        if !self.departure_plausible(q, m) {
+            self.stats.drops.far_future += 1;
+            return false;
+        }
+        self.take_departure(q, m);
+        true
+    }
+
     /// A departure about another player of the session whose ticks this
     /// session can hold (an end past the input ring could never be reached).
-    pub(super) fn departure_plausible(&self, q: usize, m: &DepartureMsg<'_>) -> bool {
+    fn departure_plausible(&self, q: usize, m: &DepartureMsg<'_>) -> bool {
         let p = usize::from(m.leaver);
         p < usize::from(self.cfg.players)
             && p != q
@@ -166,7 +178,7 @@ where
             && m.end <= self.probed.saturating_add(INPUT_RING as u64)
     }
 
-    pub(super) fn receive_departure(&mut self, q: usize, m: &DepartureMsg<'_>) {
+    fn take_departure(&mut self, q: usize, m: &DepartureMsg<'_>) {
         let p = usize::from(m.leaver);
         if self.gap[p].is_some_and(|(_, until)| m.end < until) && self.away[p].is_none() {
             // About the leave before its rejoin: settled and done with.
