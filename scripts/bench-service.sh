@@ -5,7 +5,10 @@
 #     horde-300 (30 Hz, 18 000 ticks) replays: `tickwise verify --jobs 2`
 #     vs `verifyd` (memory queue) fed by `tickwise loadtest`, one replay
 #     per request and in batches (`--batch`, BATCH_ISLAND / BATCH_HORDE),
-#     with the CPU per replay of every process next to the wall rates;
+#     with the CPU per replay of every process next to the wall rates,
+#     and the HTTP floor: uploads as large as the island replays that
+#     verifyd refuses at their first bytes, so what is left is the exchange
+#     (verifyd's CPU and the load generator's during the run, per request);
 #   * p50/p99 verdict latency at half the saturating rate;
 #   * throughput with 1 and 2 Redis workers, both upload modes;
 #   * time for a SIGKILLed worker's job to be finished by another (default

@@ -118,7 +118,10 @@ def loadtest(url, d=None, generate=None, rate=None, seconds=120, conc=CONC, extr
     rep = json.loads(out.stdout.strip().splitlines()[-1])
     return {"replays_s": rep["replaysPerSec"], "ticks_s": rep["ticksPerSec"],
             "p50": rep["p50Ms"], "p99": rep["p99Ms"], "errors": rep["errors"],
-            "ok": rep["ok"], "secs": rep["seconds"]}
+            "ok": rep["ok"], "secs": rep["seconds"],
+            # The generator's own CPU during the run (null from an older
+            # build that does not report it).
+            "gen_run_s": rep.get("generatorCpuSeconds")}
 
 
 def verifyd(queue="memory", bin=BIN):
@@ -165,6 +168,18 @@ def main():
     sims = [(name, d, batch) for name, d, batch, sim in
             [("island 10 min", island, BATCH_ISLAND, "island"),
              ("horde-300 10 min", horde, BATCH_HORDE, "horde")] if sim in SIMS]
+    # The HTTP floor: uploads as large as the island replays that verifyd
+    # refuses at their first bytes (no checksum, no simulation), one per
+    # request. What is left is the exchange itself (HTTP, loopback TCP, the
+    # content id, the verdict record) and the load generator's side of it.
+    junk = os.path.join(tmp, "junk")
+    floors = []
+    if "throughput" in PARTS and "island" in SIMS:
+        os.makedirs(junk)
+        size = os.path.getsize(os.path.join(island, sorted(os.listdir(island))[0]))
+        for i in range(ISLAND):
+            with open(os.path.join(junk, f"junk-{i:05}.twr"), "wb") as f:
+                f.write(b"NOTATWR!" + os.urandom(size - 8))
     for name, d, batch in sims if "throughput" in PARTS else []:
         runs = {label: ([], [], []) for label, _ in builds}
         for _ in range(ROUNDS):
@@ -173,16 +188,18 @@ def main():
                 n = len(os.listdir(d))
                 clis.append(cpu_per_replay(lambda: cli_verify(d, bin), n))
 
-                def http_run(extra, conc):
+                def http_run(extra, conc, src=d):
                     v = verifyd(bin=bin)
                     before = child_cpu()
-                    out = loadtest(v.url(), d, conc=conc, extra=extra, bin=bin)
+                    out = loadtest(v.url(), src, conc=conc, extra=extra, bin=bin)
                     # The load generator alone (verifyd is still running, so
                     # not yet counted): what the clients would spend elsewhere.
                     out["gen_ms"] = (child_cpu() - before) * 1e3 / n
                     v.stop()
                     return out
                 https.append(cpu_per_replay(lambda: http_run([], CONC), n))
+                if label == "this build" and name.startswith("island"):
+                    floors.append(cpu_per_replay(lambda: http_run([], CONC, junk), n))
                 batched.append(cpu_per_replay(
                     lambda: http_run(["--batch", str(batch)], BATCH_CONC), n))
         for label, _ in builds:
@@ -207,6 +224,18 @@ def main():
                   f" verifyd + loadtest {med(xs, 'cpu_ms'):.3f} ms (x{med(xs, 'cpu_ms') / med(clis, 'cpu_ms'):.2f}),"
                   f" verifyd alone {med(xs, 'cpu_ms') - med(xs, 'gen_ms'):.3f} ms"
                   f" (x{(med(xs, 'cpu_ms') - med(xs, 'gen_ms')) / med(clis, 'cpu_ms'):.2f})")
+    if floors:
+        n = ISLAND
+        island_cli = next(r[3] for r in rows if r[0].startswith("island") and r[1] == "this build")
+        server = med(floors, "cpu_ms") - med(floors, "gen_ms")
+        gen = sorted(x["gen_run_s"] for x in floors if x["gen_run_s"] is not None)
+        gen_ms = gen[len(gen) // 2] * 1e3 / n if gen else float("nan")
+        verify = med(island_cli, "cpu_ms")
+        print(f"{'':28} HTTP floor, one per request (uploads of the same size refused at their first"
+              f" bytes, median of {len(floors)}): verifyd {server * 1e3:.1f} us, load generator during"
+              f" the run {gen_ms * 1e3:.1f} us per request; with verify's {verify * 1e3:.0f} us per"
+              f" replay that is {(server + gen_ms) / (verify + server + gen_ms) * 100:.1f} % overhead"
+              f" before any checksum or tick ({server / (verify + server) * 100:.1f} % for verifyd alone)")
     sat = {name: (med(h, "replays_s"), med(b, "replays_s"), batch)
            for name, label, batch, _, h, b in rows if label == "this build"}
 

@@ -278,6 +278,10 @@ fn memory_queue_gives_the_same_verdicts() {
         (Some(6), Some(0)),
         "{v}"
     );
+    // Its own CPU during the run: a number on Linux (where `/proc` is), and
+    // no more than the process's whole life could hold (30 s on 2 cores).
+    let cpu = v["generatorCpuSeconds"].as_f64();
+    assert!(cpu.is_some_and(|s| (0.0..60.0).contains(&s)), "{v}");
 }
 
 #[test]

@@ -67,12 +67,19 @@ pub fn cpu_time() -> Option<(Nanos, CpuSource)> {
     {
         return Some((ns, CpuSource::Schedstat));
     }
+    Some((process_cpu_time()?, CpuSource::Stat))
+}
+
+/// CPU time used so far by the whole process, every thread (user + system,
+/// from `/proc/self/stat`, in 10 ms ticks). `None` off Linux or when `/proc`
+/// is not readable.
+#[must_use]
+pub fn process_cpu_time() -> Option<Nanos> {
     let ticks = std::fs::read_to_string("/proc/self/stat")
         .ok()
         .as_deref()
         .and_then(parse_stat_ticks)?;
-    Some((
-        Nanos::from_nanos(ticks.saturating_mul(1_000_000_000 / USER_HZ)),
-        CpuSource::Stat,
+    Some(Nanos::from_nanos(
+        ticks.saturating_mul(1_000_000_000 / USER_HZ),
     ))
 }

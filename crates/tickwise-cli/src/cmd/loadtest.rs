@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use rayon::prelude::*;
+use tickwise::Nanos;
 use tickwise_catalog::{Catalog, InputPlan};
 use tickwise_service::loadtest::{LoadConfig, LoadReport};
 
@@ -128,12 +129,18 @@ struct Prepared {
     seconds: f64,
 }
 
+/// Prints the report. `cpu` is the load generator's own CPU time during the
+/// run (every thread, 10 ms ticks; `None` where `/proc` is missing): on a
+/// machine that also runs the service, what the clients took from it.
 fn print(
     report: &LoadReport,
     prep: Prepared,
+    cpu: Option<Nanos>,
     budget_s: u64,
     json: bool,
 ) -> Result<(), crate::out::StdoutClosed> {
+    #[allow(clippy::cast_precision_loss, reason = "a figure to print")]
+    let cpu_s = cpu.map(|c| c.as_nanos() as f64 / 1e9);
     if json {
         let v = serde_json::json!({
             "generated": prep.generated,
@@ -149,6 +156,7 @@ fn print(
             "ticksPerSec": report.ticks_per_sec(),
             "p50Ms": report.latency_ms(0.5),
             "p99Ms": report.latency_ms(0.99),
+            "generatorCpuSeconds": cpu_s,
             "errorSamples": report.error_samples,
         });
         outln!("{v}");
@@ -171,6 +179,11 @@ fn print(
         report.latency_ms(0.5),
         report.latency_ms(0.99)
     );
+    if let Some(s) = cpu_s {
+        #[allow(clippy::cast_precision_loss, reason = "a figure to print")]
+        let per = s * 1e6 / report.uploaded.max(1) as f64;
+        outln!("load generator CPU during the run: {s:.3} s ({per:.1} us per uploaded replay)");
+    }
     for e in &report.error_samples {
         outln!("error: {e}");
     }
@@ -249,12 +262,16 @@ pub fn run(args: &Args, catalog: &Catalog) -> Result<u8, Failure> {
         session_ms: args.session_ms,
         batch: usize::from(args.batch),
     };
+    let cpu_before = tickwise_lab::cpu::process_cpu_time();
     let report = tickwise_service::block_on_with(
         Some(args.io.get()),
         tickwise_service::loadtest::run(config, replays),
     )
     .context("loadtest")?
     .map_err(Failure::usage)?;
-    print(&report, prep, args.seconds, args.json)?;
+    let cpu = cpu_before
+        .zip(tickwise_lab::cpu::process_cpu_time())
+        .map(|(a, b)| b.saturating_sub(a));
+    print(&report, prep, cpu, args.seconds, args.json)?;
     Ok(u8::from(report.errors > 0))
 }
