@@ -303,8 +303,14 @@ pub fn read_file(path: &Path, kind: InputKind, limit: u64) -> Result<Vec<u8>, Re
     };
     check(&std::fs::metadata(path).map_err(io)?)?;
     let file = open_nonblocking(path).map_err(io)?;
-    check(&file.metadata().map_err(io)?)?;
-    read_stream(file, path, kind, limit)
+    let meta = file.metadata().map_err(io)?;
+    check(&meta)?;
+    // Room for the whole file, which the check bounds by the limit: one
+    // read fills it and one more finds the end (an empty buffer grew from
+    // a 32-byte probe through a dozen reads and reallocations for a
+    // 33 KB replay). A file that grew since is still cut at the limit.
+    let room = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+    read_into(Vec::with_capacity(room), file, path, kind, limit)
 }
 
 /// Reads a stream (stdin, for a command that documents reading it) as a
@@ -321,7 +327,17 @@ pub fn read_stream(
     kind: InputKind,
     limit: u64,
 ) -> Result<Vec<u8>, ReadError> {
-    let mut bytes = Vec::new();
+    read_into(Vec::new(), stream, path, kind, limit)
+}
+
+/// [`read_stream`] into `bytes` (empty, with whatever capacity suits).
+fn read_into(
+    mut bytes: Vec<u8>,
+    stream: impl Read,
+    path: &Path,
+    kind: InputKind,
+    limit: u64,
+) -> Result<Vec<u8>, ReadError> {
     stream
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
