@@ -1,4 +1,4 @@
-//! Fuzz target `replay_reader`: the checks are `tickwise_fuzz::replay_reader` (fuzz/src/lib.rs).
+//! Fuzz target `replay_reader`: the checks are `tickwise_fuzz::replay_reader` (fuzz/src/replay.rs).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| tickwise_fuzz::replay_reader(data));

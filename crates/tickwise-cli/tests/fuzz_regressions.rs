@@ -1,8 +1,9 @@
 //! The fuzz targets' checks under plain `cargo test`: every seed in
 //! `fuzz/seeds/<target>/` and every kept finding in
 //! `fuzz/regressions/<target>/` goes through exactly the checks the fuzzer
-//! runs (`fuzz/src/lib.rs`, included below), so a fixed crash stays fixed
-//! without cargo-fuzz, and a seed that stops parsing is noticed here.
+//! runs (`fuzz/src/lib.rs` and its modules, included below), so a fixed
+//! crash stays fixed without cargo-fuzz, and a seed that stops parsing is
+//! noticed here.
 
 use std::path::{Path, PathBuf};
 
