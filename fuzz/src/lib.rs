@@ -18,7 +18,9 @@
 //! accepted configs build worlds and loops that run, a resume under an
 //! accepted lifecycle config conserves time, every netplay datagram is
 //! accepted or counted under its reason and decoded messages re-encode to
-//! their bytes, and a batch upload splits the same however its bytes arrive.
+//! their bytes, a batch upload splits the same however its bytes arrive, and
+//! a rejoin snapshot that is read (the horde's, the duel example's) writes
+//! back to the same state and plays on deterministically.
 #![forbid(unsafe_code)]
 
 // One module per concept, private; the targets and the regression test see
@@ -26,6 +28,13 @@
 // file, and a re-export it does not use would warn there).
 mod batch;
 mod config;
+// The duel example's snapshot target needs the duel crate, which the CLI's
+// regression test (it includes this file) cannot link: the duel depends on
+// the CLI. The fuzz crate's `duel` feature (on by default) brings the duel
+// in; the CLI has no such feature, so there the module is left out and the
+// target is in [`DELEGATED`] instead.
+#[cfg(feature = "duel")]
+mod duel;
 mod horde;
 mod net;
 mod net_wire;
@@ -35,6 +44,8 @@ mod script;
 
 pub use batch::batch_upload;
 pub use config::{inputs_file, island_lifecycle_config, island_loop_config};
+#[cfg(feature = "duel")]
+pub use duel::duel_snapshot;
 pub use horde::{horde_config, rejoin_snapshot};
 pub use net::{
     IslandPair, NET_KEY, join_datagrams, net_datagram, net_datagram_session, net_local_input,
@@ -44,7 +55,8 @@ pub use replay::{LIMITS, repaired, replay_header, replay_reader};
 pub use room::room_message;
 pub use script::script_parser;
 
-/// Every target, as named in `fuzz/Cargo.toml`, `fuzz/seeds/` and `fuzz/regressions/`.
+/// Every target [`run`] dispatches, as named in `fuzz/Cargo.toml`,
+/// `fuzz/seeds/` and `fuzz/regressions/`. With [`DELEGATED`], every target.
 pub const TARGETS: [&str; 11] = [
     "replay_reader",
     "replay_header",
@@ -59,7 +71,14 @@ pub const TARGETS: [&str; 11] = [
     "rejoin_snapshot",
 ];
 
-/// Runs target `name`'s checks on `data`.
+/// The targets whose seeds and kept findings the CLI's regression test
+/// cannot run, each with the test that runs them instead (and that the CLI's
+/// test checks is there): `duel_snapshot` needs the duel example, which
+/// depends on the CLI, so the duel crate runs it.
+pub const DELEGATED: [(&str, &str); 1] =
+    [("duel_snapshot", "examples/duel/tests/fuzz_regressions.rs")];
+
+/// Runs target `name`'s checks on `data` (one of [`TARGETS`]).
 ///
 /// # Panics
 ///
