@@ -106,6 +106,30 @@ fn every_seed_folder_names_a_known_target() {
 }
 
 #[test]
+fn every_target_is_built_and_run_by_the_fuzzer() {
+    // The targets this library knows are the files in fuzz/fuzz_targets/
+    // and the targets fuzz/run.sh runs by default, no more, no fewer.
+    let mut known: Vec<&str> = fuzz_checks::TARGETS.to_vec();
+    known.extend(fuzz_checks::DELEGATED.iter().map(|(t, _)| *t));
+    known.sort_unstable();
+    let mut bins: Vec<String> = files(&repo().join("fuzz/fuzz_targets"))
+        .iter()
+        .filter_map(|p| Some(p.file_stem()?.to_str()?.to_owned()))
+        .collect();
+    bins.sort_unstable();
+    assert_eq!(bins, known, "fuzz/fuzz_targets/");
+    let script = std::fs::read_to_string(repo().join("fuzz/run.sh")).expect("fuzz/run.sh");
+    let list = script
+        .split("ALL_TARGETS=(")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .expect("ALL_TARGETS=(...) in fuzz/run.sh");
+    let mut run: Vec<&str> = list.split_whitespace().collect();
+    run.sort_unstable();
+    assert_eq!(run, known, "ALL_TARGETS in fuzz/run.sh");
+}
+
+#[test]
 fn delegated_targets_are_run_by_the_test_named() {
     // Not run here, not skipped either: each delegated target has seeds,
     // a fuzz target file, and a test that includes its checks and runs its
