@@ -32,7 +32,7 @@ set -euo pipefail
 CARGO_FUZZ_VERSION=0.13.2
 ALL_TARGETS=(replay_reader replay_header script_parser island_loop_config
              island_lifecycle_config horde_config inputs_file net_datagram
-             batch_upload room_message rejoin_snapshot duel_snapshot)
+             batch_upload room_message rejoin_snapshot duel_snapshot duel_config)
 
 secs="${1:-60}"
 shift || true

@@ -1,6 +1,7 @@
-//! The `duel_snapshot` target: the duel example's rejoin snapshot
+//! The duel example's targets: `duel_snapshot`, its rejoin snapshot
 //! (`examples/duel/src/persist.rs`), what a rejoining player reads from the
-//! chunks a peer sent.
+//! chunks a peer sent; and `duel_config`, its config reader
+//! (`DuelConfig::parse`, `examples/duel/src/config.rs`).
 //!
 //! This module stands alone (it uses nothing else of the fuzz library): the
 //! CLI's regression test cannot link the duel (the duel depends on the CLI),
@@ -128,5 +129,31 @@ pub fn duel_snapshot(data: &[u8]) {
     assert!(
         wild_run(read, &cfg) == wild_run(again, &cfg),
         "same state, same inputs, different digests"
+    );
+}
+
+/// The duel's config reader (`DuelConfig::parse`): any bytes are read or
+/// refused with an error that has a message, never a panic. A config that
+/// is read builds a duel that steps [`TICKS`] ticks of scripted and extreme
+/// inputs for both players without a panic (overflow checks on),
+/// deterministically (two duels end with the same digest), every state on
+/// the way readable again by the rejoin snapshot reader under that config:
+/// the config's cross-key rules keep play inside the ranges the reader
+/// accepts.
+///
+/// # Panics
+///
+/// On a finding.
+pub fn duel_config(data: &[u8]) {
+    let cfg = match DuelConfig::parse(data) {
+        Ok(cfg) => cfg,
+        Err(e) => {
+            assert!(!e.to_string().is_empty(), "empty error message");
+            return;
+        }
+    };
+    assert!(
+        wild_run(Duel::new(&cfg), &cfg) == wild_run(Duel::new(&cfg), &cfg),
+        "same config, same inputs, different digests"
     );
 }

@@ -45,7 +45,7 @@ mod script;
 pub use batch::batch_upload;
 pub use config::{inputs_file, island_lifecycle_config, island_loop_config};
 #[cfg(feature = "duel")]
-pub use duel::duel_snapshot;
+pub use duel::{duel_config, duel_snapshot};
 pub use horde::{horde_config, rejoin_snapshot};
 pub use net::{
     IslandPair, NET_KEY, join_datagrams, net_datagram, net_datagram_session, net_local_input,
@@ -73,10 +73,12 @@ pub const TARGETS: [&str; 11] = [
 
 /// The targets whose seeds and kept findings the CLI's regression test
 /// cannot run, each with the test that runs them instead (and that the CLI's
-/// test checks is there): `duel_snapshot` needs the duel example, which
-/// depends on the CLI, so the duel crate runs it.
-pub const DELEGATED: [(&str, &str); 1] =
-    [("duel_snapshot", "examples/duel/tests/fuzz_regressions.rs")];
+/// test checks is there): `duel_snapshot` and `duel_config` need the duel
+/// example, which depends on the CLI, so the duel crate runs them.
+pub const DELEGATED: [(&str, &str); 2] = [
+    ("duel_snapshot", "examples/duel/tests/fuzz_regressions.rs"),
+    ("duel_config", "examples/duel/tests/fuzz_regressions.rs"),
+];
 
 /// Runs target `name`'s checks on `data` (one of [`TARGETS`]).
 ///

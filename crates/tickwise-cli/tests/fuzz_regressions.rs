@@ -4,8 +4,8 @@
 //! runs (`fuzz/src/lib.rs` and its modules, included below), so a fixed
 //! crash stays fixed without cargo-fuzz, and a seed that stops parsing is
 //! noticed here. The targets in `fuzz_checks::DELEGATED` (the duel
-//! example's `duel_snapshot`: the duel depends on this crate, so this test
-//! cannot link it) are run by the test named there instead; this one checks
+//! example's `duel_snapshot` and `duel_config`: the duel depends on this
+//! crate, so this test cannot link it) are run by the test named there instead; this one checks
 //! that their seeds and that test are there.
 
 use std::path::{Path, PathBuf};
@@ -145,9 +145,9 @@ fn delegated_targets_are_run_by_the_test_named() {
             .unwrap_or_else(|e| panic!("{target} is delegated to {test}: {e}"));
         for needle in [
             "#[path = \"../../../fuzz/src/".to_owned(),
-            format!("const TARGET: &str = \"{target}\";"),
-            "fuzz_dir(\"seeds\")".to_owned(),
-            "fuzz_dir(\"regressions\")".to_owned(),
+            format!("(\"{target}\", duel_checks::{target})"),
+            "fuzz_dir(\"seeds\", target)".to_owned(),
+            "fuzz_dir(\"regressions\", target)".to_owned(),
             "#[test]".to_owned(),
         ] {
             assert!(source.contains(&needle), "{test} lacks {needle}");

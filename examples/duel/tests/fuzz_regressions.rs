@@ -1,10 +1,10 @@
-//! The `duel_snapshot` fuzz target's checks under plain `cargo test`:
-//! every seed in `fuzz/seeds/duel_snapshot/` and every kept finding in
-//! `fuzz/regressions/duel_snapshot/` goes through exactly the check the
-//! fuzzer runs (`fuzz/src/duel.rs`, included below). The CLI's regression
-//! test runs every other target; it cannot link this crate (which depends
-//! on the CLI), so it lists this target as delegated here and checks that
-//! this file exists.
+//! The duel example's fuzz targets under plain `cargo test`: every seed in
+//! `fuzz/seeds/<target>/` and every kept finding in
+//! `fuzz/regressions/<target>/` goes through exactly the check the fuzzer
+//! runs (`fuzz/src/duel.rs`, included below). The CLI's regression test
+//! runs every other target; it cannot link this crate (which depends on the
+//! CLI), so it lists these targets as delegated here and checks that this
+//! file exists and names them.
 
 use std::path::{Path, PathBuf};
 
@@ -14,13 +14,20 @@ use tickwise::SnapshotError;
 #[path = "../../../fuzz/src/duel.rs"]
 mod duel_checks;
 
-const TARGET: &str = "duel_snapshot";
+/// A target's check: returns, or panics on a finding.
+type Check = fn(&[u8]);
 
-fn fuzz_dir(kind: &str) -> PathBuf {
+/// The targets this file runs, each with its check.
+const TARGETS: [(&str, Check); 2] = [
+    ("duel_snapshot", duel_checks::duel_snapshot),
+    ("duel_config", duel_checks::duel_config),
+];
+
+fn fuzz_dir(kind: &str, target: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fuzz")
         .join(kind)
-        .join(TARGET)
+        .join(target)
 }
 
 /// The regular files in `dir` but its README, sorted (none if it does not
@@ -37,38 +44,41 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Runs every input in `dir` through the target's check; returns how many
-/// ran. A folder that exists but holds no input is an error, not a pass.
-fn run_dir(dir: &Path) -> Result<usize, String> {
+/// Runs every input in `dir` through `check`; returns how many ran. A
+/// folder that exists but holds no input is an error, not a pass.
+fn run_dir(dir: &Path, check: Check) -> Result<usize, String> {
     let inputs = files(dir);
     if dir.is_dir() && inputs.is_empty() {
         return Err(format!("{} holds no input", dir.display()));
     }
     for path in &inputs {
         let data = std::fs::read(path).expect("readable input");
-        let outcome = std::panic::catch_unwind(|| duel_checks::duel_snapshot(&data));
-        if outcome.is_err() {
-            return Err(format!("{TARGET}: {} fails its check", path.display()));
+        if std::panic::catch_unwind(|| check(&data)).is_err() {
+            return Err(format!("{} fails its check", path.display()));
         }
     }
     Ok(inputs.len())
 }
 
 #[test]
-fn every_seed_passes_the_targets_check() {
-    let dir = fuzz_dir("seeds");
-    let n = run_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
-    // No silent skip: the seeds are there (a moved folder fails here).
-    assert!(n >= 10, "{n} seeds in {}", dir.display());
+fn every_seed_passes_its_targets_check() {
+    for (target, check) in TARGETS {
+        let dir = fuzz_dir("seeds", target);
+        let n = run_dir(&dir, check).unwrap_or_else(|e| panic!("{target}: {e}"));
+        // No silent skip: the seeds are there (a moved folder fails here).
+        assert!(n >= 10, "{n} seeds in {}", dir.display());
+    }
 }
 
 #[test]
-fn every_kept_finding_passes_the_targets_check() {
-    // The folder is optional (no finding kept yet); if it is there, it
+fn every_kept_finding_passes_its_targets_check() {
+    // The folders are optional (no finding kept yet); one that is there
     // holds at least one input and every one passes.
-    let dir = fuzz_dir("regressions");
-    let n = run_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(n, files(&dir).len());
+    for (target, check) in TARGETS {
+        let dir = fuzz_dir("regressions", target);
+        let n = run_dir(&dir, check).unwrap_or_else(|e| panic!("{target}: {e}"));
+        assert_eq!(n, files(&dir).len());
+    }
 }
 
 #[test]
@@ -79,7 +89,7 @@ fn the_seeds_are_read_or_refused_as_their_names_say() {
     // naming that field): an expectation that does not come from the
     // reader.
     let (mut ok, mut refused) = (0, 0);
-    for path in files(&fuzz_dir("seeds")) {
+    for path in files(&fuzz_dir("seeds", "duel_snapshot")) {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let data = std::fs::read(&path).unwrap();
         let read = duel_checks::read_input(&data).expect("a config byte");
@@ -105,17 +115,46 @@ fn the_seeds_are_read_or_refused_as_their_names_say() {
 }
 
 #[test]
+fn the_config_seeds_are_read_or_refused_as_their_names_say() {
+    // fuzz/gen_duel_config_seeds.py writes each config from the documented
+    // ranges and rules and names it `ok-…` (the reader must take it) or
+    // `refused-<key>-…` (the reader must refuse it, naming that key; `json`
+    // for bytes that are no JSON object).
+    let (mut ok, mut refused) = (0, 0);
+    for path in files(&fuzz_dir("seeds", "duel_config")) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let read = tickwise_example_duel::DuelConfig::parse(&std::fs::read(&path).unwrap());
+        let parts: Vec<&str> = name.split('-').collect();
+        match (parts[0], &read) {
+            ("ok", Ok(_)) => ok += 1,
+            ("refused", Err(e)) => {
+                let text = e.to_string();
+                let key = parts[1];
+                assert!(
+                    text.contains(key) || (key == "json" && text.contains("JSON")),
+                    "{name}: {text}"
+                );
+                refused += 1;
+            }
+            _ => panic!("{name}: {:?}", read.err()),
+        }
+    }
+    assert!(ok >= 5 && refused >= 10, "{ok} accepted, {refused} refused");
+}
+
+#[test]
 fn an_empty_folder_fails_the_runner() {
     let root = std::env::temp_dir().join(format!("tickwise-duel-fuzz-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("README.md"), "notes").unwrap();
-    let e = run_dir(&root).unwrap_err();
+    let check = TARGETS[0].1;
+    let e = run_dir(&root, check).unwrap_err();
     assert!(e.contains("holds no input"), "{e}");
     // A missing folder runs nothing (allowed for kept findings only: the
     // seed test asks for inputs); one input runs.
-    assert_eq!(run_dir(&root.join("missing")), Ok(0));
+    assert_eq!(run_dir(&root.join("missing"), check), Ok(0));
     std::fs::write(root.join("empty_input"), b"").unwrap();
-    assert_eq!(run_dir(&root), Ok(1));
+    assert_eq!(run_dir(&root, check), Ok(1));
     std::fs::remove_dir_all(&root).unwrap();
 }
