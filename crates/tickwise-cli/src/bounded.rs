@@ -430,6 +430,32 @@ mod tests {
     }
 
     #[test]
+    fn a_buffer_sized_for_a_file_that_grew_still_stops_at_the_limit() {
+        // `read_file` sizes its buffer from the file's length when it was
+        // checked; if the file grew since, the read still stops at the limit
+        // (here: room for 10 bytes, an endless stream, a limit of 50).
+        let e = read_into(
+            Vec::with_capacity(10),
+            std::io::repeat(1),
+            Path::new("grown.twr"),
+            InputKind::Replay,
+            50,
+        )
+        .unwrap_err();
+        assert!(matches!(e, ReadError::OverLimit { limit: 50, .. }), "{e:?}");
+        // Room for exactly the file: read whole.
+        let whole = read_into(
+            Vec::with_capacity(3),
+            &[1u8, 2, 3][..],
+            Path::new("a.twr"),
+            InputKind::Replay,
+            50,
+        )
+        .unwrap();
+        assert_eq!(whole, [1, 2, 3]);
+    }
+
+    #[test]
     fn non_regular_paths_are_refused_by_type() {
         let d = scratch("types");
         let e = read_file(&d, InputKind::Inputs, 10).unwrap_err();
