@@ -28,6 +28,8 @@
 // file, and a re-export it does not use would warn there).
 mod batch;
 mod config;
+// The regression tests' runner (not a target's check): public for them.
+pub mod corpus;
 // The duel example's snapshot target needs the duel crate, which the CLI's
 // regression test (it includes this file) cannot link: the duel depends on
 // the CLI. The fuzz crate's `duel` feature (on by default) brings the duel

@@ -23,18 +23,7 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The regular files in `dir`, sorted (none if it does not exist).
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = entries
-        .map(|e| e.expect("readable directory entry").path())
-        .filter(|p| p.is_file() && p.file_name().is_some_and(|n| n != "README.md"))
-        .collect();
-    out.sort();
-    out
-}
+use fuzz_checks::corpus::files;
 
 /// Feeds every input in `root/<target>/` (for the targets named in
 /// `targets`) through its target's checks; returns how many ran.
@@ -45,21 +34,10 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 fn run_dir(root: &Path, targets: &[&str]) -> Result<usize, String> {
     let mut n = 0;
     for target in targets {
-        let dir = root.join(target);
-        let inputs = files(&dir);
-        if dir.is_dir() && inputs.is_empty() {
-            return Err(format!("{} holds no input", dir.display()));
-        }
-        for path in inputs {
-            let data = std::fs::read(&path).expect("readable input");
-            let outcome = std::panic::catch_unwind(|| fuzz_checks::run(target, &data));
-            assert!(
-                outcome.is_ok(),
-                "{target}: {} fails its check",
-                path.display()
-            );
-            n += 1;
-        }
+        n += fuzz_checks::corpus::run_dir(&root.join(target), |data| {
+            fuzz_checks::run(target, data);
+        })
+        .map_err(|e| format!("{target}: {e}"))?;
     }
     if n == 0 {
         return Err(format!("no input at all under {}", root.display()));

@@ -14,6 +14,10 @@ use tickwise::SnapshotError;
 #[path = "../../../fuzz/src/duel.rs"]
 mod duel_checks;
 
+#[allow(unreachable_pub)]
+#[path = "../../../fuzz/src/corpus.rs"]
+mod corpus;
+
 /// A target's check: returns, or panics on a finding.
 type Check = fn(&[u8]);
 
@@ -30,35 +34,7 @@ fn fuzz_dir(kind: &str, target: &str) -> PathBuf {
         .join(target)
 }
 
-/// The regular files in `dir` but its README, sorted (none if it does not
-/// exist).
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = entries
-        .map(|e| e.expect("readable directory entry").path())
-        .filter(|p| p.is_file() && p.file_name().is_some_and(|n| n != "README.md"))
-        .collect();
-    out.sort();
-    out
-}
-
-/// Runs every input in `dir` through `check`; returns how many ran. A
-/// folder that exists but holds no input is an error, not a pass.
-fn run_dir(dir: &Path, check: Check) -> Result<usize, String> {
-    let inputs = files(dir);
-    if dir.is_dir() && inputs.is_empty() {
-        return Err(format!("{} holds no input", dir.display()));
-    }
-    for path in &inputs {
-        let data = std::fs::read(path).expect("readable input");
-        if std::panic::catch_unwind(|| check(&data)).is_err() {
-            return Err(format!("{} fails its check", path.display()));
-        }
-    }
-    Ok(inputs.len())
-}
+use corpus::{files, run_dir};
 
 #[test]
 fn every_seed_passes_its_targets_check() {
