@@ -13,6 +13,10 @@ Version 3 (co-op): one to four heroes, written from docs/horde.md ("Heroes",
 "One tick") and issue 17, not from the Rust. Each hero is a `Hero` object;
 enemies pick their target hero by trying every hero that is up.
 
+The optional key `separationTicks` (default 1, still version 3): the
+separation runs only on ticks t with t % separationTicks == 0, and its
+clamped push is multiplied by separationTicks. Written from docs/horde.md.
+
     python3 parity/horde_ref.py [--config F] [--enemies N] [--players N] [--ticks T] [--every]
 
 prints the digest after T ticks of the demo walk (with --every: after each
@@ -56,6 +60,9 @@ REQUIRED = (
 )
 OPTIONAL = {"version": 1, "sim": "horde", "tickHz": 30, "maxCatchUpSteps": 300,
             "minCatchUpMs": 32, "maxStepsPerFrame": 8, "players": 1}
+# Optional keys whose default is not written into a loaded config (so the
+# golden file's older scenarios keep their configs as they were).
+OPTIONAL_UNMERGED = {"separationTicks": 1}
 MAX_PLAYERS = 4
 HERO_SPREAD_PX = 24  # hero i of n starts (2i - (n - 1)) * 24 px right of the centre
 NOTE_KEYS = ("note", "$comment")
@@ -83,7 +90,7 @@ def load_config(data: bytes) -> dict:
     for k, v in obj.items():
         if k in NOTE_KEYS or k in ("sim",):
             continue
-        if k not in REQUIRED and k not in OPTIONAL:
+        if k not in REQUIRED and k not in OPTIONAL and k not in OPTIONAL_UNMERGED:
             raise ConfigError(f"unknown key {k!r}")
         if not isinstance(v, int) or isinstance(v, bool):
             raise ConfigError(f"key {k!r} must be an integer, found {v!r}")
@@ -211,6 +218,7 @@ class Horde:
         self.contact_damage = cfg["contactDamage"]
         self.steer_shift = cfg["steerShift"]
         self.max_push = cfg["maxPush"]
+        self.separation_ticks = cfg.get("separationTicks", OPTIONAL_UNMERGED["separationTicks"])
         self.wave_ticks = max(cfg["waveTicks"], 1)
         k = cfg["crowdLimit"]
         # The speed an enemy with c overlapping neighbours steers for.
@@ -280,7 +288,8 @@ class Horde:
             self.respawn_dead()
             self.waves += 1
         self.steer()
-        self.separate()
+        if self.tick % self.separation_ticks == 0:
+            self.separate()
         self.strike()
         self.take_contacts()
         self.tick += 1
@@ -389,7 +398,9 @@ class Horde:
         m = self.max_push
         for k in live:
             self.crowd[k] = min(near[k], 65535)
-            fx, fy = max(-m, min(m, ax[k])), max(-m, min(m, ay[k]))
+            # Clamped, then times separationTicks: one pass pushes for them all.
+            n_ticks = self.separation_ticks
+            fx, fy = max(-m, min(m, ax[k])) * n_ticks, max(-m, min(m, ay[k])) * n_ticks
             self.x[k] = clamp_field(self.x[k] + fx, self.max_x)
             self.y[k] = clamp_field(self.y[k] + fy, self.max_y)
             self.vx[k] += fx
@@ -559,6 +570,27 @@ def scenarios() -> list[dict]:
             "ticks": 300,
             "config": {**coop, "players": 3, "enemies": 16, "seed": 303, "contactDamage": 6},
             "inputs_seed": 3,
+        },
+        {
+            "name": "crowd-every-2",
+            "ticks": 300,
+            "config": {**base, "enemies": 20, "seed": 78, "spawnDistance": 8, "spawnSpacing": 4,
+                       "separationStrength": 256, "crowdLimit": 4, "steerShift": 1, "attackDamage": 0,
+                       "maxPush": 1024, "playerSpeed": 300, "separationTicks": 2},
+        },
+        {
+            "name": "small-field-every-5",
+            "ticks": 400,
+            "config": {**base, "enemies": 12, "fieldWidth": 256, "fieldHeight": 256, "spawnDistance": 40,
+                       "waveTicks": 60, "attackCooldownTicks": 7, "attackRadius": 40, "playerHp": 30,
+                       "contactDamage": 4, "invulnTicks": 5, "enemySpeed": 512, "separationTicks": 5},
+        },
+        {
+            "name": "coop-3-every-3",
+            "ticks": 300,
+            "config": {**coop, "players": 3, "enemies": 16, "seed": 313, "contactDamage": 6,
+                       "separationTicks": 3},
+            "inputs_seed": 5,
         },
         {
             "name": "coop-4",

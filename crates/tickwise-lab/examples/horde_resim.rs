@@ -7,7 +7,8 @@
 //! least) and the final digest. Under callgrind, collect
 //! `--toggle-collect='*resim8*'` for the rounds alone.
 //!
-//! `cargo run --release -p tickwise-lab --example horde_resim [N] [R]`
+//! `cargo run --release -p tickwise-lab --example horde_resim [N] [R] [S]`
+//! (S: the config's `separationTicks`, default as shipped: every tick)
 //! (in this crate, not the sims: a wall clock and a float to print, which
 //! the sim crates ban outright)
 use std::hint::black_box;
@@ -31,8 +32,15 @@ fn main() {
     let mut args = std::env::args().skip(1).map(|a| a.parse::<u64>().ok());
     let n = args.next().flatten().unwrap_or(10_000);
     let rounds = args.next().flatten().unwrap_or(200);
-    let cfg = HordeConfig::from_json(include_bytes!("../../../config/horde.json"))
+    let shipped = HordeConfig::from_json(include_bytes!("../../../config/horde.json"));
+    let separation = args.next().flatten().unwrap_or_else(|| {
+        shipped
+            .as_ref()
+            .map_or(1, |c| u64::from(c.separation_ticks()))
+    });
+    let cfg = shipped
         .and_then(|c| c.with_enemies(n))
+        .and_then(|c| c.with_separation_ticks(separation))
         .expect("config");
     let mut world = HordeWorld::new(&cfg);
     for t in 0..200 {
@@ -50,7 +58,7 @@ fn main() {
     let median = times.get(times.len() / 2).copied().unwrap_or(0);
     let best = times.first().copied().unwrap_or(0);
     println!(
-        "{n} enemies: restore + 8 ticks, median of {rounds}: {:.1} us (fastest {:.1} us); digest {}",
+        "{n} enemies, separationTicks {separation}: restore + 8 ticks, median of {rounds}: {:.1} us (fastest {:.1} us); digest {}",
         median as f64 / 1000.0,
         best as f64 / 1000.0,
         world.digest()

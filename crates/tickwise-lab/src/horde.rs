@@ -47,6 +47,8 @@ pub struct HordeOverrides {
     pub seed: Option<u64>,
     /// Heroes, one per player.
     pub players: Option<u64>,
+    /// Ticks from one separation pass to the next (`separationTicks`).
+    pub separation_ticks: Option<u64>,
 }
 
 /// Why a horde run was refused before it ran.
@@ -59,6 +61,8 @@ pub enum HordeRunError {
     Enemies(ConfigError),
     /// The player count override.
     Players(ConfigError),
+    /// The separation interval override (`separationTicks`).
+    SeparationTicks(ConfigError),
     /// More ticks than [`MAX_TICKS`] (every tick's time is kept).
     TooManyTicks {
         /// Ticks asked for.
@@ -76,6 +80,7 @@ impl fmt::Display for HordeRunError {
             HordeRunError::Config(e) => write!(f, "the horde config: {e}"),
             HordeRunError::Enemies(e) => write!(f, "the enemy count: {e}"),
             HordeRunError::Players(e) => write!(f, "the player count: {e}"),
+            HordeRunError::SeparationTicks(e) => write!(f, "the separation interval: {e}"),
             HordeRunError::TooManyTicks { ticks, max } => {
                 write!(f, "{ticks} ticks is more than the {max} accepted")
             }
@@ -87,9 +92,10 @@ impl fmt::Display for HordeRunError {
 impl std::error::Error for HordeRunError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            HordeRunError::Config(e) | HordeRunError::Enemies(e) | HordeRunError::Players(e) => {
-                Some(e)
-            }
+            HordeRunError::Config(e)
+            | HordeRunError::Enemies(e)
+            | HordeRunError::Players(e)
+            | HordeRunError::SeparationTicks(e) => Some(e),
             HordeRunError::Work(e) => Some(e),
             HordeRunError::TooManyTicks { .. } => None,
         }
@@ -97,12 +103,14 @@ impl std::error::Error for HordeRunError {
 }
 
 /// The horde config from `bytes` (the built-in default for `None`) with
-/// `overrides` applied: enemies, then seed, then players.
+/// `overrides` applied: enemies, then seed, then players, then the
+/// separation interval.
 ///
 /// # Errors
 ///
-/// [`HordeRunError::Config`], [`HordeRunError::Enemies`] or
-/// [`HordeRunError::Players`], naming the part refused.
+/// [`HordeRunError::Config`], [`HordeRunError::Enemies`],
+/// [`HordeRunError::Players`] or [`HordeRunError::SeparationTicks`], naming
+/// the part refused.
 pub fn horde_config(
     bytes: Option<&[u8]>,
     overrides: &HordeOverrides,
@@ -117,6 +125,11 @@ pub fn horde_config(
     }
     if let Some(n) = overrides.players {
         cfg = cfg.with_players(n).map_err(HordeRunError::Players)?;
+    }
+    if let Some(n) = overrides.separation_ticks {
+        cfg = cfg
+            .with_separation_ticks(n)
+            .map_err(HordeRunError::SeparationTicks)?;
     }
     Ok(cfg)
 }
@@ -205,9 +218,18 @@ mod tests {
             enemies: Some(20),
             seed: Some(7),
             players: Some(3),
+            separation_ticks: Some(2),
         };
         let cfg = horde_config(None, &o).unwrap();
-        assert_eq!((cfg.enemies(), cfg.seed(), cfg.players()), (20, 7, 3));
+        assert_eq!(
+            (
+                cfg.enemies(),
+                cfg.seed(),
+                cfg.players(),
+                cfg.separation_ticks()
+            ),
+            (20, 7, 3, 2)
+        );
         for (o, want) in [
             (
                 HordeOverrides {
@@ -222,6 +244,13 @@ mod tests {
                     ..HordeOverrides::default()
                 },
                 "Players",
+            ),
+            (
+                HordeOverrides {
+                    separation_ticks: Some(65),
+                    ..HordeOverrides::default()
+                },
+                "SeparationTicks",
             ),
         ] {
             let e = horde_config(None, &o).unwrap_err();

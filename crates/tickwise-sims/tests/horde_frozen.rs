@@ -199,26 +199,56 @@ fn golden_file_catches_players_swapped() {
     }
 }
 
+/// The first tick after which `sc` with `key` set to `value` leaves the
+/// golden checksums, if it does.
+fn first_divergence(sc: &Scenario, key: &str, value: u64) -> Option<usize> {
+    let mut cfg: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&sc.config).unwrap();
+    cfg.insert(key.into(), value.into());
+    let cfg = HordeConfig::from_json(&serde_json::to_vec(&cfg).unwrap()).unwrap();
+    let mut w = HordeWorld::new(&cfg);
+    sc.checksums.iter().enumerate().position(|(t, want)| {
+        w.step_players(&sc.inputs_at(t));
+        &format!("{:016x}", w.checksum()) != want
+    })
+}
+
 #[test]
 fn golden_file_is_sensitive_to_the_rules() {
     // A test that cannot fail proves nothing: one changed rule (a weaker
     // attack) must move the checksums away from the golden ones.
     let sc = &scenarios()[0];
-    let mut cfg: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_slice(&sc.config).unwrap();
-    cfg.insert("attackDamage".into(), 9.into());
-    let cfg = HordeConfig::from_json(&serde_json::to_vec(&cfg).unwrap()).unwrap();
-    let mut w = HordeWorld::new(&cfg);
-    let mut first_diff = None;
-    for (t, want) in sc.checksums.iter().enumerate() {
-        w.step(&[scripted_input(t as u64)]);
-        if &format!("{:016x}", w.checksum()) != want {
-            first_diff = Some(t);
-            break;
-        }
-    }
     assert!(
-        first_diff.is_some(),
+        first_divergence(sc, "attackDamage", 9).is_some(),
         "attackDamage 9 reached the same states"
     );
+}
+
+#[test]
+fn golden_file_pins_separation_every_few_ticks() {
+    // Scenarios with `separationTicks` > 1 (separation only on every n-th
+    // tick, its push times n): the same world separating every tick, or
+    // every n + 1 ticks, must leave their checksums.
+    let every: Vec<(Scenario, u64)> = scenarios()
+        .into_iter()
+        .filter_map(|sc| {
+            let n = HordeConfig::from_json(&sc.config)
+                .unwrap()
+                .separation_ticks();
+            (n > 1).then_some((sc, u64::from(n)))
+        })
+        .collect();
+    assert!(
+        every.len() >= 2 && every.iter().any(|(sc, _)| sc.inputs.is_some()),
+        "the golden file lost its separationTicks scenarios"
+    );
+    for (sc, n) in &every {
+        for other in [1, n + 1] {
+            assert!(
+                first_divergence(sc, "separationTicks", other).is_some(),
+                "{}: separationTicks {other} reached the states of {n}",
+                sc.name
+            );
+        }
+    }
 }

@@ -172,8 +172,15 @@ proptest! {
         seed in any::<u32>(),
         enemies in enemy_count(),
         players in 1u64..=4,
+        separation in 1u64..=3,
     ) {
-        let cfg = config(seed, enemies).with_players(players).unwrap();
+        // Separation every 1 to 3 ticks: the ticks without it strike on
+        // one thread after a split steering.
+        let cfg = config(seed, enemies)
+            .with_players(players)
+            .unwrap()
+            .with_separation_ticks(separation)
+            .unwrap();
         let ticks = 25;
         // HordeConfig is Copy: the thread gets its own.
         let naive = std::thread::spawn(move || reference(&cfg, ticks));

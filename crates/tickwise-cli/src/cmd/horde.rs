@@ -43,6 +43,10 @@ pub struct Args {
     /// Heroes, one per player, 1 to 4 (overrides the config's `players`).
     #[arg(long, value_name = "N")]
     pub players: Option<u64>,
+    /// Run separation (and build its grid) every N ticks, 1 to 64, with N
+    /// times the push (overrides the config's `separationTicks`).
+    #[arg(long, value_name = "N")]
+    pub separation_ticks: Option<u64>,
     /// Ticks to run.
     #[arg(long, value_name = "T", default_value_t = 300)]
     pub ticks: u64,
@@ -90,6 +94,7 @@ fn run_error(e: HordeRunError) -> anyhow::Error {
         HordeRunError::Config(e) => anyhow::Error::new(e),
         HordeRunError::Enemies(e) => anyhow::Error::new(e).context("--enemies"),
         HordeRunError::Players(e) => anyhow::Error::new(e).context("--players"),
+        HordeRunError::SeparationTicks(e) => anyhow::Error::new(e).context("--separation-ticks"),
         HordeRunError::TooManyTicks { ticks, max } => {
             anyhow::anyhow!("--ticks {ticks} is more than the {max} accepted")
         }
@@ -114,6 +119,7 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
         enemies: args.enemies,
         seed: args.seed,
         players: args.players,
+        separation_ticks: args.separation_ticks,
     };
     let cfg = load_horde(args.config.as_deref(), &overrides)?;
     let drive = match args.inputs {
@@ -133,6 +139,7 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
             "sim": "horde",
             "enemies": cfg.enemies(),
             "players": cfg.players(),
+            "separationTicks": cfg.separation_ticks(),
             "seed": cfg.seed(),
             "ticks": world.tick(),
             "digest": world.digest(),
@@ -209,12 +216,18 @@ mod tests {
             horde(&["--enemies", "20", "--ticks", "5", "--players", "4"]).unwrap(),
             0
         );
+        assert_eq!(
+            horde(&["--enemies", "20", "--ticks", "5", "--separation-ticks", "2"]).unwrap(),
+            0
+        );
         for (extra, needle) in [
             (&["--enemies", "0"][..], "enemies"),
             (&["--enemies", "5000000"][..], "enemies"),
             (&["--ticks", "10000001"][..], "--ticks"),
             (&["--players", "5"][..], "players"),
             (&["--players", "0"][..], "players"),
+            (&["--separation-ticks", "0"][..], "separation-ticks"),
+            (&["--separation-ticks", "65"][..], "separation-ticks"),
         ] {
             assert_usage_error(horde(extra), extra, needle);
         }

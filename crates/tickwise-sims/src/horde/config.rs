@@ -25,14 +25,19 @@ pub const MAX_GRID_CELLS: u64 = 1 << 22;
 /// 2^15, which keeps every separation product inside 64 bits.
 pub const MAX_ENEMY_RADIUS_PX: u32 = 64;
 
+/// The largest `separationTicks`: separation at least every 64 ticks. A
+/// push is at most `maxPush · separationTicks` ≤ 2^20 sub-pixels per axis,
+/// which keeps every position and velocity sum far inside `i32`.
+pub const MAX_SEPARATION_TICKS: u32 = 64;
+
 /// The most ticks [`HordeConfig::settle_ticks`] returns.
 pub const MAX_SETTLE_TICKS: u64 = 100_000;
 
 /// The keys of the horde config: the optional ones first (`version`, `sim`,
-/// `players`, `tickHz`, `maxCatchUpSteps`, `minCatchUpMs`, `maxStepsPerFrame`), then the
-/// required ones. Any other key, except a `note` ([`tickwise_config::NOTE_KEYS`]), is
-/// refused.
-pub const HORDE_KEYS: [&str; 30] = [
+/// `players`, `tickHz`, `maxCatchUpSteps`, `minCatchUpMs`, `maxStepsPerFrame`,
+/// `separationTicks`), then the required ones. Any other key, except a `note`
+/// ([`tickwise_config::NOTE_KEYS`]), is refused.
+pub const HORDE_KEYS: [&str; 31] = [
     "version",
     "sim",
     "players",
@@ -40,6 +45,7 @@ pub const HORDE_KEYS: [&str; 30] = [
     "maxCatchUpSteps",
     "minCatchUpMs",
     "maxStepsPerFrame",
+    "separationTicks",
     "seed",
     "fieldWidth",
     "fieldHeight",
@@ -96,6 +102,7 @@ pub struct HordeConfig {
     pub(super) crowd_limit: u32,
     pub(super) separation_strength: u32,
     pub(super) max_push: u32,
+    pub(super) separation_ticks: u32,
     pub(super) wave_ticks: u32,
     pub(super) spawn_distance: u32,
     pub(super) spawn_spacing: u32,
@@ -127,7 +134,8 @@ impl HordeConfig {
     /// `maxPush`, `waveTicks`, `spawnDistance`, `spawnSpacing`. Optional:
     /// `version` (1), `sim` (`"horde"`), `players` (1, at most
     /// [`super::MAX_HEROES`]), `tickHz` (30), `maxCatchUpSteps`
-    /// (300), `minCatchUpMs` (32), `maxStepsPerFrame` (8). Free text goes in
+    /// (300), `minCatchUpMs` (32), `maxStepsPerFrame` (8), `separationTicks`
+    /// (1, at most [`MAX_SEPARATION_TICKS`]). Free text goes in
     /// `note` (or `$comment`); any other key is refused ([`HORDE_KEYS`]).
     ///
     /// # Errors
@@ -181,6 +189,14 @@ impl HordeConfig {
             crowd_limit: c.u32_in("crowdLimit", 0, 1000)?,
             separation_strength: c.u32_in("separationStrength", 0, 256)?,
             max_push: c.u32_in("maxPush", 0, 64 * 256)?,
+            separation_ticks: u32::try_from(optional_u64(
+                &c,
+                "separationTicks",
+                1,
+                u64::from(MAX_SEPARATION_TICKS),
+                1,
+            )?)
+            .unwrap_or(1),
             wave_ticks: c.u32_in("waveTicks", 1, 1_000_000)?,
             spawn_distance: c.u32_in("spawnDistance", 0, MAX_FIELD_PX)?,
             spawn_spacing: c.u32_in("spawnSpacing", 1, 1024)?,
@@ -241,6 +257,27 @@ impl HordeConfig {
             _ => Err(ConfigError::OutOfRange {
                 key: "players".into(),
                 expected: format!("1..={MAX_HEROES}"),
+                found: format!("{n}"),
+            }),
+        }
+    }
+
+    /// The same config with separation every `n` ticks (the key
+    /// `separationTicks`; see the module docs of [`super`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::OutOfRange`] for key `separationTicks` unless
+    /// `1 <= n <=` [`MAX_SEPARATION_TICKS`].
+    pub fn with_separation_ticks(self, n: u64) -> Result<HordeConfig, ConfigError> {
+        match u32::try_from(n) {
+            Ok(t) if (1..=MAX_SEPARATION_TICKS).contains(&t) => Ok(HordeConfig {
+                separation_ticks: t,
+                ..self
+            }),
+            _ => Err(ConfigError::OutOfRange {
+                key: "separationTicks".into(),
+                expected: format!("1..={MAX_SEPARATION_TICKS}"),
                 found: format!("{n}"),
             }),
         }
@@ -323,6 +360,11 @@ impl HordeConfig {
     pub const fn max_catch_up_steps(&self) -> u64 {
         self.max_catch_up_steps
     }
+    /// Ticks from one separation pass to the next (1: every tick).
+    #[must_use]
+    pub const fn separation_ticks(&self) -> u32 {
+        self.separation_ticks
+    }
     /// Enemy slots.
     #[must_use]
     pub const fn enemies(&self) -> u32 {
@@ -373,11 +415,15 @@ impl HordeConfig {
     #[must_use]
     pub fn summary(&self) -> String {
         format!(
-            "{} enemies{} on {}x{} px, {} px cells, {} Hz, seed {}",
+            "{} enemies{}{} on {}x{} px, {} px cells, {} Hz, seed {}",
             self.enemies,
             match self.players {
                 1 => String::new(),
                 n => format!(", {n} heroes"),
+            },
+            match self.separation_ticks {
+                1 => String::new(),
+                n => format!(", separation every {n} ticks"),
             },
             self.field_width,
             self.field_height,

@@ -52,15 +52,21 @@
 //!    field.
 //! 4. **Grid:** rebuilt from the live enemies (cells of `gridCell` px, at
 //!    least two enemy radii, so every overlapping pair is in the 3×3 block).
+//!    Steps 4 and 5 run only on ticks `t` with `t % separationTicks == 0`
+//!    (optional key, default 1: every tick; at most
+//!    [`MAX_SEPARATION_TICKS`]). A big horde spends most of a tick on them:
+//!    every second tick about halves its average tick (`docs/horde.md`).
 //! 5. **Separation:** for every pair of live enemies closer than two enemy
 //!    radii, a push of about `separationStrength/256 ×` the overlap, away
 //!    from each other (odd in the offset, so computed once per pair and
 //!    applied with opposite signs). All pushes are summed first (positions
 //!    are read as they were after step 3), then each enemy's sum is clamped
-//!    to `maxPush` per axis and applied, clamped to the field, and added to
-//!    the velocity (velocity is what the enemy actually did, so one held
+//!    to `maxPush` per axis, multiplied by `separationTicks` (one pass pushes
+//!    for the ticks it stands for), applied, clamped to the field, and added
+//!    to the velocity (velocity is what the enemy actually did, so one held
 //!    back by the crowd stops accelerating into it). Each enemy's count of
-//!    overlapping neighbours is kept for the next tick's steering.
+//!    overlapping neighbours is kept for the next ticks' steering, and the
+//!    count of pairs found for `lastPairs`, until the next pass.
 //! 6. **Contact and attack,** per hero that is up: each live enemy within
 //!    `playerRadius + enemyRadius` of it is a contact of that hero. Every
 //!    `attackCooldownTicks` ticks (from tick 0) each hero hits each live
@@ -127,7 +133,7 @@ mod world;
 
 pub use config::{
     HORDE_KEYS, HordeConfig, MAX_ENEMIES, MAX_ENEMY_RADIUS_PX, MAX_FIELD_PX, MAX_GRID_CELLS,
-    MAX_SETTLE_TICKS,
+    MAX_SEPARATION_TICKS, MAX_SETTLE_TICKS,
 };
 pub use fixed::{SUBPX, oct_len};
 pub use hero::{HERO_SPREAD_PX, Hero, MAX_HEROES};

@@ -112,8 +112,10 @@ impl HordeWorld {
     }
 
     /// Contacts and the auto-attacks over every live enemy, enemy by enemy
-    /// (each against every hero that is up): the reference. The grid goes
-    /// hero by hero instead; each enemy's outcome is the same either way.
+    /// (each against every hero that is up): the reference, and the grid
+    /// world's strike on a tick without separation (which builds no grid).
+    /// The grid goes hero by hero instead; each enemy's outcome is the same
+    /// either way.
     pub(super) fn strike_all(&mut self) -> [u32; MAX_HEROES] {
         let mut tally = [Tally::default(); MAX_HEROES];
         let heroes = &self.heroes[..self.players];

@@ -28,10 +28,25 @@ pub(super) struct Params {
     pub(super) steer_shift: u32,
     pub(super) crowd_limit: u16,
     pub(super) max_push: i32,
+    /// Ticks from one separation pass to the next, `1..=64`; also what a
+    /// pass's clamped push is multiplied by.
+    pub(super) separation_ticks: u64,
     pub(super) wave_ticks: u64,
 }
 
 impl Params {
+    /// Whether tick `tick` runs the separation pass: every
+    /// `separationTicks`-th tick, from tick 0.
+    pub(super) const fn separates(&self, tick: u64) -> bool {
+        tick.is_multiple_of(self.separation_ticks)
+    }
+
+    /// The most a separation pass moves an enemy per axis:
+    /// `maxPush · separationTicks` (at most 2^14 · 64 = 2^20).
+    pub(super) const fn max_step_push(&self) -> i64 {
+        self.max_push as i64 * self.separation_ticks as i64
+    }
+
     /// The constants of a world of `cfg`, in sub-pixels.
     pub(super) fn of(cfg: &HordeConfig) -> Params {
         let sub = |px: u32| HordeConfig::subpx(px);
@@ -52,6 +67,7 @@ impl Params {
             steer_shift: cfg.steer_shift,
             crowd_limit: u16::try_from(cfg.crowd_limit).unwrap_or(u16::MAX),
             max_push: i32::try_from(cfg.max_push).unwrap_or(i32::MAX),
+            separation_ticks: u64::from(cfg.separation_ticks.max(1)),
             wave_ticks: u64::from(cfg.wave_ticks.max(1)),
         }
     }
@@ -113,22 +129,27 @@ pub(super) fn pair_push(
     }
 }
 
-/// Clamps a summed push to `maxPush` per axis, moves the enemy (inside the
-/// field) and adds the push to its velocity: velocity is what the enemy
-/// actually did, so one held back by the crowd stops driving into it (the
-/// next tick's steering caps the speed again).
+/// Clamps a summed push to `maxPush` per axis and multiplies it by
+/// `separationTicks` (a pass stands for that many ticks of pushing), moves
+/// the enemy (inside the field) and adds the push to its velocity: velocity
+/// is what the enemy actually did, so one held back by the crowd stops
+/// driving into it (the next tick's steering caps the speed again).
 #[inline]
 pub(super) fn apply_push(pos: &mut Body, vel: &mut [i32; 2], (fx, fy): (i32, i32), p: &Params) {
+    // 1..=64 (`MAX_SEPARATION_TICKS`).
+    #[allow(clippy::cast_possible_truncation, reason = "at most 64")]
+    let times = p.separation_ticks as i32;
     let (fx, fy) = (
-        fx.clamp(-p.max_push, p.max_push),
-        fy.clamp(-p.max_push, p.max_push),
+        fx.clamp(-p.max_push, p.max_push) * times,
+        fy.clamp(-p.max_push, p.max_push) * times,
     );
     // Only live enemies get here, steered into the field this tick (0..=max,
-    // below 2^28, whatever state was restored), and |f| <= maxPush <= 2^14:
-    // the sum fits an `i32`, and clamping it there is `clamp_i32`'s value.
+    // below 2^28, whatever state was restored), and |f| <= maxPush · 64 <=
+    // 2^20: the sum fits an `i32`, and clamping it there is `clamp_i32`'s
+    // value.
     pos.x = (pos.x + fx).clamp(0, p.max_x);
     pos.y = (pos.y + fy).clamp(0, p.max_y);
-    // |v| <= enemySpeed and |f| <= maxPush, both at most 2^14.
+    // |v| <= enemySpeed <= 2^14 and |f| <= 2^20.
     vel[0] += fx;
     vel[1] += fy;
 }

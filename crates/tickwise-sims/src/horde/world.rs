@@ -271,14 +271,18 @@ impl HordeWorld {
             self.respawn_dead();
             self.waves = self.waves.wrapping_add(1);
         }
-        let live = self.steer();
-        let contacts = match how {
-            Neighbours::Grid => {
+        let separating = self.p.separates(self.tick);
+        let live = self.steer(separating && how == Neighbours::Grid);
+        let contacts = match (how, separating) {
+            // No separation this tick: no grid either. One pass over the
+            // enemies costs less than building it for the heroes alone.
+            (_, false) => self.strike_all(),
+            (Neighbours::Grid, true) => {
                 self.sort_by_cell(live);
                 self.separate_grid();
                 self.strike_grid()
             }
-            Neighbours::AllPairs => {
+            (Neighbours::AllPairs, true) => {
                 self.separate_all_pairs();
                 self.strike_all()
             }
@@ -391,14 +395,14 @@ impl HordeWorld {
 
     /// The half-size of the box around a hero that holds every enemy
     /// this tick's contact and attack checks can reach: positions moved at
-    /// most `maxPush` per axis since the grid was built.
+    /// most `maxPush · separationTicks` per axis since the grid was built.
     fn reach(&self, attacking: bool) -> i64 {
         let r = if attacking {
             self.p.contact_r.max(self.p.attack_r)
         } else {
             self.p.contact_r
         };
-        r + i64::from(self.p.max_push)
+        r + self.p.max_step_push()
     }
 
     /// Contacts and the auto-attacks over the grid cells near each hero that
@@ -503,7 +507,9 @@ impl HordeWorld {
     pub const fn alive(&self) -> u32 {
         self.alive
     }
-    /// Overlapping enemy pairs the last tick's separation found.
+    /// Overlapping enemy pairs the last separation pass found (a tick
+    /// without one, see `separationTicks`, keeps the count of the pass
+    /// before).
     #[must_use]
     pub const fn last_pairs(&self) -> u64 {
         self.last_pairs

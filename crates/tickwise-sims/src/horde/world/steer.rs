@@ -15,8 +15,10 @@ impl HordeWorld {
     /// overlapping neighbours last tick wants `speed · (K − min(c, K)) / K`
     /// (`K = crowdLimit`; 0 turns this off): a packed crowd stops driving
     /// inward, which bounds its density. Returns the live enemies' bounding
-    /// box (for the grid).
-    pub(super) fn steer(&mut self) -> Bounds {
+    /// box (for the grid) when `boxed`, else [`Bounds::EMPTY`]: a tick
+    /// without separation builds no grid, and skips the box's four
+    /// comparisons per enemy.
+    pub(super) fn steer(&mut self, boxed: bool) -> Bounds {
         let c = Steer {
             targets: Targets::of(&self.heroes[..self.players]),
             speed: self.p.enemy_speed,
@@ -33,7 +35,13 @@ impl HordeWorld {
             part,
             0,
             n,
-            &|_, ((body, vel), (hp, crowd))| c.run(body, vel, hp, crowd),
+            &|_, ((body, vel), (hp, crowd))| {
+                if boxed {
+                    c.run::<true>(body, vel, hp, crowd)
+                } else {
+                    c.run::<false>(body, vel, hp, crowd)
+                }
+            },
             &|a: Bounds, b| a.union(b),
         )
     }
@@ -53,8 +61,15 @@ impl Steer<'_> {
     /// Velocity toward the nearest hero that is up (lerp by
     /// `2^-steerShift`, speed capped), then position += velocity, clamped to
     /// the field. Each enemy depends on its own state and the heroes only.
-    /// Returns the live enemies' bounding box.
-    fn run(&self, body: &mut [Body], vel: &mut [[i32; 2]], hp: &[i32], crowd: &[u16]) -> Bounds {
+    /// Returns the live enemies' bounding box when `BOX`, else
+    /// [`Bounds::EMPTY`].
+    fn run<const BOX: bool>(
+        &self,
+        body: &mut [Body],
+        vel: &mut [[i32; 2]],
+        hp: &[i32],
+        crowd: &[u16],
+    ) -> Bounds {
         let mut live = Bounds::EMPTY;
         let most = self.want.len() - 1;
         let (speed, shift) = (self.speed, self.shift);
@@ -98,7 +113,9 @@ impl Steer<'_> {
             // any `i32` position, which this clamps into the field.
             pos.x = clamp_i32(i64::from(pos.x) + nvx, self.max_x);
             pos.y = clamp_i32(i64::from(pos.y) + nvy, self.max_y);
-            live.add(pos.x, pos.y);
+            if BOX {
+                live.add(pos.x, pos.y);
+            }
         }
         live
     }
