@@ -119,6 +119,92 @@ fn the_chunked_split_matches_the_reference() {
     }
 }
 
+/// Two heroes and `enemies` spawned 30 px away (so strikes land from the
+/// first ticks), separation every second tick, and the shipped config's
+/// other keys but `keys`.
+fn close_pair_every_2(enemies: u64, keys: &[(&str, u32)]) -> HordeConfig {
+    let mut m: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(SHIPPED).unwrap();
+    m.insert("spawnDistance".into(), 30.into());
+    for &(k, v) in keys {
+        m.insert(k.into(), v.into());
+    }
+    HordeConfig::from_json(&serde_json::to_vec(&m).unwrap())
+        .unwrap()
+        .with_enemies(enemies)
+        .unwrap()
+        .with_players(2)
+        .unwrap()
+        .with_separation_ticks(2)
+        .unwrap()
+}
+
+#[test]
+fn the_chunked_strike_without_separation_matches_the_reference() {
+    // On the ticks without separation the grid world strikes enemy by
+    // enemy in pieces of 8192 and adds up the pieces' tallies; the
+    // reference in one loop. Two pieces and two heroes, on a 96 px field
+    // with a 96 px attack: every enemy is within both heroes' reach (at
+    // most 87 px away), so both pieces hold kills
+    // (on a big field the heroes' neighbours all sit in one piece, and a
+    // wrong sum of the other's would go unseen). Attacks on ticks 0, 3
+    // and 6; each hits for 5 of an enemy's 20 hit points, and both heroes
+    // reach every enemy, so the kills come at tick 3, without separation.
+    let cfg = close_pair_every_2(
+        CHUNK + 1_500,
+        &[
+            ("fieldWidth", 96),
+            ("fieldHeight", 96),
+            ("attackRadius", 96),
+            ("attackCooldownTicks", 3),
+            ("attackDamage", 5),
+        ],
+    );
+    let ticks = 8;
+    let naive = std::thread::spawn(move || reference(&cfg, ticks));
+    let split = checksums(&cfg, 2, ticks);
+    assert_eq!(split, naive.join().unwrap());
+    let mut w = HordeWorld::new(&cfg);
+    for t in 0..ticks {
+        w.step_players(&inputs(2, t));
+        if t == 3 {
+            // Most of the horde (7508 of 9692 when written), so both
+            // pieces' kills are summed (doubling the second piece's tally
+            // fails this test).
+            assert!(w.kills() > 5_000, "tick 3 kills: {}", w.kills());
+        }
+    }
+}
+
+#[test]
+fn ticks_without_separation_are_the_same_on_1_2_and_3_threads() {
+    // separationTicks 2: every other tick builds no grid, and the heroes'
+    // strike walks every enemy in pieces of 8192 (20 000 enemies: three
+    // pieces), two heroes so that both tallies are merged.
+    let cfg = close_pair_every_2(20_000, &[]);
+    let one = checksums(&cfg, 1, 80);
+    for threads in [2, 3] {
+        let many = checksums(&cfg, threads, 80);
+        let first = one.iter().zip(&many).position(|(a, b)| a != b);
+        assert_eq!(
+            first, None,
+            "{threads} threads differ at tick index {first:?}"
+        );
+    }
+    // The run reaches kills on ticks without separation, so the strike
+    // there is exercised, not only the steering.
+    let mut w = HordeWorld::new(&cfg);
+    let mut kills_between = 0;
+    for t in 0..80 {
+        let before = w.kills();
+        w.step_players(&inputs(2, t));
+        if t % 2 == 1 {
+            kills_between += w.kills() - before;
+        }
+    }
+    assert!(kills_between > 0, "no kill on a tick without separation");
+}
+
 /// Enemy counts for the proptest: from the split threshold to 3200 (the
 /// banded separation on three threads; the reference's n² cost bounds the
 /// top) in nine cases out of ten, and below it (one thread whatever the

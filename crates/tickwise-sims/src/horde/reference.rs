@@ -5,7 +5,7 @@ use alloc::string::String;
 use tickwise::{Sim, StateVisitor, TickInput};
 
 use super::hero::MAX_HEROES;
-use super::rules::{Push, Tally, apply_push, pair_push, strike_one};
+use super::rules::{Push, Tally, apply_push, pair_push, strike_enemy};
 use super::world::Neighbours;
 use super::{HordeConfig, HordeWorld};
 
@@ -112,24 +112,16 @@ impl HordeWorld {
     }
 
     /// Contacts and the auto-attacks over every live enemy, enemy by enemy
-    /// (each against every hero that is up): the reference, and the grid
-    /// world's strike on a tick without separation (which builds no grid).
-    /// The grid goes hero by hero instead; each enemy's outcome is the same
-    /// either way.
+    /// (each against every hero that is up), in one plain loop: the
+    /// reference never splits its work. The grid goes hero by hero instead
+    /// (and a grid world's tick without separation by pieces of enemies);
+    /// each enemy's outcome is the same either way.
     pub(super) fn strike_all(&mut self) -> [u32; MAX_HEROES] {
         let mut tally = [Tally::default(); MAX_HEROES];
         let heroes = &self.heroes[..self.players];
         let e = &mut self.e;
         for (pos, hp) in e.body.iter().zip(e.hp.iter_mut()) {
-            if *hp <= 0 {
-                continue;
-            }
-            for (h, t) in heroes.iter().zip(tally.iter_mut()) {
-                if h.is_up() {
-                    let at = (i64::from(h.x), i64::from(h.y));
-                    strike_one(&self.p, h.attack_timer == 0, at, *pos, hp, t);
-                }
-            }
+            strike_enemy(&self.p, heroes, *pos, hp, &mut tally);
         }
         let kills = tally.iter().map(|t| t.kills).sum();
         self.book_kills(kills);

@@ -9,6 +9,7 @@
 use super::HordeConfig;
 use super::fixed::SeparationKernel;
 use super::grid::Body;
+use super::hero::{Hero, MAX_HEROES};
 
 /// Per-tick constants derived from the config, in sub-pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,6 +162,18 @@ pub(super) struct Tally {
     pub(super) kills: u32,
 }
 
+impl Tally {
+    /// Two pieces' tallies of one hero together. Neither count can wrap:
+    /// each is at most the enemy count (a million).
+    #[must_use]
+    pub(super) const fn plus(self, o: Tally) -> Tally {
+        Tally {
+            contacts: self.contacts + o.contacts,
+            kills: self.kills + o.kills,
+        }
+    }
+}
+
 /// One enemy (alive when the strike began) against one hero at `(px, py)`:
 /// a contact when it touches the hero (even if it died in this strike); the
 /// attack's damage when attacking, in range and the enemy still has hit
@@ -184,4 +197,26 @@ pub(super) fn strike_one(
         }
     }
     tally.contacts += u32::from(d2 < p.contact_r * p.contact_r);
+}
+
+/// One enemy, if alive, against every hero that is up, in hero order
+/// ([`strike_one`] each): the enemy-by-enemy strike of the reference and of
+/// a tick without separation.
+#[inline]
+pub(super) fn strike_enemy(
+    p: &Params,
+    heroes: &[Hero],
+    pos: Body,
+    hp: &mut i32,
+    tally: &mut [Tally; MAX_HEROES],
+) {
+    if *hp <= 0 {
+        return;
+    }
+    for (h, t) in heroes.iter().zip(tally.iter_mut()) {
+        if h.is_up() {
+            let at = (i64::from(h.x), i64::from(h.y));
+            strike_one(p, h.attack_timer == 0, at, pos, hp, t);
+        }
+    }
 }

@@ -276,7 +276,8 @@ impl HordeWorld {
         let contacts = match (how, separating) {
             // No separation this tick: no grid either. One pass over the
             // enemies costs less than building it for the heroes alone.
-            (_, false) => self.strike_all(),
+            (Neighbours::Grid, false) => self.strike_every_enemy(par::enabled(self.e.hp.len())),
+            (Neighbours::AllPairs, false) => self.strike_all(),
             (Neighbours::Grid, true) => {
                 self.sort_by_cell(live);
                 self.separate_grid();

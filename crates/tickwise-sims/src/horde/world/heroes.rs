@@ -5,9 +5,11 @@
 use tickwise::TickInput;
 
 use super::HordeWorld;
+use crate::horde::grid::Body;
 use crate::horde::hero::{Hero, MAX_HEROES};
 use crate::horde::input::{STICK_MAX, move_vector};
-use crate::horde::rules::clamp_i32 as clamp;
+use crate::horde::par;
+use crate::horde::rules::{Tally, clamp_i32 as clamp, strike_enemy};
 
 impl HordeWorld {
     /// Step 1: every hero that is up moves by its own player's input
@@ -40,6 +42,38 @@ impl HordeWorld {
                 HordeWorld::get_up(hero, hp, invuln);
             }
         }
+    }
+
+    /// Step 6 on a tick without separation, which builds no grid:
+    /// contacts and the auto-attacks over every enemy, enemy by enemy (each
+    /// against every hero that is up), in pieces of [`par::CHUNK`] on
+    /// several threads when `par`. An enemy's outcome depends on itself and
+    /// the heroes only, and the tallies are sums, so any pool gives the
+    /// same; it is also the reference's outcome. Returns each hero's
+    /// contacts.
+    pub(in crate::horde) fn strike_every_enemy(&mut self, par: bool) -> [u32; MAX_HEROES] {
+        let heroes = &self.heroes[..self.players];
+        let p = &self.p;
+        let e = &mut self.e;
+        let n = e.hp.len();
+        let tally = par::pieces(
+            par,
+            (&e.body[..n], &mut e.hp[..n]),
+            0,
+            n,
+            &|_, (body, hp): (&[Body], &mut [i32])| {
+                let mut tally = [Tally::default(); MAX_HEROES];
+                for (pos, hp) in body.iter().zip(hp.iter_mut()) {
+                    strike_enemy(p, heroes, *pos, hp, &mut tally);
+                }
+                tally
+            },
+            &|a: [Tally; MAX_HEROES], b: [Tally; MAX_HEROES]| {
+                core::array::from_fn(|h| a[h].plus(b[h]))
+            },
+        );
+        self.book_kills(tally.iter().map(|t| t.kills).sum());
+        tally.map(|t| t.contacts)
     }
 
     /// Step 7: each hero's attack timer, invulnerability and contact damage
