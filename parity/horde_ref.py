@@ -530,6 +530,9 @@ def scenarios() -> list[dict]:
     heroes go down, get up at a wave, wipe, and enemies split between
     targets."""
     base = shipped_config()
+    small = {**base, "enemies": 12, "fieldWidth": 256, "fieldHeight": 256, "spawnDistance": 40,
+             "waveTicks": 60, "attackCooldownTicks": 7, "attackRadius": 40, "playerHp": 30,
+             "contactDamage": 4, "invulnTicks": 5, "enemySpeed": 512}
     coop = {**base, "fieldWidth": 320, "fieldHeight": 320, "spawnDistance": 60, "waveTicks": 50,
             "attackCooldownTicks": 9, "attackRadius": 36, "playerHp": 24, "contactDamage": 4,
             "invulnTicks": 6, "enemySpeed": 480, "playerSpeed": 640}
@@ -537,9 +540,7 @@ def scenarios() -> list[dict]:
         {
             "name": "small-field",
             "ticks": 400,
-            "config": {**base, "enemies": 12, "fieldWidth": 256, "fieldHeight": 256, "spawnDistance": 40,
-                       "waveTicks": 60, "attackCooldownTicks": 7, "attackRadius": 40, "playerHp": 30,
-                       "contactDamage": 4, "invulnTicks": 5, "enemySpeed": 512},
+            "config": small,
         },
         {
             "name": "crowd",
@@ -581,9 +582,7 @@ def scenarios() -> list[dict]:
         {
             "name": "small-field-every-5",
             "ticks": 400,
-            "config": {**base, "enemies": 12, "fieldWidth": 256, "fieldHeight": 256, "spawnDistance": 40,
-                       "waveTicks": 60, "attackCooldownTicks": 7, "attackRadius": 40, "playerHp": 30,
-                       "contactDamage": 4, "invulnTicks": 5, "enemySpeed": 512, "separationTicks": 5},
+            "config": {**small, "separationTicks": 5},
         },
         {
             "name": "coop-3-every-3",

@@ -52,6 +52,18 @@ fn checksums(cfg: &HordeConfig, threads: usize, ticks: u64) -> Vec<u64> {
     })
 }
 
+/// The checksums of `ticks` ticks on one thread, after asserting that pools
+/// of each of `threads` give the same ones, tick by tick.
+fn same_on_every_pool(cfg: &HordeConfig, ticks: u64, threads: &[usize]) -> Vec<u64> {
+    let one = checksums(cfg, 1, ticks);
+    for &n in threads {
+        let many = checksums(cfg, n, ticks);
+        let first = one.iter().zip(&many).position(|(a, b)| a != b);
+        assert_eq!(first, None, "{n} threads differ at tick index {first:?}");
+    }
+    one
+}
+
 /// The O(n²) reference's checksum after every tick, on the calling thread.
 fn reference(cfg: &HordeConfig, ticks: u64) -> Vec<u64> {
     let mut naive = NaiveHorde::new(cfg);
@@ -80,15 +92,7 @@ fn every_tick_is_the_same_on_1_2_3_and_8_threads() {
     // 40 000 enemies: several pieces of 8192 and many bands of rows, so the
     // split work really is split; waves and deaths happen within the ticks.
     let cfg = base.with_enemies(40_000).unwrap();
-    let one = checksums(&cfg, 1, 120);
-    for threads in [2, 3, 8] {
-        let many = checksums(&cfg, threads, 120);
-        let first = one.iter().zip(&many).position(|(a, b)| a != b);
-        assert_eq!(
-            first, None,
-            "{threads} threads differ at tick index {first:?}"
-        );
-    }
+    let one = same_on_every_pool(&cfg, 120, &[2, 3, 8]);
     // Outside any pool (the single-thread path) it is the same run too.
     let mut w = HordeWorld::new(&cfg);
     for (t, sum) in one.iter().enumerate() {
@@ -182,15 +186,7 @@ fn ticks_without_separation_are_the_same_on_1_2_and_3_threads() {
     // strike walks every enemy in pieces of 8192 (20 000 enemies: three
     // pieces), two heroes so that both tallies are merged.
     let cfg = close_pair_every_2(20_000, &[]);
-    let one = checksums(&cfg, 1, 80);
-    for threads in [2, 3] {
-        let many = checksums(&cfg, threads, 80);
-        let first = one.iter().zip(&many).position(|(a, b)| a != b);
-        assert_eq!(
-            first, None,
-            "{threads} threads differ at tick index {first:?}"
-        );
-    }
+    same_on_every_pool(&cfg, 80, &[2, 3]);
     // The run reaches kills on ticks without separation, so the strike
     // there is exercised, not only the steering.
     let mut w = HordeWorld::new(&cfg);
@@ -240,10 +236,7 @@ fn a_four_hero_world_is_the_same_on_1_2_and_3_threads() {
         .unwrap()
         .with_enemies(20_000)
         .unwrap();
-    let one = checksums(&cfg, 1, 90);
-    for threads in [2, 3] {
-        assert_eq!(checksums(&cfg, threads, 90), one, "{threads} threads");
-    }
+    let one = same_on_every_pool(&cfg, 90, &[2, 3]);
     let mut w = HordeWorld::new(&cfg);
     for (t, sum) in one.iter().enumerate() {
         w.step_players(&inputs(4, t as u64));

@@ -169,7 +169,7 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
         outln!("ticks: {} (inputs: {inputs})", world.tick());
         outln!("digest: {}", world.digest());
         outln!(
-            "alive {}, kills {}, waves {}, player hp {}, downs {}, overlapping pairs last tick {}",
+            "alive {}, kills {}, waves {}, player hp {}, downs {}, overlapping pairs at the last separation {}",
             world.alive(),
             world.kills(),
             world.waves(),

@@ -246,11 +246,8 @@ impl HordeWorld {
 
     /// One tick with every player's input: `inputs[p]` moves hero `p` (a
     /// player missing from `inputs` stands still; inputs past
-    /// [`HordeWorld::players`] are ignored). Never allocates.
-    ///
-    /// Until the kernel's `Sim::step` takes one input per player, this is
-    /// how a co-op horde is stepped; [`Sim::step`] is this with one input
-    /// (player 0's; any other hero stands still).
+    /// [`HordeWorld::players`] are ignored). Never allocates. This is
+    /// [`Sim::step`].
     pub fn step_players(&mut self, inputs: &[TickInput]) {
         self.step_with(inputs, Neighbours::Grid);
     }
