@@ -120,11 +120,13 @@ print(json.dumps(r, sort_keys=True))'
 # x86_64 runs the serial tick (--threads 1); aarch64 runs four threads, so
 # from 2048 enemies (the split threshold, crates/tickwise-sims/src/horde/par.rs)
 # its tick takes the parallel path, and above 8192 (one piece) the chunked
-# split. 20000 enemies: two full pieces and a short third one.
+# split. 20000 enemies: two full pieces and a short third one; with
+# --separation-ticks 2 every other tick strikes in those pieces, no grid.
 PARALLEL_MIN=2048
 big=0
 for args in "--enemies 300 --ticks 600" "--enemies 2000 --ticks 300 --seed 7" \
-            "--enemies 40 --ticks 3000 --seed 12345" "--enemies 20000 --ticks 60 --seed 3"; do
+            "--enemies 40 --ticks 3000 --seed 12345" "--enemies 20000 --ticks 60 --seed 3" \
+            "--enemies 20000 --ticks 60 --seed 4 --players 2 --separation-ticks 2"; do
   # shellcheck disable=SC2086
   a="$("$NATIVE" horde $args --threads 1 --json | strip_timing)"
   # shellcheck disable=SC2086
