@@ -26,8 +26,10 @@ import { drawHordeView } from './horde-view.js';
 export async function boot() {
   await init();
   const params = new URLSearchParams(location.search);
-  const enemies = params.has('enemies') ? Number(params.get('enemies')) : undefined;
-  const horde = enemies === undefined ? new Horde() : Horde.withEnemies(enemies);
+  // ?enemies=N and ?separationTicks=N change the built-in config (both end up
+  // in the recorded replay's config bytes).
+  const num = (key) => (params.has(key) ? Number(params.get(key)) : undefined);
+  const horde = Horde.withOptions(num('enemies'), num('separationTicks'));
   const info = JSON.parse(horde.drawInfo());
   const $ = (id) => document.getElementById(id);
   const g = $('field').getContext('2d');

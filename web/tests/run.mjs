@@ -706,6 +706,35 @@ describe('horde page', () => {
     report.hordeSpeed = rows;
   });
 
+  test('?separationTicks=2: the page and tickwise horde --separation-ticks 2 end on the same digest', async () => {
+    // The opt-in rule (separation every second tick, no grid in between) in
+    // wasm against the native CLI, both on one thread; and the parameter
+    // must change the run, or the comparison would only repeat the speed
+    // test's.
+    const enemies = 3000;
+    const ticks = 120;
+    const pageDigest = async (query) => {
+      const { page, problems } = await open(`${ORIGIN}/horde.html?manual&enemies=${enemies}${query}`);
+      const digest = await page.evaluate((n) => {
+        const api = window.__tickwiseHorde;
+        api.reset();
+        api.stopRecording();
+        api.advance(n);
+        return api.state().digest;
+      }, ticks);
+      assert.deepEqual(problems, []);
+      await page.close();
+      return digest;
+    };
+    const every2 = await pageDigest('&separationTicks=2');
+    const every1 = await pageDigest('');
+    const native = JSON.parse(cliCpuMs(['horde', '--enemies', String(enemies), '--ticks', String(ticks),
+      '--inputs', 'still', '--threads', '1', '--separation-ticks', '2', '--json']).stdout).digest;
+    assert.equal(every2, native, 'the page with ?separationTicks=2 and the CLI ran the same ticks');
+    assert.notEqual(every2, every1, '?separationTicks=2 changed nothing');
+    report.horde.separationTicks2 = { enemies, ticks, digest: every2 };
+  });
+
   test('real keyboard in real-time mode moves the player', async () => {
     const { page } = await open(`${ORIGIN}/horde.html`);
     await page.waitForTimeout(200);

@@ -20,14 +20,16 @@
 //! show, the player's pause and resume) goes through the presenter, so the
 //! drawing after a catch-up blends its last two ticks. The session is
 //! recorded from tick 0 under the catalog's horde header (with the page's
-//! enemy count in the config bytes). The `Horde` class for JavaScript is written by
+//! enemy count and separation interval in the config bytes). The `Horde` class for JavaScript is written by
 //! [`crate::wasm_page!`], plus the horde's own methods (keys, drawing).
 
 use serde_json::{Value, json};
 use tickwise::{Button, FixedLoop, FrameReport, InputBuffer, Presenter, ReplayError, TimeError};
 use tickwise_catalog::CatalogError;
 use tickwise_config::ConfigError;
-use tickwise_sims::horde::{DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, RIGHT, SUBPX, UP};
+use tickwise_sims::horde::{
+    DOWN, HordeConfig, HordeSnapshot, HordeWorld, LEFT, MAX_SEPARATION_TICKS, RIGHT, SUBPX, UP,
+};
 use wasm_bindgen::JsError;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -137,19 +139,37 @@ impl std::fmt::Display for HordePageError {
 
 impl std::error::Error for HordePageError {}
 
-/// The config bytes of a page with `enemies` enemies (the compiled-in
-/// config when `None`): what the replay header stores, so a verifier builds
-/// the same horde. Only `enemies` changes; the strict reader checks it.
+/// The config bytes of a page with `enemies` enemies and separation every
+/// `separation_ticks` ticks (the compiled-in config when both are `None`):
+/// what the replay header stores, so a verifier builds the same horde. Only
+/// those keys change; the strict reader checks them.
 ///
 /// # Errors
 ///
 /// [`HordePageError`] for a count that is not a whole number up to
-/// [`MAX_PAGE_ENEMIES`].
-pub fn horde_config_bytes(enemies: Option<f64>) -> Result<Vec<u8>, HordePageError> {
-    let Some(n) = enemies else {
+/// [`MAX_PAGE_ENEMIES`], or an interval that is not a whole number up to
+/// [`MAX_SEPARATION_TICKS`].
+pub fn horde_config_bytes(
+    enemies: Option<f64>,
+    separation_ticks: Option<f64>,
+) -> Result<Vec<u8>, HordePageError> {
+    if enemies.is_none() && separation_ticks.is_none() {
         return Ok(HORDE_JSON.to_vec());
-    };
-    let n = whole("enemies", n, MAX_PAGE_ENEMIES).map_err(HordePageError::Arg)?;
+    }
+    let mut set = Vec::with_capacity(2);
+    if let Some(n) = enemies {
+        set.push((
+            "enemies",
+            whole("enemies", n, MAX_PAGE_ENEMIES).map_err(HordePageError::Arg)?,
+        ));
+    }
+    if let Some(n) = separation_ticks {
+        let max = u64::from(MAX_SEPARATION_TICKS);
+        set.push((
+            "separationTicks",
+            whole("separationTicks", n, max).map_err(HordePageError::Arg)?,
+        ));
+    }
     let mut v: Value = serde_json::from_slice(HORDE_JSON).map_err(|e| {
         HordePageError::Config(ConfigError::Syntax {
             line: e.line(),
@@ -158,7 +178,9 @@ pub fn horde_config_bytes(enemies: Option<f64>) -> Result<Vec<u8>, HordePageErro
         })
     })?;
     if let Value::Object(m) = &mut v {
-        m.insert("enemies".into(), n.into());
+        for (key, n) in set {
+            m.insert(key.into(), n.into());
+        }
     }
     Ok(v.to_string().into_bytes())
 }
@@ -179,14 +201,19 @@ pub struct HordePage {
 }
 
 impl HordePage {
-    /// A fresh page on the compiled-in config, optionally with another enemy count.
+    /// A fresh page on the compiled-in config, optionally with another enemy
+    /// count and separation interval ([`horde_config_bytes`]).
     ///
     /// # Errors
     ///
     /// [`HordePageError`] for an enemy count that is not a whole number in
-    /// `1..=`[`MAX_PAGE_ENEMIES`] (or an invalid compiled-in config).
-    pub fn new(enemies: Option<f64>) -> Result<HordePage, HordePageError> {
-        HordePage::with_config_bytes(horde_config_bytes(enemies)?)
+    /// `1..=`[`MAX_PAGE_ENEMIES`], an interval not in
+    /// `1..=`[`MAX_SEPARATION_TICKS`] (or an invalid compiled-in config).
+    pub fn new(
+        enemies: Option<f64>,
+        separation_ticks: Option<f64>,
+    ) -> Result<HordePage, HordePageError> {
+        HordePage::with_config_bytes(horde_config_bytes(enemies, separation_ticks)?)
     }
 
     /// A fresh page, recording, on a horde config file's bytes.
@@ -282,7 +309,7 @@ impl WebPage for HordePage {
     type Error = HordePageError;
 
     fn create() -> Result<HordePage, HordePageError> {
-        HordePage::new(None)
+        HordePage::new(None, None)
     }
 
     fn web_loop(&self) -> &HordeLoop {
@@ -382,7 +409,22 @@ impl HordeHandle {
     /// For an enemy count that is not a whole number in range.
     #[wasm_bindgen(js_name = withEnemies)]
     pub fn with_enemies(enemies: f64) -> Result<HordeHandle, JsError> {
-        HordePage::new(Some(enemies))
+        HordeHandle::with_options(Some(enemies), None)
+    }
+
+    /// A fresh page with `enemies` enemies and separation every
+    /// `separationTicks` ticks, each the compiled-in config's when
+    /// `undefined` (the page's `?enemies=` and `?separationTicks=`).
+    ///
+    /// # Errors
+    ///
+    /// For a count or an interval that is not a whole number in range.
+    #[wasm_bindgen(js_name = withOptions)]
+    pub fn with_options(
+        enemies: Option<f64>,
+        separation_ticks: Option<f64>,
+    ) -> Result<HordeHandle, JsError> {
+        HordePage::new(enemies, separation_ticks)
             .map(HordeHandle::from_page)
             .map_err(js_err)
     }
@@ -426,7 +468,7 @@ mod tests {
     }
 
     fn page() -> HordePage {
-        HordePage::new(Some(200.0)).expect("valid config")
+        HordePage::new(Some(200.0), None).expect("valid config")
     }
 
     /// Frames at `hz` for `secs` seconds of browser time from `t0` ms.
@@ -538,16 +580,27 @@ mod tests {
 
     #[test]
     fn config_bytes_carry_the_enemy_count() {
-        let bytes = horde_config_bytes(Some(200.0)).unwrap();
+        let bytes = horde_config_bytes(Some(200.0), None).unwrap();
         let parsed = HordeConfig::from_json(&bytes).unwrap();
-        let expected = HordeConfig::from_json(HORDE_JSON)
-            .unwrap()
-            .with_enemies(200)
-            .unwrap();
-        assert_eq!(parsed, expected);
-        assert_eq!(horde_config_bytes(None).unwrap(), HORDE_JSON);
+        let shipped = HordeConfig::from_json(HORDE_JSON).unwrap();
+        assert_eq!(parsed, shipped.with_enemies(200).unwrap());
+        let bytes = horde_config_bytes(Some(200.0), Some(3.0)).unwrap();
+        assert_eq!(
+            HordeConfig::from_json(&bytes).unwrap(),
+            shipped
+                .with_enemies(200)
+                .unwrap()
+                .with_separation_ticks(3)
+                .unwrap()
+        );
+        let bytes = horde_config_bytes(None, Some(2.0)).unwrap();
+        assert_eq!(
+            HordeConfig::from_json(&bytes).unwrap(),
+            shipped.with_separation_ticks(2).unwrap()
+        );
+        assert_eq!(horde_config_bytes(None, None).unwrap(), HORDE_JSON);
         assert!(matches!(
-            horde_config_bytes(Some(1e6)),
+            horde_config_bytes(Some(1e6), None),
             Err(HordePageError::Arg(_))
         ));
     }
@@ -614,14 +667,27 @@ mod tests {
     #[test]
     fn bad_inputs_are_refused_and_counted() {
         assert!(matches!(
-            HordePage::new(Some(0.5)),
+            HordePage::new(Some(0.5), None),
             Err(HordePageError::Arg(_))
         ));
         assert!(matches!(
-            HordePage::new(Some(0.0)),
+            HordePage::new(Some(0.0), None),
             Err(HordePageError::Config(_))
         ));
-        assert!(HordePage::new(Some(1e6)).is_err());
+        assert!(HordePage::new(Some(1e6), None).is_err());
+        // separationTicks: whole numbers up to 64, and the reader's 1..
+        assert!(matches!(
+            HordePage::new(None, Some(1.5)),
+            Err(HordePageError::Arg(_))
+        ));
+        assert!(matches!(
+            HordePage::new(None, Some(65.0)),
+            Err(HordePageError::Arg(_))
+        ));
+        assert!(matches!(
+            HordePage::new(None, Some(0.0)),
+            Err(HordePageError::Config(_))
+        ));
         let mut p = page();
         assert!(p.frame_at(f64::NAN).is_err());
         assert!(p.key("KeyW", true, -1.0).is_err());
