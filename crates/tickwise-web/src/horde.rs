@@ -153,22 +153,16 @@ pub fn horde_config_bytes(
     enemies: Option<f64>,
     separation_ticks: Option<f64>,
 ) -> Result<Vec<u8>, HordePageError> {
-    if enemies.is_none() && separation_ticks.is_none() {
-        return Ok(HORDE_JSON.to_vec());
-    }
-    let mut set = Vec::with_capacity(2);
-    if let Some(n) = enemies {
-        set.push((
-            "enemies",
-            whole("enemies", n, MAX_PAGE_ENEMIES).map_err(HordePageError::Arg)?,
-        ));
-    }
-    if let Some(n) = separation_ticks {
-        let max = u64::from(MAX_SEPARATION_TICKS);
-        set.push((
+    let overrides = [
+        ("enemies", enemies, MAX_PAGE_ENEMIES),
+        (
             "separationTicks",
-            whole("separationTicks", n, max).map_err(HordePageError::Arg)?,
-        ));
+            separation_ticks,
+            u64::from(MAX_SEPARATION_TICKS),
+        ),
+    ];
+    if overrides.iter().all(|(_, value, _)| value.is_none()) {
+        return Ok(HORDE_JSON.to_vec());
     }
     let mut v: Value = serde_json::from_slice(HORDE_JSON).map_err(|e| {
         HordePageError::Config(ConfigError::Syntax {
@@ -177,9 +171,12 @@ pub fn horde_config_bytes(
             message: e.to_string(),
         })
     })?;
-    if let Value::Object(m) = &mut v {
-        for (key, n) in set {
-            m.insert(key.into(), n.into());
+    for (key, value, max) in overrides {
+        if let Some(n) = value {
+            let n = whole(key, n, max).map_err(HordePageError::Arg)?;
+            if let Value::Object(m) = &mut v {
+                m.insert(key.into(), n.into());
+            }
         }
     }
     Ok(v.to_string().into_bytes())
@@ -394,9 +391,9 @@ pub(crate) fn draw_info_json(c: &HordeConfig) -> String {
 }
 
 crate::wasm_page! {
-    /// The horde page's model for JavaScript: `new Horde()` or
-    /// `Horde.withEnemies(n)` (see [`HordePage`]; the common methods are
-    /// [`crate::page`]'s).
+    /// The horde page's model for JavaScript: `new Horde()`,
+    /// `Horde.withEnemies(n)` or `Horde.withOptions(enemies, separationTicks)`
+    /// (see [`HordePage`]; the common methods are [`crate::page`]'s).
     pub struct HordeHandle(HordePage) as Horde;
 }
 
