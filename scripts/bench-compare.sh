@@ -22,6 +22,12 @@
 # shallow clone, is reported and skipped), because timings on a shared or
 # slow machine say nothing about correctness.
 #
+# Both builds get the same code generation: the base is built with this
+# tree's .cargo/config.toml (x86_64: target-cpu=x86-64-v2), so the ratios
+# measure code, not compiler flags. BENCH_BASE_CPU=x86-64 (any target-cpu)
+# builds the base for that CPU level instead, e.g. round 1 as it shipped
+# (it had no config: plain x86-64). The kept binary's name says which.
+#
 # Variables: BENCH_BASE (the default commit), BENCH_SIZES (enemy counts,
 # comma-separated), BENCH_TICKS, BENCH_RUNS, BENCH_COUNT_SIZES (cachegrind's
 # enemy counts; empty: none), BENCH_VERIFY_TICKS (the timed island verify;
@@ -72,7 +78,19 @@ mkdir -p "$work"
 sha=$(git rev-parse --verify --quiet "$base_ref^{commit}") ||
   give_up "cannot resolve $base_ref (a shallow clone? fetch it first)"
 short=${sha:0:12}
-base_bin="$work/tickwise-$short"
+# How the base is compiled (see the top): this tree's config, or a CPU level.
+config="$root/.cargo/config.toml"
+if [ -n "${BENCH_BASE_CPU:-}" ]; then
+  flags_tag="cpu-$BENCH_BASE_CPU"
+  base_build=(env "RUSTFLAGS=-C target-cpu=$BENCH_BASE_CPU" cargo)
+elif [ -f "$config" ]; then
+  flags_tag="config-$(sha256sum "$config" | cut -c1-8)"
+  base_build=(cargo --config "$config")
+else
+  flags_tag=plain
+  base_build=(cargo)
+fi
+base_bin="$work/tickwise-$short-$flags_tag"
 base_src="$work/src-$short"
 
 if [ ! -d "$base_src" ]; then
@@ -89,8 +107,8 @@ if [ ! -x "$base_bin" ]; then
     cp -a "$target/release" "$base_target/release"
     rm -rf "$base_target"/release/.fingerprint/tickwise* "$base_target"/release/tickwise
   fi
-  echo "building $short (the base) in $base_src ..."
-  (cd "$base_src" && cargo build --release --locked -p tickwise-cli --target-dir "$base_target") ||
+  echo "building $short (the base, $flags_tag) in $base_src ..."
+  (cd "$base_src" && "${base_build[@]}" build --release --locked -p tickwise-cli --target-dir "$base_target") ||
     give_up "the base $short does not build"
   cp "$base_target/release/tickwise" "$base_bin"
 fi
@@ -99,7 +117,7 @@ cargo build --release --locked -p tickwise-cli || give_up "this tree does not bu
 cur_bin="$work/tickwise-current"
 cp "$target/release/tickwise" "$cur_bin"
 
-echo "base: $short ($(git log -1 --format=%s "$sha" | cut -c1-60))"
+echo "base: $short, $flags_tag ($(git log -1 --format=%s "$sha" | cut -c1-60))"
 dirty=$(git diff --quiet HEAD || echo ' + uncommitted changes')
 echo "current: $(git rev-parse --short=12 HEAD)$dirty"
 python3 scripts/bench_compare.py \

@@ -41,6 +41,7 @@ pub use tickwise_catalog::{Catalog, CatalogSim};
 mod out;
 pub mod bounded;
 pub mod cmd;
+mod cpu;
 mod hints;
 
 /// A failure with the exit code it maps to.
@@ -193,6 +194,10 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    if let Some(why) = cpu::unsupported(tool.name) {
+        eprintln!("{why}");
+        return ExitCode::from(2);
+    }
     let parsed = command(tool, catalog)
         .try_get_matches_from(args)
         .and_then(|m| Cli::from_arg_matches(&m));
