@@ -11,58 +11,27 @@
 //! SSE4 instruction with `SIGILL` and no word of why; this check says why
 //! and how to build for it instead.
 
+/// `(feature, compiled in, present on this CPU)` for each feature named.
+#[cfg(target_arch = "x86_64")]
+macro_rules! levels {
+    ($($feature:tt),*) => {
+        vec![$((
+            $feature,
+            cfg!(target_feature = $feature),
+            std::is_x86_feature_detected!($feature),
+        )),*]
+    };
+}
+
 /// What the build assumes, as `(feature, compiled in, present on this
-/// CPU)`; only x86_64 builds assume anything.
+/// CPU)`: the features of x86-64-v2 and v3 (a build for v3 is checked as
+/// well); only x86_64 builds assume anything.
 fn assumed() -> Vec<(&'static str, bool, bool)> {
     #[cfg(target_arch = "x86_64")]
     {
-        vec![
-            (
-                "sse3",
-                cfg!(target_feature = "sse3"),
-                std::is_x86_feature_detected!("sse3"),
-            ),
-            (
-                "ssse3",
-                cfg!(target_feature = "ssse3"),
-                std::is_x86_feature_detected!("ssse3"),
-            ),
-            (
-                "sse4.1",
-                cfg!(target_feature = "sse4.1"),
-                std::is_x86_feature_detected!("sse4.1"),
-            ),
-            (
-                "sse4.2",
-                cfg!(target_feature = "sse4.2"),
-                std::is_x86_feature_detected!("sse4.2"),
-            ),
-            (
-                "popcnt",
-                cfg!(target_feature = "popcnt"),
-                std::is_x86_feature_detected!("popcnt"),
-            ),
-            (
-                "avx",
-                cfg!(target_feature = "avx"),
-                std::is_x86_feature_detected!("avx"),
-            ),
-            (
-                "avx2",
-                cfg!(target_feature = "avx2"),
-                std::is_x86_feature_detected!("avx2"),
-            ),
-            (
-                "bmi2",
-                cfg!(target_feature = "bmi2"),
-                std::is_x86_feature_detected!("bmi2"),
-            ),
-            (
-                "fma",
-                cfg!(target_feature = "fma"),
-                std::is_x86_feature_detected!("fma"),
-            ),
-        ]
+        levels!(
+            "sse3", "ssse3", "sse4.1", "sse4.2", "popcnt", "avx", "avx2", "bmi2", "fma"
+        )
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -90,8 +59,8 @@ fn message(tool: &str, missing: &[&str]) -> Option<String> {
     }
     Some(format!(
         "{tool}: this build needs CPU features this processor lacks ({}). It was \
-         compiled for x86-64-v2 (the repository's .cargo/config.toml). Build it for \
-         this CPU with RUSTFLAGS='-C target-cpu=native' (or '-C target-cpu=x86-64'): \
+         compiled for a newer x86-64 level (the repository's .cargo/config.toml sets \
+         x86-64-v2; RUSTFLAGS may ask for more). Build it for this CPU with RUSTFLAGS='-C target-cpu=native' (or '-C target-cpu=x86-64'): \
          results are the same bit for bit on every CPU level, only slower.",
         missing.join(", ")
     ))
