@@ -22,7 +22,33 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's wall time is kept and printed at the end, longest first (also
+# when a step fails), so a slow CI run shows where its time went.
+step_names=()
+step_secs=()
+cur_step=""
+step_t0=$SECONDS
+end_step() {
+  [ -n "$cur_step" ] || return 0
+  step_names+=("$cur_step")
+  step_secs+=($((SECONDS - step_t0)))
+  cur_step=""
+}
+step() {
+  end_step
+  cur_step="$*"
+  step_t0=$SECONDS
+  printf '\n==> %s\n    (%d s so far)\n' "$*" $((SECONDS - started))
+}
+step_times() {
+  end_step
+  [ ${#step_names[@]} -gt 0 ] || return 0
+  printf '\nstep times (longest first):\n'
+  for i in "${!step_names[@]}"; do
+    printf '%6d s  %s\n' "${step_secs[$i]}" "${step_names[$i]}"
+  done | sort -rn
+}
+trap step_times EXIT
 die() { printf '\ntest-all: ERROR: %s\n' "$*" >&2; exit 1; }
 DRY="${TICKWISE_TEST_ALL_DRY_RUN:-}"
 # Runs a step's command (prints it instead in a dry run).

@@ -85,6 +85,25 @@ fn test_all_runs_every_step_when_nothing_is_skipped() {
         );
     }
     assert!(stdout.contains("\nall tests passed in "), "{stdout}");
+    // Each step's time is listed at the end, so a slow CI run shows where
+    // its time went.
+    let times = stdout
+        .split("\nstep times (longest first):\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no step times:\n{stdout}"));
+    for step in [
+        "format",
+        "unit, scenario, property and doc tests",
+        "wasm build and headless-Chromium tests",
+    ] {
+        assert!(
+            times
+                .lines()
+                .any(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit())
+                    && l.ends_with(&format!(" s  {step}"))),
+            "{step} has no time:\n{times}"
+        );
+    }
 }
 
 #[test]
