@@ -5,8 +5,8 @@
 #   bash scripts/bench-compare.sh [--quick] [COMMIT]
 #
 # COMMIT (default $BENCH_BASE, else the previous release point, round 1:
-# 7d19176) is built in a git worktree under target/bench-compare/, in a
-# target directory of its own (cargo names a workspace crate's artifacts by
+# 7d19176) is checked out in a temporary git worktree outside this tree
+# (removed at the end) and built in a target directory of its own (cargo names a workspace crate's artifacts by
 # its path inside the workspace, so two trees must never share one), seeded
 # with a copy of this tree's release dependencies; its binary is kept as
 # target/bench-compare/tickwise-<sha>, so a second run builds only this tree.
@@ -91,22 +91,26 @@ else
   base_build=(cargo)
 fi
 base_bin="$work/tickwise-$short-$flags_tag"
-base_src="$work/src-$short"
-
-if [ ! -d "$base_src" ]; then
-  git worktree prune || true
-  git worktree add --detach "$base_src" "$sha" >/dev/null ||
-    give_up "cannot make a worktree of $short"
-fi
+# The base's worktree lies outside this tree: cargo reads every
+# .cargo/config.toml from the working directory up, so a worktree inside
+# target/ would get this tree's rustflags twice (discovered, and --config),
+# which changes every artifact's hash and defeats the seeding below. Older
+# runs kept it in target/bench-compare/src-*: those are removed.
+for old in "$work"/src-*; do
+  [ -d "$old" ] || continue
+  git worktree remove --force "$old" 2>/dev/null || rm -rf "$old"
+done
+git worktree prune || true
+base_src=$(mktemp -d "${TMPDIR:-/tmp}/tickwise-bench-base-XXXXXX")
+case "$base_src" in "$root"/*) give_up "the temporary directory $base_src is inside $root" ;; esac
+trap 'git worktree remove --force "$base_src" 2>/dev/null || rm -rf "$base_src"; git worktree prune 2>/dev/null || true' EXIT
+git worktree add --detach "$base_src" "$sha" >/dev/null ||
+  give_up "cannot make a worktree of $short"
 base_target="$work/target-$short"
 if [ ! -x "$base_bin" ]; then
-  if [ ! -d "$base_target/release" ] && [ -d "$target/release" ]; then
-    # Dependencies from crates.io are the same artifacts in both trees; the
-    # workspace's own crates must be rebuilt from the base's sources.
-    mkdir -p "$base_target"
-    cp -a "$target/release" "$base_target/release"
-    rm -rf "$base_target"/release/.fingerprint/tickwise* "$base_target"/release/tickwise
-  fi
+  # Dependencies from crates.io are the same artifacts in both trees; the
+  # workspace's own crates are rebuilt from the base's sources.
+  bash scripts/seed-target.sh "$target" "$base_target"
   echo "building $short (the base, $flags_tag) in $base_src ..."
   (cd "$base_src" && "${base_build[@]}" build --release --locked -p tickwise-cli --target-dir "$base_target") ||
     give_up "the base $short does not build"

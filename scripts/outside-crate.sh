@@ -12,8 +12,10 @@
 # The build has a target directory of its own, target/outside (kept between
 # runs; CARGO_TARGET_DIR overrides it): a build rooted outside the workspace
 # must not share the workspace's target/, or the two builds' artifacts of the
-# same path crates get mixed. A first run compiles the CLI's dependencies
-# once (about 3 minutes on 2 cores).
+# same path crates get mixed. A first run seeds it from target/release
+# (scripts/seed-target.sh): the game copies this repository's
+# .cargo/config.toml, as the README tells a game to, so the dependencies
+# compiled with the same features are reused.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$PWD
@@ -32,6 +34,9 @@ rm -rf "$game/target"
 # entries the game does not use).
 cp Cargo.lock "$game/Cargo.lock"
 sed -i "s#path = \"\\.\\./\\.\\./crates/#path = \"$repo/crates/#" "$game/Cargo.toml"
+# The CPU level, as the README's "CPU level" paragraph tells a game to do.
+mkdir -p "$game/.cargo"
+cp .cargo/config.toml "$game/.cargo/config.toml"
 printf '\n# Its own workspace: not a member of any tree above it.\n[workspace]\n' >>"$game/Cargo.toml"
 if grep -n 'workspace = true\|\.\./\.\./' "$game/Cargo.toml"; then
   fail "the copied Cargo.toml still reaches into the repository (lines above)"
@@ -40,7 +45,11 @@ printf '==> a game crate outside the repository: %s\n' "$game"
 grep -n '^tickwise' "$game/Cargo.toml"
 
 printf '\n==> build (cargo build --release --features cli)\n'
-(cd "$game" && cargo build --release --quiet --features cli --bin duel)
+# With the same flags and profile (this workspace's release profile keeps
+# line tables: debug = 1), most of the CLI's dependencies are this tree's
+# release artifacts: seeded once, the game's build compiles the rest.
+bash scripts/seed-target.sh "$repo/target" "$CARGO_TARGET_DIR"
+(cd "$game" && CARGO_PROFILE_RELEASE_DEBUG=1 cargo build --release --quiet --features cli --bin duel)
 duel="$CARGO_TARGET_DIR/release/duel"
 
 cd "$work"

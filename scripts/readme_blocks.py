@@ -5,8 +5,9 @@
     python3 scripts/readme_blocks.py --list   # the blocks and the shortenings, nothing run
 
 A fresh copy of the repository (the files git tracks or would track, as they
-are in the work tree: no target/, out/, web/dist or replays) is made in
-target/readme-blocks/repo, and each ```sh block of its README.md runs there,
+are in the work tree: no target/, out/, web/dist or replays) is made in a
+temporary directory outside the repository, and each ```sh block of its
+README.md runs there,
 in order, in a bash of its own, from the repository's root, with `tickwise`
 coming from the quick start's `cargo install` (installed into
 target/readme-blocks/root instead of ~/.cargo). Each command line must exit
@@ -21,7 +22,13 @@ in their comment (`~2 min`, `40 s`); the check fails otherwise.
 
 The copy builds in target/readme-blocks/target, seeded once from
 target/release (two trees must not share a target directory: cargo names a
-workspace crate's artifacts by its path inside the workspace).
+workspace crate's artifacts by its path inside the workspace). The copy
+lies outside the repository because cargo reads every .cargo/config.toml
+from the working directory up: a copy inside target/ would get the
+repository's rustflags twice (its own and the outer tree's), which changes
+every artifact's hash and rebuilds the seeded dependencies (about 4 minutes
+on 2 cores). The copy is removed when the check passes and kept, with its
+path printed, when it fails.
 """
 
 from __future__ import annotations
@@ -33,11 +40,12 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "target", "readme-blocks")
-COPY = os.path.join(WORK, "repo")
+COPY = ""  # made by fresh_copy(), outside ROOT (see the module docs)
 TARGET = os.path.join(WORK, "target")
 INSTALL_ROOT = os.path.join(WORK, "root")
 
@@ -146,13 +154,17 @@ def split_comment(line: str):
 
 
 def fresh_copy():
-    """The work tree's tracked (and trackable) files, mtimes kept, in COPY."""
+    """The work tree's tracked (and trackable) files, mtimes kept, in a new
+    temporary directory (COPY) outside the repository."""
+    global COPY
     files = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT, check=True, capture_output=True).stdout.split(b"\0")
-    if os.path.exists(COPY):
-        shutil.rmtree(COPY)
-    os.makedirs(COPY)
+    # An earlier layout kept the copy in target/readme-blocks/repo.
+    shutil.rmtree(os.path.join(WORK, "repo"), ignore_errors=True)
+    COPY = tempfile.mkdtemp(prefix="tickwise-readme-")
+    if os.path.commonpath([COPY, ROOT]) == ROOT:
+        raise SystemExit(f"readme-blocks: the temporary directory {COPY} is inside the repository")
     for f in files:
         if not f:
             continue
@@ -251,6 +263,7 @@ def main(argv):
     env["PATH"] = os.path.join(INSTALL_ROOT, "bin") + os.pathsep + env.get("PATH", "")
     env.pop("CARGO_TARGET_DIR", None)
     started = time.monotonic()
+    passed = False
     try:
         for n, (start, cmds) in enumerate(found, 1):
             print(f"\n==> README block {n} of {len(found)} (line {start})", flush=True)
@@ -270,8 +283,13 @@ def main(argv):
                 print(f"readme-blocks: README block at line {start} failed", file=sys.stderr)
                 return 1
             print(f"  (block took {time.monotonic() - t0:.1f} s)", flush=True)
+        passed = True
     finally:
         subprocess.run(["bash", "-c", CLEANUP], env=env)
+        if passed:
+            shutil.rmtree(COPY, ignore_errors=True)
+        else:
+            print(f"readme-blocks: the copy the blocks ran in is kept: {COPY}", file=sys.stderr)
     lines = sum(len(c) for _, c in found)
     print(f"\nreadme-blocks: PASS: {len(found)} blocks, {lines} command lines, "
           f"{len(SHORTER)} shortened or skipped, in {time.monotonic() - started:.0f} s")
