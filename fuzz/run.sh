@@ -4,8 +4,11 @@
 #
 #   bash fuzz/run.sh [SECONDS] [TARGET...]   (default: 60 s, every target)
 #
-#   bash fuzz/run.sh 20       CI's short run (scripts/test-all.sh), ~3 min + build
+#   bash fuzz/run.sh 15       CI's short run (scripts/test-all.sh), ~2 min + build
 #   bash fuzz/run.sh 3600     the long run: an hour per target (>= 10 M execs each)
+#
+# Targets run FUZZ_JOBS at a time (default: one per core), each on a core of
+# its own for SECONDS, so the whole run takes SECONDS x targets / FUZZ_JOBS.
 #
 # Installs what it needs: cargo-fuzz (pinned below) from crates.io into
 # $TICKWISE_TOOLS/bin (default ~/.cache/tickwise-tools), once; later runs
@@ -87,21 +90,11 @@ seed_dirs() {
 mkdir -p artifacts
 summary=artifacts/summary.txt
 : > "$summary"
-failed=()
-for target in "${targets[@]}"; do
-  mkdir -p "corpus/$target" "artifacts/$target"
-  for d in $(seed_dirs "$target"); do
-    cp -n "$d"/* "corpus/$target/" 2>/dev/null || true
-  done
-  # A target fuzzed from nothing (its seeds moved or lost) finds far less in
-  # the same time: an empty corpus is an error, not a quiet weak run.
-  if [ -z "$(find "corpus/$target" -type f -print -quit)" ]; then
-    log "ERROR: $target: empty corpus (no seeds in $(seed_dirs "$target" | tr '\n' ' '))"
-    exit 1
-  fi
-  log "== $target: ${secs} s"
-  out="artifacts/$target/last-run.log"
-  rc=0
+
+# One target's run: its log in artifacts/<target>/last-run.log, its summary
+# line in .../result and its exit code in .../rc.
+fuzz_one() {
+  local target=$1 out="artifacts/$1/last-run.log" rc=0 execs rate cov corpus
   cargo fuzz run "${BUILD[@]}" "$target" "corpus/$target" -- \
     -max_total_time="$secs" -max_len="$(max_len "$target")" \
     -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -timeout=10 -print_final_stats=1 \
@@ -110,12 +103,45 @@ for target in "${targets[@]}"; do
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out" | tail -n 1)
   cov=$(grep -Eo 'cov: [0-9]+' "$out" | tail -n 1 | grep -Eo '[0-9]+' || true)
   corpus=$(find "corpus/$target" -type f | wc -l)
-  line=$(printf '%-24s %12s execs %9s execs/s  cov %6s  corpus %5s  exit %s' \
-    "$target" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$corpus" "$rc")
-  echo "$line" | tee -a "$summary"
-  if [ "$rc" -ne 0 ]; then
+  printf '%-24s %12s execs %9s execs/s  cov %6s  corpus %5s  exit %s\n' \
+    "$target" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$corpus" "$rc" > "artifacts/$target/result"
+  echo "$rc" > "artifacts/$target/rc"
+}
+
+# Each target is one libFuzzer process on one core: FUZZ_JOBS of them run
+# at once (default: one per core), so every target still gets its SECONDS
+# of a core and the whole run takes 1/FUZZ_JOBS of the time.
+jobs_max="${FUZZ_JOBS:-$(nproc)}"
+case "$jobs_max" in '' | *[!0-9]* | 0) echo "FUZZ_JOBS must be a positive number, not '$jobs_max'" >&2; exit 2 ;; esac
+for target in "${targets[@]}"; do
+  mkdir -p "corpus/$target" "artifacts/$target"
+  rm -f "artifacts/$target/result" "artifacts/$target/rc"
+  for d in $(seed_dirs "$target"); do
+    cp -n "$d"/* "corpus/$target/" 2>/dev/null || true
+  done
+  # A target fuzzed from nothing (its seeds moved or lost) finds far less in
+  # the same time: an empty corpus is an error, not a quiet weak run.
+  if [ -z "$(find "corpus/$target" -type f -print -quit)" ]; then
+    log "ERROR: $target: empty corpus (no seeds in $(seed_dirs "$target" | tr '\n' ' '))"
+    wait
+    exit 1
+  fi
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+  log "== $target: ${secs} s"
+  fuzz_one "$target" &
+done
+wait
+failed=()
+for target in "${targets[@]}"; do
+  if [ ! -f "artifacts/$target/rc" ]; then
+    echo "$target: no result (its run did not finish)" | tee -a "$summary"
     failed+=("$target")
-    tail -n 40 "$out" >&2
+    continue
+  fi
+  tee -a "$summary" < "artifacts/$target/result"
+  if [ "$(cat "artifacts/$target/rc")" -ne 0 ]; then
+    failed+=("$target")
+    tail -n 40 "artifacts/$target/last-run.log" >&2
   fi
 done
 
