@@ -6,9 +6,10 @@
 #
 # COMMIT (default $BENCH_BASE, else the previous release point, round 1:
 # 7d19176) is checked out in a temporary git worktree outside this tree
-# (removed at the end) and built in a target directory of its own (cargo names a workspace crate's artifacts by
-# its path inside the workspace, so two trees must never share one), seeded
-# with a copy of this tree's release dependencies; its binary is kept as
+# (removed at the end) and built in a target directory of its own (cargo
+# names a workspace crate's artifacts by its path inside the workspace, so
+# two trees must never share one), seeded with a copy of this tree's release
+# dependencies (scripts/seed-target.sh); its binary is kept as
 # target/bench-compare/tickwise-<sha>, so a second run builds only this tree.
 # Then scripts/bench_compare.py runs both binaries alternately:
 # horde 10k / 100k / 1M enemies on one thread (and 100k / 1M on two threads
