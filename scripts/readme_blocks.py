@@ -45,7 +45,6 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "target", "readme-blocks")
-COPY = ""  # made by fresh_copy(), outside ROOT (see the module docs)
 TARGET = os.path.join(WORK, "target")
 INSTALL_ROOT = os.path.join(WORK, "root")
 
@@ -155,16 +154,15 @@ def split_comment(line: str):
 
 def fresh_copy():
     """The work tree's tracked (and trackable) files, mtimes kept, in a new
-    temporary directory (COPY) outside the repository."""
-    global COPY
+    temporary directory outside the repository; returns its path."""
     files = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT, check=True, capture_output=True).stdout.split(b"\0")
     # An earlier layout kept the copy in target/readme-blocks/repo.
     shutil.rmtree(os.path.join(WORK, "repo"), ignore_errors=True)
-    COPY = tempfile.mkdtemp(prefix="tickwise-readme-")
-    if os.path.commonpath([COPY, ROOT]) == ROOT:
-        raise SystemExit(f"readme-blocks: the temporary directory {COPY} is inside the repository")
+    copy = tempfile.mkdtemp(prefix="tickwise-readme-")
+    if os.path.commonpath([copy, ROOT]) == ROOT:
+        raise SystemExit(f"readme-blocks: the temporary directory {copy} is inside the repository")
     for f in files:
         if not f:
             continue
@@ -172,29 +170,23 @@ def fresh_copy():
         src = os.path.join(ROOT, rel)
         if not os.path.lexists(src):
             continue  # deleted in the work tree, not yet in the index
-        dst = os.path.join(COPY, rel)
+        dst = os.path.join(copy, rel)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         shutil.copy2(src, dst, follow_symlinks=False)
     # Builds go to a target directory of this check's own, seeded once.
-    if not os.path.isdir(os.path.join(TARGET, "release")):
-        seed = os.path.join(ROOT, "target", "release")
-        os.makedirs(TARGET, exist_ok=True)
-        if os.path.isdir(seed):
-            print(f"readme-blocks: seeding {TARGET} from target/release (once)", flush=True)
-            subprocess.run(["cp", "-a", seed, os.path.join(TARGET, "release")], check=True)
-            for d in (".fingerprint", "deps", "build"):
-                for name in os.listdir(os.path.join(TARGET, "release", d)):
-                    if name.startswith(("tickwise", "libtickwise", "duel")):
-                        p = os.path.join(TARGET, "release", d, name)
-                        shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
-    os.symlink(TARGET, os.path.join(COPY, "target"))
+    os.makedirs(TARGET, exist_ok=True)
+    subprocess.run(["bash", os.path.join(ROOT, "scripts", "seed-target.sh"),
+                    os.path.join(ROOT, "target"), TARGET], check=True)
+    os.symlink(TARGET, os.path.join(copy, "target"))
+    return copy
 
 
-def script_for(n, cmds):
-    """A bash script running one block's commands, checking each exit code."""
+def script_for(copy, cmds):
+    """A bash script running one block's commands in `copy`, checking each
+    exit code."""
     lines = [
         "set -u",
-        f"cd {shlex.quote(COPY)}",
+        f"cd {shlex.quote(copy)}",
         "__stop() { local p; for p in $(jobs -p); do kill $p 2>/dev/null; done; wait 2>/dev/null; }",
         "trap __stop EXIT",
     ]
@@ -257,7 +249,7 @@ def main(argv):
                     extra = f"\n      -> {'(skipped)' if r is None else r}  [{why}]"
                 print(f"  {at}: {cmd}{extra}")
         return 0
-    fresh_copy()
+    copy = fresh_copy()
     env = dict(os.environ)
     env["README_INSTALL_ROOT"] = INSTALL_ROOT
     env["PATH"] = os.path.join(INSTALL_ROOT, "bin") + os.pathsep + env.get("PATH", "")
@@ -268,7 +260,7 @@ def main(argv):
         for n, (start, cmds) in enumerate(found, 1):
             print(f"\n==> README block {n} of {len(found)} (line {start})", flush=True)
             t0 = time.monotonic()
-            proc = subprocess.Popen(["bash", "-c", script_for(n, cmds)], env=env, cwd=COPY,
+            proc = subprocess.Popen(["bash", "-c", script_for(copy, cmds)], env=env, cwd=copy,
                                     start_new_session=True)
             try:
                 rc = proc.wait(timeout=BLOCK_TIMEOUT_S)
@@ -287,9 +279,9 @@ def main(argv):
     finally:
         subprocess.run(["bash", "-c", CLEANUP], env=env)
         if passed:
-            shutil.rmtree(COPY, ignore_errors=True)
+            shutil.rmtree(copy, ignore_errors=True)
         else:
-            print(f"readme-blocks: the copy the blocks ran in is kept: {COPY}", file=sys.stderr)
+            print(f"readme-blocks: the copy the blocks ran in is kept: {copy}", file=sys.stderr)
     lines = sum(len(c) for _, c in found)
     print(f"\nreadme-blocks: PASS: {len(found)} blocks, {lines} command lines, "
           f"{len(SHORTER)} shortened or skipped, in {time.monotonic() - started:.0f} s")

@@ -127,10 +127,7 @@ fn metric(addr: SocketAddr, name: &str) -> u64 {
 /// are optimised in test builds too): recording costs about what verifying
 /// does, so its length doubles until a recording takes a second.
 fn long_job() -> Vec<u8> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let config = std::fs::read_to_string(root.join("config/horde.json")).unwrap();
-    assert!(config.contains("\"enemies\": 300,"), "{config}");
-    let config = config.replace("\"enemies\": 300,", "\"enemies\": 2000,");
+    let config = servers::horde_config(None, 2000);
     let mut ticks = 500;
     loop {
         let t0 = Instant::now();
