@@ -108,9 +108,7 @@ fuzz_one() {
   echo "$rc" > "artifacts/$target/rc"
 }
 
-# Each target is one libFuzzer process on one core: FUZZ_JOBS of them run
-# at once (default: one per core), so every target still gets its SECONDS
-# of a core and the whole run takes 1/FUZZ_JOBS of the time.
+# FUZZ_JOBS targets at once (see the top).
 jobs_max="${FUZZ_JOBS:-$(nproc)}"
 case "$jobs_max" in '' | *[!0-9]* | 0) echo "FUZZ_JOBS must be a positive number, not '$jobs_max'" >&2; exit 2 ;; esac
 for target in "${targets[@]}"; do

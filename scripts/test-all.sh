@@ -27,7 +27,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 step_names=()
 step_secs=()
 cur_step=""
-step_t0=$SECONDS
 end_step() {
   [ -n "$cur_step" ] || return 0
   step_names+=("$cur_step")
