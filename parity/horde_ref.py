@@ -640,7 +640,7 @@ def golden() -> dict:
                  "play the demo walk; co-op ones give each player its own button pattern (`inputs`: one "
                  "string per player, one hex digit per tick, the held mask of buttons 0-3 = up, down, "
                  "left, right). Regenerate with `python3 parity/horde_ref.py golden`; "
-                 "crates/tickwise-sims/tests/horde_frozen.rs checks the Rust horde against them.",
+                 "crates/tickwise-sims/tests/suite/horde_frozen.rs checks the Rust horde against them.",
         "scenarios": out,
     }
 

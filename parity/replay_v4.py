@@ -33,7 +33,7 @@ player's input blocks section are in `replay_blocks.py`. Used to
 
       python3 parity/replay_v4.py forge IN.twr OUT.twr TICK [PLAYER]
 
-`crates/tickwise/tests/replay_blocks.rs` checks that the Rust writer gives
+`crates/tickwise/tests/suite/replay_blocks.rs` checks that the Rust writer gives
 the same bytes for every checked-in replay; `test_replay_v4.py` checks this
 module against bytes written out by hand from the specification.
 """

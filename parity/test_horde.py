@@ -3,7 +3,7 @@
     python3 -m unittest discover -s parity -v        # from the repo root
 
 The golden file parity/horde_golden.json holds the reference's per-tick
-checksums; crates/tickwise-sims/tests/horde_frozen.rs checks the Rust horde
+checksums; crates/tickwise-sims/tests/suite/horde_frozen.rs checks the Rust horde
 against it. These tests make sure the file is the reference's output (so the
 Rust test compares against an independent computation, not a copy of its own
 output), that the reference's building blocks match hand calculations and

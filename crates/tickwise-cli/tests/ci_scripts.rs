@@ -11,6 +11,8 @@
 //!   does nothing when they are there;
 //! - `.ci/check-wasm-features.sh` (run by `.ci/build-web.sh`) fails closed:
 //!   a `cargo tree` that fails or prints nothing is an error, not a pass.
+//! - every file of a crate's one test binary (`tests/suite/`) is declared as
+//!   one of its modules, so none is left out of the build.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -329,4 +331,57 @@ fn the_wasm_std_feature_guard_fails_closed() {
         text(&out.stderr)
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The names a suite's `main.rs` declares with `mod NAME;`.
+fn declared_modules(main_rs: &str) -> Vec<String> {
+    main_rs
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("mod ")?.strip_suffix(';'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A crate's integration tests build as one binary, `tests/suite/main.rs`
+/// (docs/testing.md). A file in `tests/suite/` that `main.rs` does not
+/// declare would compile nowhere and its tests would never run, silently:
+/// every file there (and every module directory) must be declared.
+#[test]
+fn every_file_of_a_test_suite_is_one_of_its_modules() {
+    let mut suites = 0;
+    for krate in std::fs::read_dir(root().join("crates")).unwrap() {
+        let dir = krate.unwrap().path().join("tests/suite");
+        let Ok(main_rs) = std::fs::read_to_string(dir.join("main.rs")) else {
+            continue;
+        };
+        suites += 1;
+        let declared = declared_modules(&main_rs);
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let module = if path.is_dir() {
+                name.clone()
+            } else if let Some(m) = name.strip_suffix(".rs") {
+                m.to_owned()
+            } else {
+                continue; // proptest regression files
+            };
+            if module == "main" {
+                continue;
+            }
+            assert!(
+                declared.contains(&module),
+                "{} is not declared in {} (`mod {module};`): its tests never run",
+                path.display(),
+                dir.join("main.rs").display()
+            );
+        }
+    }
+    assert!(
+        suites >= 5,
+        "found {suites} test suites under crates/*/tests/suite"
+    );
+    // The check itself: a main.rs without a module's line misses it.
+    assert_eq!(declared_modules("//! doc\n\nmod a;\nmod b;\n"), ["a", "b"]);
+    assert!(!declared_modules("mod a;\n").contains(&"b".to_owned()));
 }

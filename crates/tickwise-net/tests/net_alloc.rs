@@ -5,6 +5,7 @@
 //!
 //! One test in this binary, so no other test thread allocates meanwhile.
 
+#[path = "suite/common.rs"]
 mod common;
 
 use std::alloc::System;

@@ -4,7 +4,7 @@
 //! the published crate and every crate built on it (the catalog, the CLI, the
 //! soak, the browser pages) carry them without reaching outside their own
 //! package. The repository's top-level `config/` holds the same bytes for
-//! the Python reference and for readers; `tests/shipped_configs.rs` fails
+//! the Python reference and for readers; `tests/suite/shipped_configs.rs` fails
 //! when the two copies differ.
 
 /// The island's loop config (`config/island_loop.json`): the island rules'

@@ -12,7 +12,7 @@ use tickwise::{
 };
 use tickwise_sims::island::{IslandConfig, IslandWorld, scripted_inputs};
 
-const LOOP: &[u8] = include_bytes!("../../../config/island_loop.json");
+const LOOP: &[u8] = include_bytes!("../../../../config/island_loop.json");
 
 type Island = FixedLoop<IslandWorld, TickInputs<i32>>;
 

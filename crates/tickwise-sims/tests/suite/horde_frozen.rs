@@ -24,7 +24,7 @@
 use tickwise::{Button, Buttons, Sim, TickInput};
 use tickwise_sims::horde::{HordeConfig, HordeWorld, NaiveHorde, scripted_input};
 
-const GOLDEN: &str = include_str!("../../../parity/horde_golden.json");
+const GOLDEN: &str = include_str!("../../../../parity/horde_golden.json");
 
 struct Scenario {
     name: String,

@@ -11,7 +11,7 @@
 //! 1.7 million runs of a fair generator), and the network's own counters
 //! must agree with what was observed.
 
-mod common;
+use crate::common;
 
 use common::within_five_sigma;
 use tickwise::{Nanos, Timestamp};

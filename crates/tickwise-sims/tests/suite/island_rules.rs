@@ -11,8 +11,8 @@ use tickwise_sims::island::{
     IslandConfig, IslandWorld, LifecycleConfig, island_session, scripted_inputs,
 };
 
-const LOOP_JSON: &[u8] = include_bytes!("../../../config/island_loop.json");
-const LIFECYCLE_JSON: &[u8] = include_bytes!("../../../config/island_lifecycle.json");
+const LOOP_JSON: &[u8] = include_bytes!("../../../../config/island_loop.json");
+const LIFECYCLE_JSON: &[u8] = include_bytes!("../../../../config/island_lifecycle.json");
 const GOLDEN_100: &str = "100|-131|5050|18|100|323|3492529440|0";
 
 fn cfg() -> IslandConfig {

@@ -1,7 +1,7 @@
 //! Injected non-determinism is caught at the first checked confirmed tick,
 //! with the fields named, and the bundle holds two readable replays.
 
-mod common;
+use crate::common;
 
 use common::{KEY, island, island_input};
 use tickwise::{Nanos, Replay, ReplayLimits};

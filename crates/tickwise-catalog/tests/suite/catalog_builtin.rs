@@ -10,7 +10,7 @@ use tickwise_config::ConfigError;
 use tickwise_sims::horde::HordeWorld;
 use tickwise_sims::island::{IslandConfig, IslandWorld};
 
-const ISLAND_CONFIG: &[u8] = include_bytes!("../../../config/island_loop.json");
+const ISLAND_CONFIG: &[u8] = include_bytes!("../../../../config/island_loop.json");
 const LIMITS: ReplayLimits = ReplayLimits::DEFAULT;
 
 fn catalog() -> Catalog {
@@ -513,7 +513,7 @@ fn work_above_the_limit_is_refused_before_re_simulating() {
     // file cannot declare a huge world and buy hours of verification. The
     // default config has 300 enemies: 500 + 300 × 55 = 17 000 units
     // (about 16.7 µs measured).
-    let horde_cfg = include_bytes!("../../../config/horde.json");
+    let horde_cfg = include_bytes!("../../../../config/horde.json");
     let enemies = tickwise_sims::horde::HordeConfig::from_json(horde_cfg)
         .unwrap()
         .enemies();

@@ -2,7 +2,7 @@
 //! tick with real input, and the match replay verifies with the absent
 //! input from that tick on (issue 17, item 5).
 
-mod common;
+use crate::common;
 
 use common::{KEY, horde, island};
 use tickwise::{Nanos, Pcg32, Replay, ReplayInput, ReplayLimits, Sim, TickInput};

@@ -13,14 +13,14 @@
 
 #[cfg(not(feature = "parallel"))]
 compile_error!(
-    "tests/horde_parallel.rs needs the `parallel` feature (the crate's dev-dependency on itself turns it on)"
+    "tests/suite/horde_parallel.rs needs the `parallel` feature (the crate's dev-dependency on itself turns it on)"
 );
 
 use proptest::prelude::*;
 use tickwise::{Sim, TickInput};
 use tickwise_sims::horde::{HordeConfig, HordeWorld, NaiveHorde, scripted_input};
 
-const SHIPPED: &[u8] = include_bytes!("../../../config/horde.json");
+const SHIPPED: &[u8] = include_bytes!("../../../../config/horde.json");
 
 /// `par::MIN_PARALLEL`: enemies (live and dead slots) from which a tick splits.
 const MIN_PARALLEL: u64 = 2048;

@@ -4,7 +4,7 @@
 use tickwise::{Pcg32, Sim, SnapshotError, TickInput, read_snapshot, write_snapshot};
 use tickwise_sims::horde::{HordeConfig, HordeWorld};
 
-const HORDE: &[u8] = include_bytes!("../../../config/horde.json");
+const HORDE: &[u8] = include_bytes!("../../../../config/horde.json");
 
 fn cfg(enemies: u64, players: u64) -> HordeConfig {
     HordeConfig::from_json(HORDE)

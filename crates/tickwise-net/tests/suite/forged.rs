@@ -14,7 +14,7 @@
 //! The same values sealed with the real key (a buggy peer, not an
 //! attacker) are survived too: the session checks them for plausibility.
 
-mod common;
+use crate::common;
 
 use common::{KEY, island, island_input};
 use tickwise::{Nanos, Pcg32, Timestamp};

@@ -28,7 +28,7 @@ fn catalog() -> Catalog {
 }
 
 const LIMITS: ReplayLimits = ReplayLimits::DEFAULT;
-const GOLDEN: &str = include_str!("../../../parity/horde_golden.json");
+const GOLDEN: &str = include_str!("../../../../parity/horde_golden.json");
 
 /// One sim's pinned results.
 struct Pin {
@@ -62,7 +62,7 @@ fn pins() -> Vec<Pin> {
         Pin {
             id: "island",
             version: 1,
-            config: include_bytes!("../../../config/island_loop.json").to_vec(),
+            config: include_bytes!("../../../../config/island_loop.json").to_vec(),
             ticks: 100,
             // Seeds 000 and 002: 100 ticks of the `tick % 40 < 20` pattern.
             digest: "100|-131|5050|18|100|323|3492529440|0".into(),

@@ -4,7 +4,7 @@
 //! and told so, when it falls behind or goes silent; it can never send an
 //! input; a player admits at most its cap.
 
-mod common;
+use crate::common;
 
 use common::{KEY, envelope, horde, seal};
 use tickwise::{Nanos, Pcg32, Sim, Timestamp};

@@ -6,7 +6,7 @@
 //! (with the test-side LEB128 and FNV-1a helpers of `replay_bytes`), never
 //! taken from the writer's output.
 
-mod replay_bytes;
+use crate::replay_bytes;
 
 use proptest::prelude::*;
 use replay_bytes::*;

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tickwise::{Sim, StateVisitor, sync_test};
 
-mod replay_common;
+use crate::replay_common;
 use replay_common::{Walker, pattern};
 
 #[test]

@@ -1,6 +1,6 @@
 //! Invariants over random network schedules and random datagrams.
 
-mod common;
+use crate::common;
 
 use common::{KEY, auth, envelope, island, island_input, island_replay_verifies, seal};
 use proptest::prelude::*;

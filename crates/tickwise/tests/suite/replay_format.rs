@@ -5,7 +5,7 @@
 //! test-side FNV-1a and LEB128 helpers of `replay_bytes`), not by the code
 //! under test.
 
-mod replay_bytes;
+use crate::replay_bytes;
 
 use replay_bytes::*;
 use tickwise::{

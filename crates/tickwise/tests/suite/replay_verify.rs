@@ -5,7 +5,7 @@ use tickwise::{
     StateVisitor, compare_lockstep, one_player, verify,
 };
 
-mod replay_common;
+use crate::replay_common;
 use replay_common::{Walker, pattern};
 
 fn record(ticks: u64, every: u64) -> Replay<i32> {

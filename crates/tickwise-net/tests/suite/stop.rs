@@ -1,7 +1,7 @@
 //! Ending an open-ended session mid-run (`Session::set_stop_at`), the way
 //! a game ends a match.
 
-mod common;
+use crate::common;
 
 use common::{KEY, island, island_input, island_replay_verifies};
 use tickwise::{Nanos, Pcg32, Timestamp};

@@ -7,7 +7,7 @@
     dead_code,
     reason = "the shared helpers; this file uses the byte builders"
 )]
-mod replay_bytes;
+use crate::replay_bytes;
 
 use replay_bytes::*;
 use tickwise::{

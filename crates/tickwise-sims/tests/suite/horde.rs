@@ -10,7 +10,7 @@ use tickwise_sims::horde::{
     DOWN, HordeConfig, HordeWorld, LEFT, NaiveHorde, RIGHT, UP, scripted_input,
 };
 
-const SHIPPED: &[u8] = include_bytes!("../../../config/horde.json");
+const SHIPPED: &[u8] = include_bytes!("../../../../config/horde.json");
 
 /// The shipped config with some keys replaced (or removed, with `None`).
 fn json_with(over: &[(&str, Option<serde_json::Value>)]) -> Vec<u8> {

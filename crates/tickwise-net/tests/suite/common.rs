@@ -32,8 +32,8 @@ pub fn seal(mut v: Vec<u8>) -> Vec<u8> {
     v
 }
 
-pub const ISLAND: &[u8] = include_bytes!("../../../config/island_loop.json");
-pub const HORDE: &[u8] = include_bytes!("../../../config/horde.json");
+pub const ISLAND: &[u8] = include_bytes!("../../../../config/island_loop.json");
+pub const HORDE: &[u8] = include_bytes!("../../../../config/horde.json");
 
 /// One island world per player, side by side: player `p`'s input steps
 /// world `p` (the island is a one-player sim; a session needs a sim that

@@ -3,7 +3,7 @@
 //! the same checksum, no desync may be reported, and the replay of the
 //! confirmed inputs must verify with the kernel's verifier.
 
-mod common;
+use crate::common;
 
 use common::{
     KEY, horde, horde_input, island, island_input, island_replay_verifies, within_five_sigma,
@@ -26,7 +26,7 @@ fn chaos(seed: u64) -> NetworkConfig {
 /// Every fault the network was configured with happened to `p`'s
 /// datagrams (loss, duplication and reordering all counted), and the loss
 /// at its configured rate within 5 binomial standard deviations
-/// (`tests/fault_rates.rs` measures every rate from the receiving end).
+/// (`fault_rates.rs` measures every rate from the receiving end).
 fn assert_faults_happened(p: &PeerReport, net: &NetworkConfig) {
     assert!(
         p.lost > 0 && p.duplicated > 0 && p.reordered > 0,
