@@ -73,6 +73,10 @@ if [ "${CI:-}" = true ]; then
   for v in "${SKIPPABLE[@]}"; do
     [ -z "${!v:-}" ] || die "CI=true and $v=${!v}: CI runs every step, a skip fails the run"
   done
+  # CI builds a fresh clone once: incremental compilation only writes
+  # caches that nothing reads again (the workspace's crates and test
+  # binaries built 218 s -> 168 s without it). A developer's tree keeps it.
+  export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 fi
 skipped=()
 # wants VAR STEP: true when STEP runs; otherwise prints that STEP is skipped
