@@ -4,24 +4,10 @@
 use proptest::prelude::*;
 use tickwise::{
     Button, CatchUpPolicy, ClockConfig, EventKind, FixedLoop, InputBuffer, InputEvent, Nanos,
-    Pcg32, Sim, StateVisitor, StepLength, TickInput, Timestamp,
+    Pcg32, StepLength, TickInput, Timestamp,
 };
 
-/// A sim that records the input of every tick it runs.
-#[derive(Default)]
-struct Recorder(Vec<TickInput>);
-
-impl Sim for Recorder {
-    type Input = TickInput;
-    fn step(&mut self, inputs: &[TickInput]) {
-        let input = &inputs.first().cloned().unwrap_or_default();
-        self.0.push(*input);
-    }
-    fn visit_state(&self, v: &mut dyn StateVisitor) {
-        v.field("len");
-        v.value(self.0.len() as u64);
-    }
-}
+use crate::sims::Recorder;
 
 /// A deterministic stream of taps, holds, repeats and axis moves over `ms` milliseconds.
 fn events(seed: u64, ms: u64) -> Vec<InputEvent> {

@@ -4,7 +4,7 @@
 //! tickwise --test suite replay_format::`.
 
 mod replay_bytes;
-mod replay_common;
+mod sims;
 
 mod input_frames;
 mod lifecycle_boundaries;

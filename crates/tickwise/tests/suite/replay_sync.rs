@@ -4,8 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tickwise::{Sim, StateVisitor, sync_test};
 
-use crate::replay_common;
-use replay_common::{Walker, pattern};
+use crate::sims::{Walker, pattern};
 
 #[test]
 fn a_deterministic_sim_passes_and_the_work_is_as_stated() {

@@ -5,8 +5,7 @@ use tickwise::{
     StateVisitor, compare_lockstep, one_player, verify,
 };
 
-use crate::replay_common;
-use replay_common::{Walker, pattern};
+use crate::sims::{Walker, pattern};
 
 fn record(ticks: u64, every: u64) -> Replay<i32> {
     let header = ReplayHeader {

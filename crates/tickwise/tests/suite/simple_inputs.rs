@@ -12,34 +12,11 @@ use core::num::NonZeroU32;
 
 use proptest::prelude::*;
 use tickwise::{
-    CatchUpPolicy, ClockConfig, FixedLoop, InputSource, Nanos, ReplayHeader, Sim, Speed,
-    StateVisitor, StepLength, Tick, TickInputs, Timestamp,
+    CatchUpPolicy, ClockConfig, FixedLoop, InputSource, Nanos, ReplayHeader, Speed, StepLength,
+    Tick, TickInputs, Timestamp,
 };
 
-#[derive(Clone, Debug, Default, PartialEq)]
-struct Walker {
-    steps: u64,
-    vel: i64,
-    pos: i64,
-}
-
-impl Sim for Walker {
-    type Input = i32;
-    fn step(&mut self, inputs: &[i32]) {
-        let input = &inputs.first().cloned().unwrap_or_default();
-        self.steps += 1;
-        self.vel += i64::from(*input);
-        self.pos += self.vel;
-    }
-    fn visit_state(&self, v: &mut dyn StateVisitor) {
-        v.field("steps");
-        v.value(self.steps);
-        v.field("vel");
-        v.value_i64(self.vel);
-        v.field("pos");
-        v.value_i64(self.pos);
-    }
-}
+use crate::sims::Walker;
 
 /// `TickInputs` forced onto the windowed path (and asked tick by tick).
 struct Windowed(TickInputs<i32>);

@@ -10,35 +10,10 @@ use core::num::NonZeroU32;
 use proptest::prelude::*;
 use tickwise::{
     Button, CatchUpPolicy, ClockConfig, EventKind, FixedLoop, FnInputs, InputBuffer, InputEvent,
-    Nanos, PlatformEvent, ReplayHeader, Sim, Speed, StateVisitor, StepLength, Tick, TickInput,
-    Timestamp,
+    Nanos, PlatformEvent, ReplayHeader, Speed, StepLength, Tick, Timestamp,
 };
 
-/// Position and velocity driven by a per-tick input.
-#[derive(Clone, Debug, Default, PartialEq)]
-struct Walker {
-    steps: u64,
-    vel: i64,
-    pos: i64,
-}
-
-impl Sim for Walker {
-    type Input = i32;
-    fn step(&mut self, inputs: &[i32]) {
-        let input = &inputs.first().cloned().unwrap_or_default();
-        self.steps += 1;
-        self.vel += i64::from(*input);
-        self.pos += self.vel;
-    }
-    fn visit_state(&self, v: &mut dyn StateVisitor) {
-        v.field("steps");
-        v.value(self.steps);
-        v.field("vel");
-        v.value_i64(self.vel);
-        v.field("pos");
-        v.value_i64(self.pos);
-    }
-}
+use crate::sims::{Recorder, Walker};
 
 fn scripted(t: Tick) -> i32 {
     [1, 1, -1, 0, 2, -2, 0][(t.get() % 7) as usize]
@@ -162,8 +137,8 @@ proptest! {
         let step = StepLength::from_hz(60).unwrap();
         let cfg = ClockConfig::new(step).with_max_frame(Nanos::from_millis(200));
         let policy = CatchUpPolicy::Capped { max_steps: 30, min_elapsed: Nanos::from_millis(32) };
-        let mut plain = FixedLoop::new(Log::default(), InputBuffer::new(), cfg, policy);
-        let mut one = FixedLoop::new(Log::default(), InputBuffer::new(), cfg, policy);
+        let mut plain = FixedLoop::new(Recorder::default(), InputBuffer::new(), cfg, policy);
+        let mut one = FixedLoop::new(Recorder::default(), InputBuffer::new(), cfg, policy);
         let same = Speed::new(k, k).unwrap();
         prop_assert_eq!(same, Speed::NORMAL);
         let b = Button::new(1).unwrap();
@@ -208,7 +183,7 @@ proptest! {
     ) {
         let step = StepLength::from_hz(hz).unwrap();
         let cfg = ClockConfig::new(step).with_max_steps_per_frame(NonZeroU32::new(1_000_000).unwrap());
-        let mut lp = FixedLoop::new(Log::default(), InputBuffer::new(), cfg, CatchUpPolicy::Full);
+        let mut lp = FixedLoop::new(Recorder::default(), InputBuffer::new(), cfg, CatchUpPolicy::Full);
         lp.set_speed(s);
         let total: u64 = frames.iter().sum();
         let mut times: Vec<u64> = offsets.iter().map(|o| o % total.max(1)).collect();
@@ -242,22 +217,6 @@ proptest! {
         }
         let got: Vec<i16> = lp.sim().0.iter().map(|t| t.axes[0]).collect();
         prop_assert_eq!(got, expected);
-    }
-}
-
-/// Records every tick's input.
-#[derive(Clone, Debug, Default)]
-struct Log(Vec<TickInput>);
-
-impl Sim for Log {
-    type Input = TickInput;
-    fn step(&mut self, inputs: &[TickInput]) {
-        let input = &inputs.first().cloned().unwrap_or_default();
-        self.0.push(*input);
-    }
-    fn visit_state(&self, v: &mut dyn StateVisitor) {
-        v.field("len");
-        v.value(self.0.len() as u64);
     }
 }
 
@@ -357,7 +316,7 @@ fn a_held_key_does_not_drive_catch_up_ticks_after_a_hide() {
         min_elapsed: Nanos::from_millis(32),
     };
     let mut lp = FixedLoop::new(
-        Log::default(),
+        Recorder::default(),
         InputBuffer::new(),
         ClockConfig::new(step),
         policy,
@@ -394,7 +353,7 @@ fn a_held_key_does_not_drive_catch_up_ticks_after_a_hide() {
     );
     // A pause, by contrast, keeps the key held: the app still has focus.
     let mut lp = FixedLoop::new(
-        Log::default(),
+        Recorder::default(),
         InputBuffer::new(),
         ClockConfig::new(step),
         policy,
