@@ -115,6 +115,26 @@ fn check_all(fronts: &[SocketAddr], uploads: &[Upload], ids: &[String], timeout:
     eprintln!("verdicts: {tally:?}");
 }
 
+/// Both lanes' streams: a job goes to the large lane when its work passes
+/// verifyd's small-job limit, which on a fast machine the long job does.
+const LANES: [&str; 2] = ["tickwise:jobs", "tickwise:jobs:large"];
+
+/// Jobs waiting or running in either lane.
+fn queued_jobs(redis: &Redis) -> usize {
+    LANES
+        .iter()
+        .map(|lane| redis.cli(&["XLEN", lane]).trim().parse::<usize>().unwrap())
+        .sum()
+}
+
+/// `XPENDING` of both lanes (entry, consumer, idle ms, deliveries).
+fn pending(redis: &Redis) -> String {
+    LANES
+        .iter()
+        .map(|lane| redis.cli(&["XPENDING", lane, "tickwise:workers", "-", "+", "10"]))
+        .collect()
+}
+
 fn metric(addr: SocketAddr, name: &str) -> u64 {
     let (_, text) = http(addr, "GET", "/metrics", b"");
     text.lines()
@@ -168,17 +188,7 @@ fn redis_cluster_survives_a_killed_worker_and_a_redis_restart() {
     assert_eq!(http(a, "POST", "/v1/replays", &long).0, 202);
     let needle = format!("worker-{victim}-");
     let t0 = Instant::now();
-    while !redis
-        .cli(&[
-            "XPENDING",
-            "tickwise:jobs",
-            "tickwise:workers",
-            "-",
-            "+",
-            "10",
-        ])
-        .contains(&needle)
-    {
+    while !pending(&redis).contains(&needle) {
         assert!(
             t0.elapsed() < Duration::from_secs(20),
             "the victim never took the job"
@@ -218,7 +228,7 @@ fn redis_cluster_survives_a_killed_worker_and_a_redis_restart() {
     // keeps the first verdict, so the total alone cannot show a second one;
     // the refused second verdicts are counted apart.
     assert_verdicts(&fronts, 501);
-    assert_eq!(redis.cli(&["XLEN", "tickwise:jobs"]).trim(), "0");
+    assert_eq!(queued_jobs(&redis), 0);
 
     // Queued jobs survive a Redis restart (append-only file): no workers,
     // upload, restart, then a worker finishes them.
@@ -228,20 +238,16 @@ fn redis_cluster_survives_a_killed_worker_and_a_redis_restart() {
     // Uploads that fail the checks made before queueing get their verdict
     // at the front end, bit flips past the header included (the front end
     // checks the integrity checksum, issue 20); the rest queue.
-    let queued = later
-        .iter()
-        .filter(|u| u.expect != Expect::Refused)
-        .count()
-        .to_string();
-    assert_eq!(redis.cli(&["XLEN", "tickwise:jobs"]).trim(), queued);
+    let queued = later.iter().filter(|u| u.expect != Expect::Refused).count();
+    assert_eq!(queued_jobs(&redis), queued);
     redis.restart();
-    assert_eq!(redis.cli(&["XLEN", "tickwise:jobs"]).trim(), queued);
+    assert_eq!(queued_jobs(&redis), queued);
     let _w = worker(&redis);
     check_all(&fronts, &later, &ids, Duration::from_secs(60));
     // The counters survived the restart too: every later upload got exactly
     // one verdict on top of the first 501, and still none twice.
     assert_verdicts(&fronts, 501 + later.len() as u64);
-    assert_eq!(redis.cli(&["XLEN", "tickwise:jobs"]).trim(), "0");
+    assert_eq!(queued_jobs(&redis), 0);
 }
 
 /// Every front end reports `expected` stored verdicts (the Redis counters
