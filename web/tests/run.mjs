@@ -8,7 +8,8 @@
 //                      tickwise-cli`, then target/release/tickwise)
 //   TICKWISE_WEB_DIST  the built pages (default web/dist)
 //   TICKWISE_BENCH_STEPS  island steps per recording-cost sample (default 10000000)
-//   TICKWISE_CPU_STEPS island steps per wasm-vs-native CPU-time sample (default 100000000)
+//   TICKWISE_CPU_STEPS island steps per wasm-vs-native CPU-time sample (default 500000000)
+//   TICKWISE_SPEED_SAMPLES alternating wasm/native pairs of those samples (default 3)
 //   TICKWISE_DUEL_BIN  the duel example's own tool binary (default: built with
 //                      `cargo build --release -p tickwise-example-duel --features cli --bin duel`
 //                      when examples/duel/src/bin/duel.rs exists; the duel
@@ -36,7 +37,25 @@ const DOC_IMG = path.join(ROOT, 'docs/img');
 const ORIGIN = 'http://tickwise.test';
 const BENCH_STEPS = Number(process.env.TICKWISE_BENCH_STEPS || 10_000_000);
 // Island steps per CPU-time sample: enough for the renderer's 10 ms CPU tick.
-const CPU_STEPS = Number(process.env.TICKWISE_CPU_STEPS || 100_000_000);
+// The renderer's CPU time comes in 10 ms ticks: 10^8 steps (about 130 ms
+// on a 2020s core) read as 120 or 130 ms, an 8 % step, which made single
+// samples range 0.5-1.2 wasm/native on one quiet machine; 5 * 10^8 steps
+// make the step under 2 %. One `advance` (page or script) takes at most
+// 10^8, so a sample is several calls.
+const CPU_STEPS = Number(process.env.TICKWISE_CPU_STEPS || 500_000_000);
+const ADVANCE_MAX = 100_000_000;
+const advanceCalls = (n) => Array.from({ length: Math.ceil(n / ADVANCE_MAX) },
+  (_, i) => Math.min(ADVANCE_MAX, n - i * ADVANCE_MAX));
+// Alternating wasm/native pairs of the island speed test.
+const SPEED_SAMPLES = Number(process.env.TICKWISE_SPEED_SAMPLES || 3);
+if (!Number.isInteger(SPEED_SAMPLES) || SPEED_SAMPLES < 1 || SPEED_SAMPLES > 100) {
+  throw new Error(`TICKWISE_SPEED_SAMPLES must be a whole number from 1 to 100, not ${process.env.TICKWISE_SPEED_SAMPLES}`);
+}
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 const BG = [15, 23, 42]; // both pages' canvas background, #0f172a
 
 const TIMELINES = Number(process.env.TICKWISE_TIMELINES || 3);
@@ -264,7 +283,9 @@ after(async () => {
   if (s.chromiumStepsPerSec) {
     console.log(`island steps per CPU second: Chromium (wasm) ${(s.chromiumStepsPerSec / 1e6).toFixed(1)} M, ` +
       `native ${(s.nativeStepsPerSec / 1e6).toFixed(1)} M, wasm/native ${(s.chromiumStepsPerSec / s.nativeStepsPerSec).toFixed(2)} ` +
-      `(${s.steps} steps, best of ${s.samples})`);
+      `(${s.steps} steps, best of ${s.samples}; ` +
+      `median of ${s.samples} alternating pairs ${median(s.pairRatios).toFixed(2)}, ` +
+      `range ${Math.min(...s.pairRatios).toFixed(2)}-${Math.max(...s.pairRatios).toFixed(2)})`);
   }
   for (const h of report.hordeSpeed || []) {
     console.log(`horde ${h.enemies} enemies, ticks per CPU second: Chromium (wasm) ${h.chromiumTicksPerSec.toFixed(0)}, ` +
@@ -380,18 +401,24 @@ describe('island page (module build over http)', () => {
 
   test('speed: island steps per second in Chromium versus native', async () => {
     const { page } = await open(`${ORIGIN}/island-module.html`);
-    const samples = 3;
+    const samples = SPEED_SAMPLES;
     // Speed: CPU time on both sides, so that other work on the machine
     // (waiting for a core) counts on neither: the renderer's main thread
     // (`rendererCpuMs`) around one `advance(n)` call, and the CPU time of
     // `tickwise script` running `advance n` minus that of `advance 0`
     // (process start, config parsing). Same session code, same steps, same
-    // inputs, not recording; best of `samples` on each side. Both sides must
-    // also end on the same digest, every sample: a speed comparison of two
-    // runs that did different work would mean nothing.
+    // inputs, not recording. The two sides alternate, one sample each per
+    // pair, so that a change in the machine's load hits both alike; the
+    // report gives the best of `samples` on each side and the median of the
+    // pairs' ratios. Both sides must also end on the same digest, every
+    // sample: a speed comparison of two runs that did different work would
+    // mean nothing.
     await page.evaluate(() => window.__tickwise.advance(100000)); // warm up
+    cli();
     const wasmCpu = [];
     const wasmDigests = [];
+    const nativeCpu = [];
+    const nativeDigests = [];
     let wasmWallMs = Infinity;
     for (let i = 0; i < samples; i += 1) {
       await page.evaluate(() => {
@@ -399,14 +426,17 @@ describe('island page (module build over http)', () => {
         window.__tickwise.stopRecording();
       });
       const c0 = rendererCpuMs(browser.userDataDir);
-      const wall = await page.evaluate((n) => {
+      const wall = await page.evaluate((calls) => {
         const t0 = performance.now();
-        window.__tickwise.advance(n);
+        for (const n of calls) window.__tickwise.advance(n);
         return performance.now() - t0;
-      }, CPU_STEPS);
+      }, advanceCalls(CPU_STEPS));
       wasmCpu.push(rendererCpuMs(browser.userDataDir) - c0);
       wasmWallMs = Math.min(wasmWallMs, wall);
       wasmDigests.push(await page.evaluate(() => window.__tickwise.state().digest));
+      const run = cliCpuMs(['script', '-'], advanceCalls(CPU_STEPS).map((n) => `advance ${n}\n`).join(''));
+      nativeDigests.push(JSON.parse(run.stdout.trim().split('\n').at(-1)).digest);
+      nativeCpu.push(run.cpuMs - cliCpuMs(['script', '-'], 'advance 0\n').cpuMs);
     }
     // The recording's own cost, on the same page (wall time, 10^7 steps by
     // default: a recording of 10^8 ticks would be a large buffer).
@@ -432,14 +462,6 @@ describe('island page (module build over http)', () => {
       return { wasmMs: plain, recMs: rec, recBytes: bytes, recDigests: digests };
     }, [BENCH_STEPS, samples]);
     await page.close();
-    cli();
-    const nativeCpu = [];
-    const nativeDigests = [];
-    for (let i = 0; i < samples; i += 1) {
-      const run = cliCpuMs(['script', '-'], `advance ${CPU_STEPS}\n`);
-      nativeDigests.push(JSON.parse(run.stdout.trim().split('\n').at(-1)).digest);
-      nativeCpu.push(run.cpuMs - cliCpuMs(['script', '-'], 'advance 0\n').cpuMs);
-    }
     // The same ticks on both sides: every sample's digest is the native one
     // (and the recording runs' digest is the native one at their length).
     const nativeDigest = nativeDigests[0];
@@ -458,6 +480,8 @@ describe('island page (module build over http)', () => {
       nativeCpuMs,
       chromiumStepsPerSec: CPU_STEPS / (chromiumCpuMs / 1000),
       nativeStepsPerSec: CPU_STEPS / (nativeCpuMs / 1000),
+      // Native CPU over wasm CPU per pair (wasm speed / native speed).
+      pairRatios: nativeCpu.map((n, i) => n / wasmCpu[i]),
       chromiumWallMs: wasmWallMs,
       recordingSteps: BENCH_STEPS,
       recordingMs: recMs,
