@@ -36,12 +36,11 @@ const SHOTS = path.join(ROOT, 'out/screenshots');
 const DOC_IMG = path.join(ROOT, 'docs/img');
 const ORIGIN = 'http://tickwise.test';
 const BENCH_STEPS = Number(process.env.TICKWISE_BENCH_STEPS || 10_000_000);
-// Island steps per CPU-time sample: enough for the renderer's 10 ms CPU tick.
-// The renderer's CPU time comes in 10 ms ticks: 10^8 steps (about 130 ms
-// on a 2020s core) read as 120 or 130 ms, an 8 % step, which made single
-// samples range 0.5-1.2 wasm/native on one quiet machine; 5 * 10^8 steps
-// make the step under 2 %. One `advance` (page or script) takes at most
-// 10^8, so a sample is several calls.
+// Island steps per CPU-time sample. The renderer's CPU time comes in 10 ms
+// ticks: 10^8 steps (about 130 ms on a 2020s core) read as 120 or 130 ms,
+// an 8 % step, which made single samples range 0.5-1.2 wasm/native on one
+// quiet machine; 5 * 10^8 steps make the step under 2 %. One `advance`
+// (page or script) takes at most 10^8, so a sample is several calls.
 const CPU_STEPS = Number(process.env.TICKWISE_CPU_STEPS || 500_000_000);
 const ADVANCE_MAX = 100_000_000;
 const advanceCalls = (n) => Array.from({ length: Math.ceil(n / ADVANCE_MAX) },
@@ -404,10 +403,10 @@ describe('island page (module build over http)', () => {
     const samples = SPEED_SAMPLES;
     // Speed: CPU time on both sides, so that other work on the machine
     // (waiting for a core) counts on neither: the renderer's main thread
-    // (`rendererCpuMs`) around one `advance(n)` call, and the CPU time of
-    // `tickwise script` running `advance n` minus that of `advance 0`
-    // (process start, config parsing). Same session code, same steps, same
-    // inputs, not recording. The two sides alternate, one sample each per
+    // (`rendererCpuMs`) around the `advance` calls of `CPU_STEPS` steps, and
+    // the CPU time of `tickwise script` running the same calls minus that of
+    // `advance 0` (process start, config parsing). Same session code, same
+    // steps, same inputs, not recording. The two sides alternate, one sample each per
     // pair, so that a change in the machine's load hits both alike; the
     // report gives the best of `samples` on each side and the median of the
     // pairs' ratios. Both sides must also end on the same digest, every
@@ -415,6 +414,8 @@ describe('island page (module build over http)', () => {
     // mean nothing.
     await page.evaluate(() => window.__tickwise.advance(100000)); // warm up
     cli();
+    const calls = advanceCalls(CPU_STEPS);
+    const nativeScript = calls.map((n) => `advance ${n}\n`).join('');
     const wasmCpu = [];
     const wasmDigests = [];
     const nativeCpu = [];
@@ -430,11 +431,11 @@ describe('island page (module build over http)', () => {
         const t0 = performance.now();
         for (const n of calls) window.__tickwise.advance(n);
         return performance.now() - t0;
-      }, advanceCalls(CPU_STEPS));
+      }, calls);
       wasmCpu.push(rendererCpuMs(browser.userDataDir) - c0);
       wasmWallMs = Math.min(wasmWallMs, wall);
       wasmDigests.push(await page.evaluate(() => window.__tickwise.state().digest));
-      const run = cliCpuMs(['script', '-'], advanceCalls(CPU_STEPS).map((n) => `advance ${n}\n`).join(''));
+      const run = cliCpuMs(['script', '-'], nativeScript);
       nativeDigests.push(JSON.parse(run.stdout.trim().split('\n').at(-1)).digest);
       nativeCpu.push(run.cpuMs - cliCpuMs(['script', '-'], 'advance 0\n').cpuMs);
     }
