@@ -6,7 +6,7 @@
 //! be changed together, and then that pin moves with them. This one cannot:
 //! `tests/fixtures/horde_v3_pin.twr` is a replay recorded by the Rust horde
 //! at version 3 — three heroes, 9000 enemies (more than the parallel tick's
-//! `MIN_PARALLEL` 2048 slots and its 8192-enemy pieces, so on more than one
+//! `MIN_PARALLEL` 3072 slots and its 1024-enemy pieces, so on more than one
 //! thread every phase splits), a checkpoint every 2 ticks for 320 ticks,
 //! through waves, kills, downs and a wipe — and
 //!

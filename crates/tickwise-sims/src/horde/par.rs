@@ -10,20 +10,31 @@
 //! more than one thread, [`join`] runs both halves in order on the calling
 //! thread: the same pieces, the same results, and no heap call at all.
 
-/// Enemies per piece of the per-enemy phases (steering, applying pushes).
-pub(super) const CHUNK: usize = 8192;
+/// Enemies per piece of the per-enemy phases (steering, the grid's sort,
+/// the gather, applying pushes, the strike between separations).
+///
+/// Small enough that two threads share a mid-sized horde evenly: with
+/// pieces of 8192 a horde of 10,000 split 8192 / 1808, so one thread did
+/// four fifths of the steering and the gather, and one of 8000 did not
+/// split at all. `tickwise horde --ticks 2000 --threads 2`, 8192 against
+/// 1024, alternating on a 2-core Zen 5: 4000 enemies 117 → 85 µs a tick,
+/// 8000 227 → 165 µs, 10,000 (1000 ticks) 267 → 207 µs; 100,000 and
+/// 1,000,000 and one thread unchanged. Pieces of 512 were no better.
+pub(super) const CHUNK: usize = 1024;
 
 /// The most separation bands (a band is at least one row of grid cells).
 pub(super) const MAX_BANDS: usize = 64;
 
 /// Enemies (live and dead slots) below which a tick stays on the calling
 /// thread. Measured with `tickwise horde --ticks 2000 --threads 1|2` on two
-/// free cores: 300 enemies 9.2 vs 10.7 us a tick, 1000 33.0 vs 35.4 us,
-/// 2000 75.2 vs 75.4 us, 4000 180 vs 150 us, 8000 408 vs 303 us; below
-/// about 2000 the fork-joins cost more than they save. The results are the
-/// same either way.
+/// free cores (2-core Zen 5, pieces of [`CHUNK`], the tick made to split at
+/// every size): 2000 enemies 58 vs 61 µs a tick, 2300 68 vs 76 µs, 2800 84
+/// vs 93 µs, 3000 88 vs 67 µs, 4000 124 vs 83 µs, 5000 157 vs 104 µs; below
+/// about 3000 the fork-joins cost more than they save. (With pieces of 8192
+/// the same held from 2048: 2000 75.2 vs 75.4 µs and 4000 180 vs 150 µs on
+/// an earlier machine.) The results are the same either way.
 #[cfg(feature = "parallel")]
-pub(super) const MIN_PARALLEL: usize = 2048;
+pub(super) const MIN_PARALLEL: usize = 3 * CHUNK;
 
 /// Whether splitting pays for `n` enemies: at least [`MIN_PARALLEL`], inside
 /// a rayon pool of more than one thread.
