@@ -56,6 +56,9 @@ const median = (xs) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
+// A speed report's alternating pairs (native CPU over wasm CPU each), for the summary.
+const pairsSummary = (ratios) => `median of ${ratios.length} alternating pairs ${median(ratios).toFixed(2)}, ` +
+  `range ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
 const BG = [15, 23, 42]; // both pages' canvas background, #0f172a
 
 const TIMELINES = Number(process.env.TICKWISE_TIMELINES || 3);
@@ -121,6 +124,20 @@ function cliCpuMs(args, input = '') {
   const [, ms, code] = lines.pop().split(' ');
   assert.equal(code, '0', `tickwise ${args.join(' ')} failed: ${r.stderr}`);
   return { cpuMs: Number(ms), stdout: lines.join('\n') };
+}
+
+/**
+ * A speed test's two sides did the same work: every native sample ended on
+ * one digest, at `ticks` ticks, and every wasm sample on that digest too.
+ * Returns it. `what` names the workload in the messages.
+ */
+function sameWork(what, ticks, nativeDigests, wasmDigests) {
+  const digest = nativeDigests[0];
+  const all = Array(nativeDigests.length).fill(digest);
+  assert.match(digest, new RegExp(`^${ticks}\\|`), `${what}: native digest ${digest}`);
+  assert.deepEqual(nativeDigests, all, `${what}: native runs agree`);
+  assert.deepEqual(wasmDigests, all, `${what}: Chromium's ${ticks} ticks end on the native digest`);
+  return digest;
 }
 
 /** Collects page errors and console errors/warnings of a page. */
@@ -285,16 +302,12 @@ after(async () => {
   if (s.chromiumStepsPerSec) {
     console.log(`island steps per CPU second: Chromium (wasm) ${(s.chromiumStepsPerSec / 1e6).toFixed(1)} M, ` +
       `native ${(s.nativeStepsPerSec / 1e6).toFixed(1)} M, wasm/native ${(s.chromiumStepsPerSec / s.nativeStepsPerSec).toFixed(2)} ` +
-      `(${s.steps} steps, best of ${s.samples}; ` +
-      `median of ${s.samples} alternating pairs ${median(s.pairRatios).toFixed(2)}, ` +
-      `range ${Math.min(...s.pairRatios).toFixed(2)}-${Math.max(...s.pairRatios).toFixed(2)})`);
+      `(${s.steps} steps, best of ${s.samples}; ${pairsSummary(s.pairRatios)})`);
   }
   for (const h of report.hordeSpeed || []) {
     console.log(`horde ${h.enemies} enemies, ticks per CPU second: Chromium (wasm) ${h.chromiumTicksPerSec.toFixed(0)}, ` +
       `native ${h.nativeTicksPerSec.toFixed(0)}, wasm/native ${(h.chromiumTicksPerSec / h.nativeTicksPerSec).toFixed(2)} ` +
-      `(${h.ticks} ticks, best of ${h.samples}, native one thread; ` +
-      `median of ${h.samples} alternating pairs ${median(h.pairRatios).toFixed(2)}, ` +
-      `range ${Math.min(...h.pairRatios).toFixed(2)}-${Math.max(...h.pairRatios).toFixed(2)})`);
+      `(${h.ticks} ticks, best of ${h.samples}, native one thread; ${pairsSummary(h.pairRatios)})`);
   }
   if (report.island.finalDigest) console.log(`island timeline final digest: ${report.island.finalDigest}`);
   const n = report.netplay;
@@ -470,10 +483,7 @@ describe('island page (module build over http)', () => {
     await page.close();
     // The same ticks on both sides: every sample's digest is the native one
     // (and the recording runs' digest is the native one at their length).
-    const nativeDigest = nativeDigests[0];
-    assert.match(nativeDigest, new RegExp(`^${CPU_STEPS}\\|`), `native digest ${nativeDigest}`);
-    assert.deepEqual(nativeDigests, Array(samples).fill(nativeDigest), 'native runs agree');
-    assert.deepEqual(wasmDigests, Array(samples).fill(nativeDigest), `Chromium's ${CPU_STEPS} steps end on the native digest`);
+    const nativeDigest = sameWork('island', CPU_STEPS, nativeDigests, wasmDigests);
     const benchDigest = JSON.parse(cliCpuMs(['script', '-'], `advance ${BENCH_STEPS}\n`).stdout.trim().split('\n').at(-1)).digest;
     assert.deepEqual(recDigests, Array(2 * samples).fill(benchDigest), `recording or not, ${BENCH_STEPS} steps end on the native digest`);
     const chromiumCpuMs = Math.min(...wasmCpu);
@@ -720,10 +730,7 @@ describe('horde page', () => {
         nativeCpu.push(run.cpuMs - cliCpuMs(args(0)).cpuMs);
       }
       await page.close();
-      const nativeDigest = nativeDigests[0];
-      assert.match(nativeDigest, new RegExp(`^${ticks}\\|`), `native digest ${nativeDigest}`);
-      assert.deepEqual(nativeDigests, Array(samples).fill(nativeDigest), `${enemies} enemies: native runs agree`);
-      assert.deepEqual(wasmDigests, Array(samples).fill(nativeDigest), `${enemies} enemies: the page and tickwise horde ran the same ticks`);
+      sameWork(`horde, ${enemies} enemies`, ticks, nativeDigests, wasmDigests);
       const chromiumCpuMs = Math.min(...wasmCpu);
       const nativeCpuMs = Math.min(...nativeCpu);
       assert.ok(chromiumCpuMs > 0 && nativeCpuMs > 0, `CPU times ${chromiumCpuMs} ms, ${nativeCpuMs} ms`);
