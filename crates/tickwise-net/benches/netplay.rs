@@ -2,11 +2,10 @@
 //! snapshot bytes per enemy, and the session's own cost per tick.
 #![allow(missing_docs)]
 
-use std::alloc::System;
 use std::hint::black_box;
 
+use allocation_counter::measure;
 use criterion::{Criterion, criterion_group, criterion_main};
-use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use tickwise::{Nanos, Pcg32, ReplayInput, Sim, Timestamp};
 use tickwise_net::{
     Auth, NetworkConfig, Session, SessionConfig, SessionKey, SimNetwork, Transport,
@@ -15,9 +14,6 @@ use tickwise_sims::horde::{HordeConfig, HordeWorld, scripted_input};
 use tickwise_sims::island::{IslandConfig, IslandWorld};
 
 const KEY: SessionKey = SessionKey::from_bytes(*b"tickwise bench k");
-
-#[global_allocator]
-static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 fn horde(n: u64) -> HordeWorld {
     let cfg = HordeConfig::from_json(include_bytes!("../../../config/horde.json"))
@@ -38,15 +34,12 @@ fn rollback(c: &mut Criterion) {
         // Snapshot bytes per enemy: what one full copy allocates (the state
         // only: the grid and other scratch stay out of a copy), and what
         // `clone_from` copies.
-        let region = Region::new(GLOBAL);
         // black_box: an allocation nobody reads may be optimised away.
-        let copy = black_box(world.clone());
-        let bytes = region.change().bytes_allocated;
-        drop(copy);
+        let bytes = measure(|| drop(black_box(world.clone()))).bytes_total;
         let state = n as usize * (12 + 8 + 4 + 2 + 4);
         println!(
             "horde {n}: a first snapshot allocates {bytes} bytes ({} per enemy, no scratch); clone_from copies about {} bytes per enemy of state",
-            bytes / usize::try_from(n).unwrap(),
+            bytes / n,
             state / usize::try_from(n).unwrap()
         );
         c.bench_function(&format!("horde{n}_save_restore"), |b| {
