@@ -17,6 +17,8 @@
 //! pool's own bookkeeping is rayon's, so it is not what this test counts.
 
 use std::hint::black_box;
+use std::sync::{Arc, Barrier};
+use std::thread;
 
 use allocation_counter::measure;
 use tickwise::{Capture, Sim};
@@ -27,6 +29,24 @@ fn steady_state_ticks_do_not_allocate() {
     // The counter counts: one Vec is one allocation.
     let one = measure(|| drop(black_box(Vec::<u64>::with_capacity(16))));
     assert_eq!((one.count_total, one.count_current), (1, 0));
+    // And it counts this thread only: another thread allocating meanwhile
+    // (as libtest's main thread may) adds nothing. A barrier waits without
+    // a heap call.
+    let (go, done) = (Arc::new(Barrier::new(2)), Arc::new(Barrier::new(2)));
+    let other = {
+        let (go, done) = (Arc::clone(&go), Arc::clone(&done));
+        thread::spawn(move || {
+            go.wait();
+            drop(black_box(Vec::<u64>::with_capacity(16)));
+            done.wait();
+        })
+    };
+    let none = measure(|| {
+        go.wait();
+        done.wait();
+    });
+    other.join().unwrap();
+    assert_eq!(none.count_total, 0, "{none:?}");
 
     let cfg = HordeConfig::from_json(include_bytes!("../../../config/horde.json")).unwrap();
     // One hero, then four (co-op: each player its own input, per-hero
