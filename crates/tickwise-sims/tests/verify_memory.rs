@@ -4,11 +4,8 @@
 //! almost every tick) must allocate next to nothing, however many ticks it has.
 //!
 //! The count is this thread's alone (`allocation-counter`), and the code
-//! under test runs on it. Counting the whole process (`stats_alloc`, before)
-//! also counted libtest's main thread, which makes its first heap calls
-//! when it first waits for a test to finish: on a loaded machine those can
-//! come inside the counted stretch (they did in `horde_alloc`: 4 calls, 900
-//! bytes, in 17 of 30 runs with the other core busy).
+//! under test runs on it: a count of the whole process also took in
+//! libtest's own first heap calls on a loaded machine (docs/testing.md).
 
 use std::hint::black_box;
 
