@@ -222,8 +222,8 @@ fn apply(p: &Params, body: &mut [Body], vel: &mut [[i32; 2]], crowd: &mut [u16],
     }
 }
 
-/// [`apply`] in pieces of [`par::CHUNK`] when `par`: each enemy reads only
-/// its own sum.
+/// [`apply`] in pieces of [`par::CHUNK`] ([`par::pieces`]), in parallel
+/// when `par`: each enemy reads only its own sum.
 fn apply_chunks(
     par: bool,
     p: &Params,
@@ -232,18 +232,13 @@ fn apply_chunks(
     crowd: &mut [u16],
     acc: &[Push],
 ) {
-    if !par || body.len() <= par::CHUNK {
-        apply(p, body, vel, crowd, acc);
-        return;
-    }
-    let mid = (body.len() / par::CHUNK / 2).max(1) * par::CHUNK;
-    let (b0, b1) = body.split_at_mut(mid);
-    let (v0, v1) = vel.split_at_mut(mid);
-    let (c0, c1) = crowd.split_at_mut(mid);
-    let (a0, a1) = acc.split_at(mid);
-    par::join(
+    let n = body.len();
+    par::pieces(
         par,
-        || apply_chunks(par, p, b0, v0, c0, a0),
-        || apply_chunks(par, p, b1, v1, c1, a1),
+        ((body, vel), (crowd, acc)),
+        0,
+        n,
+        &|_, ((body, vel), (crowd, acc))| apply(p, body, vel, crowd, acc),
+        &|(), ()| (),
     );
 }
