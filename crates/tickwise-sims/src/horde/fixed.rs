@@ -245,6 +245,36 @@ impl Pairing<'_> {
         // |dx · w| < 2^31 (`SeparationKernel::new`): exact in `i32`.
         ((dx * w) / 65_536, (dy * w) / 65_536, u32::from(overlaps))
     }
+
+    /// [`Pairing::push_if_overlapping`] for `d2 < 2^31` (both axes under
+    /// 2^15, as in [`Grid::small_cells`](super::grid::Grid::small_cells)),
+    /// in 32 bits: the same values with fewer instructions in the hot loop
+    /// (no widening; the overlap test is the sign of `d2 − R²`, which
+    /// cannot overflow since both are below 2^31).
+    #[must_use]
+    #[inline(always)]
+    pub(super) fn push_if_overlapping_small(
+        &self,
+        dx: i32,
+        dy: i32,
+        d2: u32,
+        first_is_lower: bool,
+    ) -> (i32, i32, u32) {
+        if d2 == 0 {
+            let n = if first_is_lower {
+                -self.nudge
+            } else {
+                self.nudge
+            };
+            return (n, 0, 1);
+        }
+        // R <= 2^15: R² <= 2^30.
+        #[allow(clippy::cast_possible_truncation, reason = "R² <= 2^30")]
+        let overlaps = d2.wrapping_sub(self.radius_sq as u32) >> 31;
+        let idx = (d2 >> self.shift) as usize;
+        let w = self.table[idx.min(TABLE - 1)].cast_signed();
+        ((dx * w) / 65_536, (dy * w) / 65_536, overlaps)
+    }
 }
 
 #[cfg(test)]
@@ -368,6 +398,20 @@ mod tests {
             p.push_if_overlapping(8191, 8191, 2 * 8191 * 8191, true),
             (0, 0, 0)
         );
+        // The overlap count on both sides of R² (d2 given as it is, so
+        // exactly at the boundary), and at the largest d2 of small cells.
+        for (d2, near) in [((1u32 << 24) - 1, 1), (1 << 24, 0), (u32::MAX >> 1, 0)] {
+            assert_eq!(
+                p.push_if_overlapping(4095, 0, d2.into(), true).2,
+                near,
+                "{d2}"
+            );
+            assert_eq!(
+                p.push_if_overlapping_small(4095, 0, d2, true).2,
+                near,
+                "{d2}"
+            );
+        }
         // Every offset of a grid of them: the kernel's push inside R, zero
         // outside, for a radius whose square is not a bucket boundary too.
         for k in [
@@ -388,6 +432,12 @@ mod tests {
                         (0, 0, 0)
                     };
                     assert_eq!(p.push_if_overlapping(dx, dy, d2, true), want, "{dx},{dy}");
+                    let small = u32::try_from(d2).unwrap();
+                    assert_eq!(
+                        p.push_if_overlapping_small(dx, dy, small, true),
+                        want,
+                        "{dx},{dy}"
+                    );
                 }
             }
         }

@@ -135,26 +135,18 @@ impl Separate<'_> {
         let kernel = &self.kernel;
         let mut pairs = 0u64;
         self.grid
-            .for_each_cell_span_in_rows(r0, r1, |cell, same_end, below| {
+            .for_each_slot_span_in_rows(r0, r1, |k, same_end, below| {
+                let me = body[k];
+                let mut sum = Push::ZERO;
+                let later = k + 1..same_end;
+                let later_acc = &mut acc[later.start - base..later.end - base];
+                pairs_against::<SMALL>(kernel, me, &body[later], later_acc, &mut sum);
                 let below_bodies = &body[below.clone()];
                 let below = below.start - base..below.end - base;
-                for k in cell {
-                    let me = body[k];
-                    let mut sum = Push::ZERO;
-                    let later = k + 1..same_end;
-                    let later_acc = &mut acc[later.start - base..later.end - base];
-                    pairs_against::<SMALL>(kernel, me, &body[later], later_acc, &mut sum);
-                    pairs_against::<SMALL>(
-                        kernel,
-                        me,
-                        below_bodies,
-                        &mut acc[below.clone()],
-                        &mut sum,
-                    );
-                    // Its overlaps found here are the pairs it leads.
-                    pairs += u64::from(sum.near);
-                    acc[k - base].add(sum);
-                }
+                pairs_against::<SMALL>(kernel, me, below_bodies, &mut acc[below], &mut sum);
+                // Its overlaps found here are the pairs it leads.
+                pairs += u64::from(sum.near);
+                acc[k - base].add(sum);
             });
         pairs
     }
@@ -197,12 +189,13 @@ fn pairs_against<const SMALL: bool>(
     for i in 0..n {
         let o = others[i];
         let (dx, dy) = (me.x - o.x, me.y - o.y);
-        let d2 = if SMALL {
-            i64::from(dx * dx + dy * dy)
+        let (fx, fy, near) = if SMALL {
+            let d2 = (dx * dx + dy * dy).cast_unsigned();
+            kernel.push_if_overlapping_small(dx, dy, d2, me.id < o.id)
         } else {
-            i64::from(dx) * i64::from(dx) + i64::from(dy) * i64::from(dy)
+            let d2 = i64::from(dx) * i64::from(dx) + i64::from(dy) * i64::from(dy);
+            kernel.push_if_overlapping(dx, dy, d2, me.id < o.id)
         };
-        let (fx, fy, near) = kernel.push_if_overlapping(dx, dy, d2, me.id < o.id);
         sum.add(Push { x: fx, y: fy, near });
         sums[i].add(Push {
             x: fx.wrapping_neg(),
