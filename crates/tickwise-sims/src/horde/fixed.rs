@@ -226,12 +226,7 @@ impl Pairing<'_> {
         first_is_lower: bool,
     ) -> (i32, i32, u32) {
         if d2 == 0 {
-            let n = if first_is_lower {
-                -self.nudge
-            } else {
-                self.nudge
-            };
-            return (n, 0, 1);
+            return self.same_spot(first_is_lower);
         }
         let overlaps = d2 < self.radius_sq;
         // The table's weight is 0 from R² on (its tail, see
@@ -261,12 +256,7 @@ impl Pairing<'_> {
         first_is_lower: bool,
     ) -> (i32, i32, u32) {
         if d2 == 0 {
-            let n = if first_is_lower {
-                -self.nudge
-            } else {
-                self.nudge
-            };
-            return (n, 0, 1);
+            return self.same_spot(first_is_lower);
         }
         // R <= 2^15: R² <= 2^30.
         #[allow(clippy::cast_possible_truncation, reason = "R² <= 2^30")]
@@ -274,6 +264,21 @@ impl Pairing<'_> {
         let idx = (d2 >> self.shift) as usize;
         let w = self.table[idx.min(TABLE - 1)].cast_signed();
         ((dx * w) / 65_536, (dy * w) / 65_536, overlaps)
+    }
+
+    /// The push on the first of two enemies on the same spot: the nudge
+    /// along x, the lower id toward −x; an overlap.
+    #[inline(always)]
+    const fn same_spot(&self, first_is_lower: bool) -> (i32, i32, u32) {
+        (
+            if first_is_lower {
+                -self.nudge
+            } else {
+                self.nudge
+            },
+            0,
+            1,
+        )
     }
 }
 

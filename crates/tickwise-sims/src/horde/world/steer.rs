@@ -94,8 +94,8 @@ impl Steer<'_> {
     /// 2. the listed enemies' velocities capped;
     /// 3. every live enemy moved.
     ///
-    /// About half the enemies are over the cap, at random, so a branch on it
-    /// mispredicted often, and each mispredict also threw away the next
+    /// About one enemy in eight is over the cap, at random, so a branch on
+    /// it mispredicted, and each mispredict also threw away the next
     /// enemies' divisions in flight; without it pass 1's divisions overlap.
     /// The same values as one pass, enemy by enemy.
     fn block<const BOX: bool>(
