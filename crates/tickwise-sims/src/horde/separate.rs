@@ -174,8 +174,9 @@ impl Separate<'_> {
 /// instructions, hardly fewer mispredicts): `docs/benchmarks.md`.
 ///
 /// `SMALL`: the candidates lie less than 2^15 from `me` on each axis, so
-/// the squared distance is computed in `i32` (it cannot overflow); the
-/// same value as in `i64`.
+/// the squared distance is computed in `i32` (it cannot overflow) and the
+/// pair in 32 bits ([`Pairing::push_if_overlapping_small`]); the same
+/// values as in `i64`.
 #[inline(always)]
 fn pairs_against<const SMALL: bool>(
     kernel: &Pairing<'_>,
