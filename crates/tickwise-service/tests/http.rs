@@ -437,6 +437,44 @@ fn a_panicking_sim_is_retried_then_dead_lettered_and_the_service_lives_on() {
     );
 }
 
+/// Many clients at once, each uploading one replay after another and
+/// waiting for its verdict, while batches arrive too: every request is
+/// answered with its final verdict within the wait. An upload wakes only
+/// verification threads that sleep; one that counted them wrong would leave
+/// a job queued with every thread asleep, and its request would run out of
+/// time with `202`.
+#[test]
+fn bursts_of_uploads_from_many_clients_all_get_their_verdicts() {
+    let server = default_server();
+    let uploads = Arc::new(corpus(96, 300, 20));
+    let addr = server.addr;
+    let clients: Vec<_> = (0..12)
+        .map(|c| {
+            let uploads = Arc::clone(&uploads);
+            std::thread::spawn(move || {
+                for u in uploads.iter().skip(c).step_by(12).take(6) {
+                    let (code, body) = http(addr, "POST", "/v1/replays?wait=10", &u.bytes);
+                    assert_eq!(code, 200, "{}: {body}", u.kind);
+                    assert_eq!(field(&body, "status").unwrap(), u.expect.as_str(), "{body}");
+                }
+            })
+        })
+        .collect();
+    for chunk in uploads[72..].chunks(8) {
+        let refs: Vec<&[u8]> = chunk.iter().map(|u| &u.bytes[..]).collect();
+        let (code, body) = post_batch(addr, "/v1/batches?wait=10", &frame(&refs));
+        assert_eq!(code, 200, "{body}");
+        let got = replays_of(&body);
+        assert_eq!(got.len(), chunk.len(), "{body}");
+        for (u, r) in chunk.iter().zip(&got) {
+            assert_eq!(r["status"].as_str(), Some(u.expect.as_str()), "{body}");
+        }
+    }
+    for c in clients {
+        c.join().unwrap();
+    }
+}
+
 #[test]
 fn a_mixed_batch_gets_one_verdict_per_replay_and_repeats_are_one_job() {
     let server = default_server();

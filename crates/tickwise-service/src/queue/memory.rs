@@ -139,6 +139,10 @@ struct State {
     slots: BTreeMap<JobId, Slot>,
     done_order: VecDeque<JobId>,
     running: u64,
+    /// Verification threads asleep on [`Shared::work`]: an upload wakes at
+    /// most this many (a wake-up of a thread that is busy anyway is a
+    /// system call for nothing).
+    idle: usize,
     stats: QueueStats,
     dead_letters: Vec<(JobId, String)>,
     /// Requests waiting for a job's verdict ([`Queue::watch`]), woken when
@@ -426,10 +430,12 @@ fn worker(shared: &Shared, small_only: bool) {
                 if !small_only && let Some(job) = state.large.pop() {
                     break job;
                 }
+                state.idle += 1;
                 state = shared
                     .work
                     .wait(state)
                     .unwrap_or_else(PoisonError::into_inner);
+                state.idle -= 1;
             };
             let attempts = match state.slots.get(&job.id) {
                 Some(Slot::Queued { attempts }) => attempts + 1,
@@ -523,6 +529,7 @@ impl Queue for MemoryQueue {
         }
         let per_client = BTreeMap::from([(meta.source, (fresh, work))]);
         state.admit(config, fresh, bytes, &per_client)?;
+        let idle = state.idle as u64;
         let mut out = Vec::with_capacity(jobs.len());
         let mut large = false;
         for (id, bytes, admitted) in jobs {
@@ -547,13 +554,13 @@ impl Queue for MemoryQueue {
             }
         }
         drop(state);
-        if large {
+        if large && idle > 0 {
             // Only some threads take large jobs: wake them all.
             self.shared.work.notify_all();
-        } else {
-            // Any thread takes a small job: wake one per job (at most
-            // every thread), not every thread for every upload.
-            for _ in 0..fresh.min(self.threads.len() as u64) {
+        } else if !large {
+            // Any thread takes a small job: wake one per job, at most every
+            // idle thread (not every thread for every upload).
+            for _ in 0..fresh.min(idle) {
                 self.shared.work.notify_one();
             }
         }
