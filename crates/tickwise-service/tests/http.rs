@@ -453,7 +453,7 @@ fn bursts_of_uploads_from_many_clients_all_get_their_verdicts() {
             let uploads = Arc::clone(&uploads);
             std::thread::spawn(move || {
                 for u in uploads.iter().skip(c).step_by(12).take(6) {
-                    let (code, body) = http(addr, "POST", "/v1/replays?wait=10", &u.bytes);
+                    let (code, body) = http(addr, "POST", "/v1/replays?wait=30", &u.bytes);
                     assert_eq!(code, 200, "{}: {body}", u.kind);
                     assert_eq!(field(&body, "status").unwrap(), u.expect.as_str(), "{body}");
                 }
@@ -462,7 +462,7 @@ fn bursts_of_uploads_from_many_clients_all_get_their_verdicts() {
         .collect();
     for chunk in uploads[72..].chunks(8) {
         let refs: Vec<&[u8]> = chunk.iter().map(|u| &u.bytes[..]).collect();
-        let (code, body) = post_batch(addr, "/v1/batches?wait=10", &frame(&refs));
+        let (code, body) = post_batch(addr, "/v1/batches?wait=30", &frame(&refs));
         assert_eq!(code, 200, "{body}");
         let got = replays_of(&body);
         assert_eq!(got.len(), chunk.len(), "{body}");

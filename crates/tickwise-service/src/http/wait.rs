@@ -66,8 +66,8 @@ pub async fn await_verdicts<Q: Queue>(
 }
 
 /// The records from the last to the first, each waited for on its own
-/// ([`Queue::watch`]) until `deadline`. A job the queue does not know (or an engine that
-/// cannot watch) ends the wait: nothing would wake it.
+/// ([`Queue::watch`]) until `deadline`. A job the queue does not know (or
+/// an engine that cannot watch) ends the wait: nothing would wake it.
 async fn await_each<Q: Queue>(
     queue: &Q,
     ids: &[JobId],
@@ -201,9 +201,9 @@ mod tests {
         }
     }
 
-    /// A batch of 8 whose verdicts are stored in upload order, each after
-    /// the waiter went to sleep: it wakes once (for the last), not once per
-    /// replay, and ends with every verdict.
+    /// A batch of 8 whose verdicts are stored in upload order, each while
+    /// the waiter sleeps on a job: it wakes once (for the last), not once
+    /// per replay, and ends with every verdict.
     #[tokio::test]
     async fn a_batch_in_upload_order_wakes_its_waiter_once() {
         let q = std::sync::Arc::new(Fake::default());
@@ -215,12 +215,21 @@ mod tests {
         let (q2, ids2) = (std::sync::Arc::clone(&q), ids.clone());
         let store = tokio::spawn(async move {
             for id in ids2 {
-                // Let the waiter reach its sleep before each verdict.
-                tokio::time::sleep(Duration::from_millis(5)).await;
+                // Each verdict only once the waiter sleeps on some job: a
+                // waiter that watched the first open job would have to come
+                // back for the next one before it is stored.
+                let asleep = async {
+                    while q2.waiters.lock().unwrap().is_empty() {
+                        tokio::time::sleep(Duration::from_millis(1)).await;
+                    }
+                };
+                tokio::time::timeout(Duration::from_secs(10), asleep)
+                    .await
+                    .expect("the waiter sleeps on a job");
                 q2.finish(id);
             }
         });
-        await_verdicts(&*q, &ids, &mut records, Duration::from_secs(10))
+        await_verdicts(&*q, &ids, &mut records, Duration::from_secs(20))
             .await
             .unwrap();
         store.await.unwrap();
