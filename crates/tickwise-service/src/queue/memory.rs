@@ -554,10 +554,12 @@ impl Queue for MemoryQueue {
             }
         }
         drop(state);
-        if large && idle > 0 {
-            // Only some threads take large jobs: wake them all.
-            self.shared.work.notify_all();
-        } else if !large {
+        if large {
+            // Only some threads take large jobs: wake every sleeping one.
+            if idle > 0 {
+                self.shared.work.notify_all();
+            }
+        } else {
             // Any thread takes a small job: wake one per job, at most every
             // idle thread (not every thread for every upload).
             for _ in 0..fresh.min(idle) {
