@@ -308,6 +308,36 @@ fn memory_queue_gives_the_same_verdicts() {
     // no more than the process's whole life could hold (30 s on 2 cores).
     let cpu = v["generatorCpuSeconds"].as_f64();
     assert!(cpu.is_some_and(|s| (0.0..60.0).contains(&s)), "{v}");
+    // In batches: each batch body goes out as its pieces (lengths and
+    // replays, not joined first), which the service must read as the same
+    // framing: a mis-framed body is refused with 400 and counts as errors.
+    let out = Command::new(BIN)
+        .args([
+            "loadtest",
+            "--url",
+            &format!("http://{addr}"),
+            "--generate",
+            "9",
+            "--ticks",
+            "200",
+            "--batch",
+            "4",
+            "--concurrency",
+            "2",
+            "--seconds",
+            "30",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(
+        (v["ok"].as_u64(), v["errors"].as_u64()),
+        (Some(9), Some(0)),
+        "{v}"
+    );
 }
 
 #[test]

@@ -18,14 +18,32 @@ pub const BATCH_CONTENT_TYPE: &str = "application/x-tickwise-batch";
 pub fn frame_batch<B: AsRef<[u8]>>(replays: &[B]) -> Vec<u8> {
     let total: usize = replays.iter().map(|r| r.as_ref().len() + 4).sum();
     let mut out = Vec::with_capacity(total);
-    for r in replays {
-        let r = r.as_ref();
-        if let Ok(n) = u32::try_from(r.len()) {
-            out.extend_from_slice(&n.to_be_bytes());
-            out.extend_from_slice(r);
-        }
+    for (len, r) in frames(replays) {
+        out.extend_from_slice(&len);
+        out.extend_from_slice(r.as_ref());
     }
     out
+}
+
+/// [`frame_batch`] without copying the replays: the body as pieces to be
+/// sent one after another (each replay's 4-byte length, then the replay's
+/// own bytes), so a client sends a batch with one vectored write instead
+/// of first copying every replay into one buffer. Concatenated, the pieces
+/// are exactly [`frame_batch`]'s bytes.
+#[must_use]
+pub fn frame_batch_pieces(replays: &[Bytes]) -> Vec<Bytes> {
+    frames(replays)
+        .flat_map(|(len, r)| [Bytes::copy_from_slice(&len), r.clone()])
+        .collect()
+}
+
+/// Each replay that can be framed, with its frame's length prefix.
+fn frames<B: AsRef<[u8]>>(replays: &[B]) -> impl Iterator<Item = ([u8; 4], &B)> {
+    replays.iter().filter_map(|r| {
+        u32::try_from(r.as_ref().len())
+            .ok()
+            .map(|n| (n.to_be_bytes(), r))
+    })
 }
 
 /// Why a batch body was refused.

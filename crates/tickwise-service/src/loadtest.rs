@@ -6,13 +6,18 @@
 //! the cache), and the run stops after its time budget even if verdicts
 //! are still missing (they count as errors).
 
+use std::collections::VecDeque;
+use std::convert::Infallible;
 use std::fmt;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt as _, Full};
+use http_body_util::BodyExt as _;
+use hyper::body::{Frame, SizeHint};
 use hyper::{Method, Request, StatusCode, Uri};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -186,7 +191,51 @@ pub fn loopback_base(url: &str) -> Result<String, LoadError> {
     Ok(url.trim_end_matches('/').to_string())
 }
 
-type HttpClient = Client<HttpConnector, Full<Bytes>>;
+type HttpClient = Client<HttpConnector, Pieces>;
+
+/// A request body sent as the pieces it is made of (a batch: each replay's
+/// length, then the replay itself), so the replays, already in memory, go
+/// out in one vectored write instead of first being copied into a body of
+/// their own: 264 KB copied and freed again for a batch of eight 10-minute
+/// island replays.
+#[derive(Clone, Debug, Default)]
+struct Pieces {
+    left: VecDeque<Bytes>,
+    len: u64,
+}
+
+impl Pieces {
+    /// The body made of `pieces`, in order (empty ones dropped).
+    fn of(pieces: impl IntoIterator<Item = Bytes>) -> Pieces {
+        let left: VecDeque<Bytes> = pieces.into_iter().filter(|p| !p.is_empty()).collect();
+        let len = left.iter().map(|p| p.len() as u64).sum();
+        Pieces { left, len }
+    }
+}
+
+impl hyper::body::Body for Pieces {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let this = self.get_mut();
+        Poll::Ready(this.left.pop_front().map(|piece| {
+            this.len -= piece.len() as u64;
+            Ok(Frame::data(piece))
+        }))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.left.is_empty()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.len)
+    }
+}
 
 struct Shared {
     client: HttpClient,
@@ -209,7 +258,7 @@ async fn call(
     s: &Shared,
     method: Method,
     path: &str,
-    body: Bytes,
+    body: Pieces,
 ) -> Result<(StatusCode, Option<Duration>, Bytes), String> {
     let kind = if path.starts_with("/v1/batches") {
         crate::batch::BATCH_CONTENT_TYPE
@@ -223,7 +272,7 @@ async fn call(
     if let Some(ms) = s.config.session_ms {
         req = req.header(crate::http::SESSION_HEADER, ms);
     }
-    let req = req.body(Full::new(body)).map_err(|e| e.to_string())?;
+    let req = req.body(body).map_err(|e| e.to_string())?;
     let remaining = s.deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
     let resp = tokio::time::timeout(remaining, s.client.request(req))
         .await
@@ -278,7 +327,7 @@ async fn one(s: &Shared, replay: Bytes) -> Result<(JobRecord, Duration), String>
             s,
             Method::POST,
             &format!("/v1/replays?wait={wait}"),
-            replay.clone(),
+            Pieces::of([replay.clone()]),
         )
         .await?;
         match answer(status, retry, &body)? {
@@ -295,8 +344,13 @@ async fn one(s: &Shared, replay: Bytes) -> Result<(JobRecord, Duration), String>
             return Err(format!("no verdict for {id} within the time budget"));
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
-        let (status, retry, body) =
-            call(s, Method::GET, &format!("/v1/replays/{id}"), Bytes::new()).await?;
+        let (status, retry, body) = call(
+            s,
+            Method::GET,
+            &format!("/v1/replays/{id}"),
+            Pieces::default(),
+        )
+        .await?;
         match answer(status, retry, &body)? {
             Answer::Verdict(r) => return Ok((*r, sent.elapsed())),
             Answer::Pending(i) => id = i,
@@ -327,7 +381,7 @@ async fn many(s: &Shared, replays: &[Bytes]) -> Result<Vec<(JobRecord, Duration)
             .as_secs()
             .clamp(1, 30)
     };
-    let body = Bytes::from(crate::batch::frame_batch(replays));
+    let body = Pieces::of(crate::batch::frame_batch_pieces(replays));
     let records = loop {
         if Instant::now() >= s.deadline {
             return Err("time budget ran out before the batch was accepted".into());
@@ -373,7 +427,7 @@ async fn many(s: &Shared, replays: &[Bytes]) -> Result<Vec<(JobRecord, Duration)
             open.join(","),
             wait(Instant::now())
         );
-        let (status, _, reply) = call(s, Method::GET, &path, Bytes::new()).await?;
+        let (status, _, reply) = call(s, Method::GET, &path, Pieces::default()).await?;
         if status != StatusCode::OK && status != StatusCode::ACCEPTED {
             return Err(format!("{status}: {}", String::from_utf8_lossy(&reply)));
         }
