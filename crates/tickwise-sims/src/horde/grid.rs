@@ -131,7 +131,8 @@ pub(super) struct Grid {
     order: Vec<u32>,
     /// Each new live slot's cell.
     slot_cell: Vec<u32>,
-    /// Parallel sort only: each piece's old slots grouped by row band.
+    /// The parallel sort: each piece's old slots grouped by row band. The
+    /// serial sort: each old slot's rank within its bucket.
     by_band: Vec<u32>,
     /// Parallel sort only: per piece, where each band starts in `by_band`.
     band_at: Vec<u32>,
@@ -268,43 +269,52 @@ impl Grid {
     }
 
     /// One counting sort over every bucket.
+    ///
+    /// The count pass also keeps each slot's rank within its bucket (in
+    /// `by_band`, the parallel sort's scratch), so the placement pass reads
+    /// each bucket's start and never writes it. Consecutive slots mostly
+    /// share a bucket (the enemies were sorted by cell a tick ago), and a
+    /// placement that bumped the bucket's start made each slot wait for the
+    /// previous one's store to that same counter.
     fn sort_serial(&mut self, pos: &[Body], hp: &[i32], r_lo: u32, c_lo: u32) {
         let n = hp.len();
         let div = self.div;
         let dead = (self.stride * (self.rows + 1)) as u32;
-        // Counts go to start[b + 2]; after the inclusive prefix sum start[b + 1]
-        // is the first slot of bucket b, and the placement's increments leave
-        // start[b] as the first slot of bucket b for every b.
-        let start = &mut self.start[..dead as usize + 3];
+        // Counts go to start[b + 1]; after the inclusive prefix sum start[b]
+        // is the first slot of bucket b for every b (start[0] stays 0).
+        let start = &mut self.start[..dead as usize + 2];
         start.fill(0);
         let stride = self.stride as u32;
         // Column 0 is the left ghost: real columns start at 1.
         let c_base = c_lo.wrapping_sub(1);
         let key = &mut self.key[..n];
-        for ((&Body { x, y, .. }, &h), b) in pos.iter().zip(hp).zip(key.iter_mut()) {
+        let rank = &mut self.by_band[..n];
+        let slots = pos.iter().zip(hp).zip(key.iter_mut().zip(rank.iter_mut()));
+        for ((&Body { x, y, .. }, &h), (b, r)) in slots {
             *b = if h > 0 {
                 Grid::bucket(div, stride, r_lo, c_base, x, y)
             } else {
                 dead
             };
-            start[*b as usize + 2] += 1;
+            let count = &mut start[*b as usize + 1];
+            *r = *count;
+            *count += 1;
         }
         let mut sum = 0u32;
-        for s in &mut start[2..] {
+        for s in &mut start[1..] {
             sum += *s;
             *s = sum;
         }
-        let live = start[dead as usize + 1] as usize;
+        let live = start[dead as usize] as usize;
         // Capacity was reserved: no allocation.
         self.slot_cell.resize(live, 0);
         let order = &mut self.order[..n];
-        for (k, &b) in key.iter().enumerate() {
-            let slot = &mut start[b as usize + 1];
-            order[*slot as usize] = k as u32;
+        for (k, (&b, &r)) in key.iter().zip(rank.iter()).enumerate() {
+            let slot = (start[b as usize] + r) as usize;
+            order[slot] = k as u32;
             if b != dead {
-                self.slot_cell[*slot as usize] = b;
+                self.slot_cell[slot] = b;
             }
-            *slot += 1;
         }
     }
 
