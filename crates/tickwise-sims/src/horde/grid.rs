@@ -96,6 +96,11 @@ impl Bounds {
     }
 }
 
+/// The most slots [`Grid::build`]'s serial sort places by rank (see
+/// `Grid::sort_serial`): 32,768 ranks are 128 KB, which stay in cache with
+/// the rest of such a world.
+const RANKED_SORT_MAX: usize = 1 << 15;
+
 /// Bucket starts over the live bounding box, and the sorting permutation.
 ///
 /// Everything but the shape is scratch, rebuilt by every [`Grid::build`]:
@@ -270,19 +275,26 @@ impl Grid {
 
     /// One counting sort over every bucket.
     ///
-    /// The count pass also keeps each slot's rank within its bucket (in
-    /// `by_band`, the parallel sort's scratch), so the placement pass reads
-    /// each bucket's start and never writes it. Consecutive slots mostly
-    /// share a bucket (the enemies were sorted by cell a tick ago), and a
-    /// placement that bumped the bucket's start made each slot wait for the
-    /// previous one's store to that same counter.
+    /// Up to [`RANKED_SORT_MAX`] slots, the count pass also keeps each
+    /// slot's rank within its bucket (in `by_band`, the parallel sort's
+    /// scratch), so the placement pass reads each bucket's start and never
+    /// writes it. Consecutive slots mostly share a bucket (the enemies were
+    /// sorted by cell a tick ago), and a placement that bumps the bucket's
+    /// start makes each slot wait for the previous one's store to that same
+    /// counter: in a world that fits in cache, that wait is what the pass
+    /// costs. Past that size the pass waits on memory anyway, and the ranks
+    /// would only add an array's worth of traffic and of resident memory.
     fn sort_serial(&mut self, pos: &[Body], hp: &[i32], r_lo: u32, c_lo: u32) {
         let n = hp.len();
         let div = self.div;
         let dead = (self.stride * (self.rows + 1)) as u32;
-        // Counts go to start[b + 1]; after the inclusive prefix sum start[b]
-        // is the first slot of bucket b for every b (start[0] stays 0).
-        let start = &mut self.start[..dead as usize + 2];
+        let ranked = n <= RANKED_SORT_MAX;
+        // Counts go to start[b + skip]; after the inclusive prefix sum
+        // start[b + skip − 1] is the first slot of bucket b. Ranked, that is
+        // start[b] already; bumped, the placement's increments leave start[b]
+        // as the first slot of bucket b. Either way start[0] stays 0.
+        let skip = if ranked { 1 } else { 2 };
+        let start = &mut self.start[..dead as usize + 1 + skip];
         start.fill(0);
         let stride = self.stride as u32;
         // Column 0 is the left ghost: real columns start at 1.
@@ -296,24 +308,37 @@ impl Grid {
             } else {
                 dead
             };
-            let count = &mut start[*b as usize + 1];
-            *r = *count;
+            let count = &mut start[*b as usize + skip];
+            if ranked {
+                *r = *count;
+            }
             *count += 1;
         }
         let mut sum = 0u32;
-        for s in &mut start[1..] {
+        for s in &mut start[skip..] {
             sum += *s;
             *s = sum;
         }
-        let live = start[dead as usize] as usize;
+        let live = start[dead as usize + skip - 1] as usize;
         // Capacity was reserved: no allocation.
         self.slot_cell.resize(live, 0);
         let order = &mut self.order[..n];
-        for (k, (&b, &r)) in key.iter().zip(rank.iter()).enumerate() {
-            let slot = (start[b as usize] + r) as usize;
-            order[slot] = k as u32;
+        let slot_cell = &mut self.slot_cell[..];
+        let mut place = |k: usize, b: u32, slot: u32| {
+            order[slot as usize] = k as u32;
             if b != dead {
-                self.slot_cell[slot] = b;
+                slot_cell[slot as usize] = b;
+            }
+        };
+        if ranked {
+            for (k, (&b, &r)) in key.iter().zip(rank.iter()).enumerate() {
+                place(k, b, start[b as usize] + r);
+            }
+        } else {
+            for (k, &b) in key.iter().enumerate() {
+                let next = &mut start[b as usize + 1];
+                place(k, b, *next);
+                *next += 1;
             }
         }
     }

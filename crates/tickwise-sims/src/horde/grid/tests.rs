@@ -36,26 +36,30 @@ fn sorted_by(g: &mut Grid, par: bool, pos: &[Body], hp: &[i32]) -> Vec<usize> {
 
 #[test]
 fn stable_sort_by_cell_with_the_dead_last() {
-    let (pos, hp) = points(1, 500, 4000, 3000);
-    let mut g = Grid::new(300, 14, 10, 500);
-    let inv = sorted(&mut g, &pos, &hp);
-    let live = hp.iter().filter(|&&h| h > 0).count();
-    assert_eq!(g.len(), live);
-    // Independent key: (alive first, row, col, old slot) increases along
-    // the new order.
-    let key = |old: usize| {
-        let Body { x, y, .. } = pos[old];
-        (
-            hp[old] <= 0,
-            if hp[old] > 0 {
-                (y / 300, x / 300)
-            } else {
-                (0, 0)
-            },
-            old,
-        )
-    };
-    assert!(inv.windows(2).all(|w| key(w[0]) < key(w[1])));
+    // Placed by rank, and past `RANKED_SORT_MAX` by bumping each bucket's
+    // start.
+    for (seed, n) in [(1, 500), (2, RANKED_SORT_MAX + 777)] {
+        let (pos, hp) = points(seed, n, 4000, 3000);
+        let mut g = Grid::new(300, 14, 10, n);
+        let inv = sorted(&mut g, &pos, &hp);
+        let live = hp.iter().filter(|&&h| h > 0).count();
+        assert_eq!(g.len(), live);
+        // Independent key: (alive first, row, col, old slot) increases
+        // along the new order.
+        let key = |old: usize| {
+            let Body { x, y, .. } = pos[old];
+            (
+                hp[old] <= 0,
+                if hp[old] > 0 {
+                    (y / 300, x / 300)
+                } else {
+                    (0, 0)
+                },
+                old,
+            )
+        };
+        assert!(inv.windows(2).all(|w| key(w[0]) < key(w[1])), "{n} slots");
+    }
 }
 
 #[test]
@@ -135,6 +139,7 @@ fn the_banded_sort_is_the_serial_sort() {
         (4, 3 * CHUNK + 17, 90_000, 70_000),
         (5, 2 * CHUNK + 1, 3_000, 400_000),
         (6, 5 * CHUNK, 400_000, 2_000),
+        (7, RANKED_SORT_MAX + 3 * CHUNK + 5, 400_000, 300_000),
     ] {
         let (pos, hp) = points(seed, n, w, h);
         let mut g = Grid::new(1000, 400, 400, n);
