@@ -9,6 +9,9 @@
 #     and the HTTP floor: uploads as large as the island replays that
 #     verifyd refuses at their first bytes, so what is left is the exchange
 #     (verifyd's CPU and the load generator's during the run, per request);
+#     and verifyd's own CPU during each run, split into its verification
+#     threads and its executor (receive, content id, envelope check), next
+#     to verify's: the service's cost apart from the load generator's;
 #   * p50/p99 verdict latency at half the saturating rate;
 #   * throughput with 1 and 2 Redis workers, both upload modes;
 #   * time for a SIGKILLed worker's job to be finished by another (default

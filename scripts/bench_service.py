@@ -81,6 +81,30 @@ def cpu_per_replay(run, n):
     return out
 
 
+def threads_cpu(pid):
+    """CPU seconds of `pid`'s live threads: (verification threads, the
+    rest). The verification threads are named `tickwise-verify-*`; the
+    rest are the HTTP executor's (`tickwise-io`), which receive each
+    upload, hash it for its content id and check its envelope and header
+    before it is queued, and the main thread."""
+    tick = os.sysconf("SC_CLK_TCK")
+    verify = other = 0.0
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{t}/comm") as f:
+                comm = f.read().strip()
+            with open(f"/proc/{pid}/task/{t}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        secs = (int(fields[11]) + int(fields[12])) / tick
+        if comm.startswith("tickwise-verify"):
+            verify += secs
+        else:
+            other += secs
+    return verify, other
+
+
 def cli_verify(d, bin=BIN):
     out = subprocess.run([bin, "verify", "--quiet", "--jobs", JOBS, d],
                          check=True, capture_output=True, text=True).stdout
@@ -191,7 +215,13 @@ def main():
                 def http_run(extra, conc, src=d):
                     v = verifyd(bin=bin)
                     before = child_cpu()
+                    threads = threads_cpu(v.p.pid)
                     out = loadtest(v.url(), src, conc=conc, extra=extra, bin=bin)
+                    # verifyd's own CPU during the run (not its start), by
+                    # kind of thread.
+                    (v0, o0), (v1, o1) = threads, threads_cpu(v.p.pid)
+                    out["verify_threads_ms"] = (v1 - v0) * 1e3 / n
+                    out["io_threads_ms"] = (o1 - o0) * 1e3 / n
                     # The load generator alone (verifyd is still running, so
                     # not yet counted): what the clients would spend elsewhere.
                     out["gen_ms"] = (child_cpu() - before) * 1e3 / n
@@ -224,6 +254,12 @@ def main():
                   f" verifyd + loadtest {med(xs, 'cpu_ms'):.3f} ms (x{med(xs, 'cpu_ms') / med(clis, 'cpu_ms'):.2f}),"
                   f" verifyd alone {med(xs, 'cpu_ms') - med(xs, 'gen_ms'):.3f} ms"
                   f" (x{(med(xs, 'cpu_ms') - med(xs, 'gen_ms')) / med(clis, 'cpu_ms'):.2f})")
+            run = [x["verify_threads_ms"] + x["io_threads_ms"] for x in xs]
+            own = sorted(r / y["cpu_ms"] for r, y in zip(run, clis))
+            print(f"{'':28} {mode}: verifyd's CPU during the run, per replay: verification threads"
+                  f" {med(xs, 'verify_threads_ms') * 1e3:.0f} us, executor {med(xs, 'io_threads_ms') * 1e3:.0f} us"
+                  f" (receive, content id, envelope and header check, answer); verifyd/verify per round "
+                  + ", ".join(f"{r:.3f}" for r in own))
     if floors:
         n = ISLAND
         island_cli = next(r[3] for r in rows if r[0].startswith("island") and r[1] == "this build")
