@@ -275,21 +275,27 @@ fn memory_queue_gives_the_same_verdicts() {
     check_all(&[addr], &uploads, &ids, Duration::from_secs(90));
     assert_verdicts(&[addr], 500);
     // And the load generator drives it (bounded, loopback only).
+    let v = loadtest_all_ok(addr, 6, &["--ticks", "300"]);
+    // Its own CPU during the run: a number on Linux (where `/proc` is), and
+    // no more than the process's whole life could hold (30 s on 2 cores).
+    let cpu = v["generatorCpuSeconds"].as_f64();
+    assert!(cpu.is_some_and(|s| (0.0..60.0).contains(&s)), "{v}");
+    // In batches: each batch body goes out as its pieces (lengths and
+    // replays, not joined first), which the service must read as the same
+    // framing: a mis-framed body is refused (400 or 413) and its replays
+    // count as errors.
+    loadtest_all_ok(addr, 9, &["--ticks", "200", "--batch", "4"]);
+}
+
+/// `tickwise loadtest --json` of `generate` fresh replays against `addr`
+/// (2 clients, 30 s at most), with `extra` flags; checks that every
+/// replay got its verdict and none failed, and returns the report.
+fn loadtest_all_ok(addr: SocketAddr, generate: u64, extra: &[&str]) -> serde_json::Value {
+    let (url, n) = (format!("http://{addr}"), generate.to_string());
     let out = Command::new(BIN)
-        .args([
-            "loadtest",
-            "--url",
-            &format!("http://{addr}"),
-            "--generate",
-            "6",
-            "--ticks",
-            "300",
-            "--concurrency",
-            "2",
-            "--seconds",
-            "30",
-            "--json",
-        ])
+        .args(["loadtest", "--url", &url, "--generate", &n])
+        .args(extra)
+        .args(["--concurrency", "2", "--seconds", "30", "--json"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -301,43 +307,10 @@ fn memory_queue_gives_the_same_verdicts() {
     let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
     assert_eq!(
         (v["ok"].as_u64(), v["errors"].as_u64()),
-        (Some(6), Some(0)),
+        (Some(generate), Some(0)),
         "{v}"
     );
-    // Its own CPU during the run: a number on Linux (where `/proc` is), and
-    // no more than the process's whole life could hold (30 s on 2 cores).
-    let cpu = v["generatorCpuSeconds"].as_f64();
-    assert!(cpu.is_some_and(|s| (0.0..60.0).contains(&s)), "{v}");
-    // In batches: each batch body goes out as its pieces (lengths and
-    // replays, not joined first), which the service must read as the same
-    // framing: a mis-framed body is refused with 400 and counts as errors.
-    let out = Command::new(BIN)
-        .args([
-            "loadtest",
-            "--url",
-            &format!("http://{addr}"),
-            "--generate",
-            "9",
-            "--ticks",
-            "200",
-            "--batch",
-            "4",
-            "--concurrency",
-            "2",
-            "--seconds",
-            "30",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
-    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
-    assert_eq!(
-        (v["ok"].as_u64(), v["errors"].as_u64()),
-        (Some(9), Some(0)),
-        "{v}"
-    );
+    v
 }
 
 #[test]
