@@ -157,12 +157,12 @@ class Run:
 
     def __call__(self, name, cmd, cwd=ROOT, env=None, check=True):
         log = os.path.join(self.out, name + ".log")
-        shown = " ".join(cmd) if isinstance(cmd, list) else cmd
+        shown = " ".join(cmd)
         print(f"$ {shown}  (log: {os.path.relpath(log, ROOT)})", flush=True)
         with open(log, "w") as f:
             p = subprocess.run(cmd, cwd=cwd, env={**os.environ, **(env or {})},
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, shell=isinstance(cmd, str), check=False)
+                               text=True, check=False)
             f.write(p.stdout)
         if check and p.returncode != 0:
             tail = "\n".join(p.stdout.splitlines()[-15:])
