@@ -5,13 +5,12 @@
 #   bash scripts/bench-compare.sh [--quick] [COMMIT]
 #
 # COMMIT (default $BENCH_BASE, else the previous release point, round 1:
-# 7d19176) is checked out in a temporary git worktree outside this tree
-# (removed at the end) and built in a target directory of its own (cargo
-# names a workspace crate's artifacts by its path inside the workspace, so
-# two trees must never share one), seeded with a copy of this tree's release
-# dependencies (scripts/seed-target.sh); its binary is kept as
-# target/bench-compare/tickwise-<sha>, so a second run builds only this tree.
-# Then scripts/bench_compare.py runs both binaries alternately:
+# 7d19176) is built by scripts/base_build.py: checked out in a temporary git
+# worktree outside this tree (removed at the end), built in a target
+# directory of its own seeded with this tree's release dependencies, its
+# binary kept as target/base-builds/tickwise-<sha>-<flags>, so a second run
+# builds only this tree. Then scripts/bench_compare.py runs both binaries
+# alternately:
 # horde 10k / 100k / 1M enemies on one thread (and 100k / 1M on two threads
 # against the base's one), an island recording, an island verify of a
 # random-input replay, and cachegrind's instruction counts (and simulated
@@ -76,47 +75,19 @@ target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 work="$target/bench-compare"
 mkdir -p "$work"
-sha=$(git rev-parse --verify --quiet "$base_ref^{commit}") ||
-  give_up "cannot resolve $base_ref (a shallow clone? fetch it first)"
-short=${sha:0:12}
 # How the base is compiled (see the top): this tree's config, or a CPU level.
-config="$root/.cargo/config.toml"
-if [ -n "${BENCH_BASE_CPU:-}" ]; then
-  flags_tag="cpu-$BENCH_BASE_CPU"
-  base_build=(env "RUSTFLAGS=-C target-cpu=$BENCH_BASE_CPU" cargo)
-elif [ -f "$config" ]; then
-  flags_tag="config-$(sha256sum "$config" | cut -c1-8)"
-  base_build=(cargo --config "$config")
-else
-  flags_tag=plain
-  base_build=(cargo)
-fi
-base_bin="$work/tickwise-$short-$flags_tag"
-# The base's worktree lies outside this tree: cargo reads every
-# .cargo/config.toml from the working directory up, so a worktree inside
-# target/ would get this tree's rustflags twice (discovered, and --config),
-# which changes every artifact's hash and defeats the seeding below. Older
-# runs kept it in target/bench-compare/src-*: those are removed.
-for old in "$work"/src-*; do
-  [ -d "$old" ] || continue
-  git worktree remove --force "$old" 2>/dev/null || rm -rf "$old"
-done
-git worktree prune || true
-base_src=$(mktemp -d "${TMPDIR:-/tmp}/tickwise-bench-base-XXXXXX")
-case "$base_src" in "$root"/*) give_up "the temporary directory $base_src is inside $root" ;; esac
+flags=this-config
+[ -n "${BENCH_BASE_CPU:-}" ] && flags="cpu=$BENCH_BASE_CPU"
+# The base's worktree and build (scripts/base_build.py, shared with
+# scripts/bench_goals.py); its binary is kept in target/base-builds/.
+base=$(python3 scripts/base_build.py --flags "$flags" --keep-worktree "$base_ref") ||
+  give_up "cannot build the base $base_ref"
+base_bin=${base%%$'\t'*}
+base_src=${base#*$'\t'}
 trap 'git worktree remove --force "$base_src" 2>/dev/null || rm -rf "$base_src"; git worktree prune 2>/dev/null || true' EXIT
-git worktree add --detach "$base_src" "$sha" >/dev/null ||
-  give_up "cannot make a worktree of $short"
-base_target="$work/target-$short"
-if [ ! -x "$base_bin" ]; then
-  # Dependencies from crates.io are the same artifacts in both trees; the
-  # workspace's own crates are rebuilt from the base's sources.
-  bash scripts/seed-target.sh "$target" "$base_target"
-  echo "building $short (the base, $flags_tag) in $base_src ..."
-  (cd "$base_src" && "${base_build[@]}" build --release --locked -p tickwise-cli --target-dir "$base_target") ||
-    give_up "the base $short does not build"
-  cp "$base_target/release/tickwise" "$base_bin"
-fi
+sha=$(git rev-parse --verify "$base_ref^{commit}")
+short=${sha:0:12}
+flags_tag=${base_bin##*/tickwise-$short-}
 echo "building this tree ..."
 cargo build --release --locked -p tickwise-cli || give_up "this tree does not build"
 cur_bin="$work/tickwise-current"

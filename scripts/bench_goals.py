@@ -27,8 +27,9 @@ Parts (all by default; --skip takes a comma-separated list):
   this build alternating with the issue's build (BASE).
 
 --quick: small sizes and few pairs, to check the script itself (minutes,
-once the issue's build is cached). The issue's build is kept in
-target/bench-goals/ so a second run builds only this tree. Logs and the
+once the issue's build is cached). The issue's build is made by
+scripts/base_build.py and kept in target/base-builds/, so a second run
+builds only this tree. Logs and the
 table go to --out (default out/bench-goals/).
 """
 
@@ -36,11 +37,11 @@ import argparse
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
+
+from base_build import BaseBuild, netplay_bench
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 # The build issue 21 measured (restore + 8 ticks 3.36 ms, service 22.6 % /
@@ -170,63 +171,18 @@ class Run:
         return p.stdout
 
 
-def bench_binary(run, name, cwd, target, env=None):
-    """Builds the netplay bench in `cwd` and returns its executable."""
-    text = run(name, ["cargo", "bench", "--locked", "-p", "tickwise-net", "--bench", "netplay",
-                      "--no-run", "--message-format=json", "--target-dir", target],
-               cwd=cwd, env=env)
-    for line in text.splitlines():
-        if not line.startswith("{"):
-            continue
-        msg = json.loads(line)
-        if msg.get("reason") == "compiler-artifact" and msg.get("executable") \
-                and msg["target"]["name"] == "netplay":
-            return msg["executable"]
-    raise RuntimeError(f"no netplay bench executable in {name}'s build output")
+class Missing:
+    """Stands for a build that cannot be made: the parts that need it fail,
+    the others still run."""
 
+    def __init__(self, why):
+        self.why = why
 
-class IssueBuild:
-    """The build issue 21 measured, in a worktree outside this tree, built
-    as it shipped (plain x86-64: it had no .cargo/config.toml). Binaries
-    are kept in target/bench-goals/."""
-
-    def __init__(self, run, sha):
-        self.run, self.sha = run, sha
-        self.keep = os.path.join(ROOT, "target", "bench-goals")
-        os.makedirs(self.keep, exist_ok=True)
-        self.src = None
-
-    def _source(self):
-        if self.src is None:
-            self.src = tempfile.mkdtemp(prefix="tickwise-issue-build-")
-            subprocess.run(["git", "worktree", "add", "--detach", self.src, self.sha],
-                           cwd=ROOT, check=True, capture_output=True)
-        return self.src
-
-    def _target(self):
-        return os.path.join(self.keep, f"target-{self.sha}")
-
-    def tickwise(self):
-        kept = os.path.join(self.keep, f"tickwise-{self.sha}")
-        if not os.path.exists(kept):
-            self.run("issue-build-cli", ["cargo", "build", "--release", "--locked",
-                                         "-p", "tickwise-cli", "--target-dir", self._target()],
-                     cwd=self._source())
-            shutil.copy(os.path.join(self._target(), "release", "tickwise"), kept)
-        return kept
-
-    def netplay(self):
-        kept = os.path.join(self.keep, f"netplay-{self.sha}")
-        if not os.path.exists(kept):
-            exe = bench_binary(self.run, "issue-build-bench", self._source(), self._target())
-            shutil.copy(exe, kept)
-        return kept
+    def executable(self, _what):
+        raise RuntimeError(self.why)
 
     def close(self):
-        if self.src:
-            subprocess.run(["git", "worktree", "remove", "--force", self.src], cwd=ROOT,
-                           check=False, capture_output=True)
-            subprocess.run(["git", "worktree", "prune"], cwd=ROOT, check=False)
+        pass
 
 
 def part_compare(run, quick):
@@ -257,8 +213,8 @@ def part_compare(run, quick):
 def part_rollback(run, quick, issue):
     pairs = 2 if quick else 9
     secs = "1" if quick else "3"
-    old = issue.netplay()
-    cur = bench_binary(run, "bench-build", ROOT, os.path.join(ROOT, "target"))
+    old = issue.executable("netplay")
+    cur = netplay_bench(run, "bench-build", ROOT, os.path.join(ROOT, "target"))
     args = ["--bench", "--warm-up-time", "1", "--measurement-time", secs, "--exact", RESIM_BENCH]
     times = {"issue": [], "current": []}
     for i in range(pairs):
@@ -297,7 +253,7 @@ def part_browser(run, quick):
 
 
 def part_service(run, quick, issue):
-    env = {"BASE": issue.tickwise(), "ROUNDS": "1" if quick else "3",
+    env = {"BASE": issue.executable("cli"), "ROUNDS": "1" if quick else "3",
            "ISLAND": "1000" if quick else "9000", "SIMS": "island", "PARTS": "throughput"}
     got = parse_service(run("service", ["python3", "scripts/bench_service.py"], env=env))
     if "this build" not in got or "base build" not in got:
@@ -328,7 +284,12 @@ def main():
     if unknown:
         ap.error(f"unknown parts {sorted(unknown)}; the parts are {', '.join(PARTS)}")
     run = Run(a.out)
-    issue = IssueBuild(run, a.issue_build)
+    # The issue's build as it shipped (it had no .cargo/config.toml: plain
+    # x86-64), built by scripts/base_build.py and kept in target/base-builds/.
+    try:
+        issue = BaseBuild(a.issue_build, "as-shipped", run=run)
+    except RuntimeError as e:
+        issue = Missing(f"the issue's build: {e}")
     rows, failed = [], []
     print(f"load average at start: {os.getloadavg()}", flush=True)
     try:

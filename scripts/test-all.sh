@@ -141,6 +141,8 @@ run bash scripts/bench-compare.sh --quick
 # The one-run table of every issue-21 goal (python3 scripts/bench_goals.py)
 # takes most of an hour; here only its readers of the tools' outputs.
 run python3 -m unittest scripts/test_bench_goals.py
+# How both build their base (scripts/base_build.py), without building one.
+run python3 -m unittest scripts/test_base_build.py
 
 step "the example game's own tools (examples/duel/ci.sh)"
 run bash examples/duel/ci.sh
