@@ -113,8 +113,11 @@ class BaseBuild:
             src = tempfile.mkdtemp(prefix="tickwise-base-")
             if os.path.commonpath([src, ROOT]) == ROOT:
                 raise RuntimeError(f"the temporary directory {src} is inside {ROOT}")
-            subprocess.run(["git", "worktree", "add", "--detach", src, self.sha],
-                           cwd=ROOT, check=True, capture_output=True)
+            p = subprocess.run(["git", "worktree", "add", "--detach", src, self.sha],
+                               cwd=ROOT, capture_output=True, text=True, check=False)
+            if p.returncode != 0:
+                shutil.rmtree(src, ignore_errors=True)
+                raise RuntimeError(f"cannot make a worktree of {self.sha}: {p.stderr.strip()}")
             self.src = src
         return self.src
 

@@ -29,8 +29,8 @@ Parts (all by default; --skip takes a comma-separated list):
 --quick: small sizes and few pairs, to check the script itself (minutes,
 once the issue's build is cached). The issue's build is made by
 scripts/base_build.py and kept in target/base-builds/, so a second run
-builds only this tree. Logs and the
-table go to --out (default out/bench-goals/).
+builds only this tree. Logs and the table go to --out (default
+out/bench-goals/).
 """
 
 import argparse
