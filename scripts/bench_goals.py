@@ -21,8 +21,9 @@ Parts (all by default; --skip takes a comma-separated list):
   built as it shipped: it had no .cargo/config.toml). The goal is 2 ms,
   0.595x of the 3.36 ms the issue measured.
 * browser: item 4, the island in Chromium against native (the web speed
-  test, alternating pairs; needs `bash .ci/build-web.sh` first, which
-  this part runs).
+  test, alternating pairs; runs `bash .ci/setup-web.sh` first, which
+  installs Chromium, the wasm toolchain and playwright-core on a fresh
+  machine and only checks them after, then `bash .ci/build-web.sh`).
 * service: item 5, `scripts/bench_service.py` (10-minute island replays),
   this build alternating with the issue's build (BASE).
 
@@ -239,6 +240,9 @@ def part_rollback(run, quick, issue):
 
 def part_browser(run, quick):
     samples = "3" if quick else "9"
+    # A fresh clone has no web/node_modules (playwright-core) and maybe no
+    # Chromium; the setup is idempotent, seconds once everything is there.
+    run("setup-web", ["bash", ".ci/setup-web.sh"])
     run("build-web", ["bash", ".ci/build-web.sh"])
     run("browser", ["node", "--test-name-pattern=speed: island", "tests/run.mjs"],
         cwd=os.path.join(ROOT, "web"), env={"TICKWISE_SPEED_SAMPLES": samples})
