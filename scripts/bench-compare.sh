@@ -17,7 +17,7 @@
 # cache misses) per tick.
 #
 # --quick: the short version scripts/test-all.sh runs, under about two
-# minutes: 10k and 100k enemies, 30 ticks, 3 runs each. It is a REPORT, not
+# minutes: 10k and 100k enemies, 30 ticks, 3 runs each (10 at 10k). It is a REPORT, not
 # a gate: it never fails the run (a base that cannot be built, e.g. in a
 # shallow clone, is reported and skipped), because timings on a shared or
 # slow machine say nothing about correctness.
@@ -29,10 +29,13 @@
 # (it had no config: plain x86-64). The kept binary's name says which.
 #
 # Variables: BENCH_BASE (the default commit), BENCH_SIZES (enemy counts,
-# comma-separated), BENCH_TICKS, BENCH_RUNS, BENCH_COUNT_SIZES (cachegrind's
-# enemy counts; empty: none), BENCH_VERIFY_TICKS (the timed island verify;
-# 0: none), BENCH_VERIFY_COUNT_TICKS (the island verify cachegrind counts,
-# default 1000000; 0: none).
+# comma-separated), BENCH_TICKS, BENCH_RUNS, BENCH_MIN_ENEMY_TICKS (more
+# pairs for a small horde, until each build has done this many enemies x
+# ticks: default 50000000, i.e. 50 pairs at 10k, 3000000 with --quick; 0:
+# BENCH_RUNS only), BENCH_COUNT_SIZES (cachegrind's enemy counts; empty:
+# none), BENCH_VERIFY_TICKS (the timed island verify; 0: none),
+# BENCH_VERIFY_COUNT_TICKS (the island verify cachegrind counts, default
+# 1000000; 0: none).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -48,11 +51,13 @@ fi
 base_ref="${1:-${BENCH_BASE:-$ROUND1}}"
 if [ -n "$quick" ]; then
   sizes="${BENCH_SIZES:-10000,100000}" ticks="${BENCH_TICKS:-30}" runs="${BENCH_RUNS:-3}"
+  min_work="${BENCH_MIN_ENEMY_TICKS:-3000000}"
   island=10000000 count_sizes="${BENCH_COUNT_SIZES-10000}"
   verify="${BENCH_VERIFY_TICKS:-2000000}"
   echo "bench-compare --quick: a REPORT, not a test; it never fails the run."
 else
   sizes="${BENCH_SIZES:-10000,100000,1000000}" ticks="${BENCH_TICKS:-100}" runs="${BENCH_RUNS:-5}"
+  min_work="${BENCH_MIN_ENEMY_TICKS:-50000000}"
   island=30000000 count_sizes="${BENCH_COUNT_SIZES-10000,100000}"
   verify="${BENCH_VERIFY_TICKS:-10000000}"
 fi
@@ -99,7 +104,7 @@ echo "current: $(git rev-parse --short=12 HEAD)$dirty"
 python3 scripts/bench_compare.py \
   --base "$base_bin" --base-dir "$base_src" \
   --current "$cur_bin" --current-dir "$root" \
-  --sizes "$sizes" --ticks "$ticks" --runs "$runs" \
+  --sizes "$sizes" --ticks "$ticks" --min-enemy-ticks "$min_work" --runs "$runs" \
   --island-ticks "$island" --count-sizes "$count_sizes" \
   --verify-ticks "$verify" --verify-count-ticks "${BENCH_VERIFY_COUNT_TICKS:-1000000}" ||
   give_up "the comparison failed"

@@ -12,7 +12,13 @@ What it measures, per workload:
   without `--threads` when it has no such flag): the in-process median
   tick time (`medianNs`, spawning excluded), the process's peak RSS, and
   the digest (both builds must end on the same one: a different digest is
-  printed as DIFFERENT, the comparison is then meaningless);
+  printed as DIFFERENT, the comparison is then meaningless). A small horde
+  runs more pairs than `--runs`, until each build has done
+  `--min-enemy-ticks` enemies x ticks: a 10,000-enemy run of 100 ticks is
+  over in tens of milliseconds, inside one slow or fast phase of a shared
+  machine (its 5 pairs read 0.52-1.27 in round 18). More ticks a run
+  would steady it too, but change the workload: the horde crowds as it
+  runs, so later ticks cost more;
 * the island: `tickwise record --sim island --ticks T` to a scratch file,
   the whole process's user + system CPU time;
 * island verify: each build records its own replay of T island ticks with
@@ -107,6 +113,19 @@ def horde_cmd(b: Build, enemies: int, ticks: int, threads: int | None) -> list[s
     if threads is not None and b.threads_flag:
         cmd += ["--threads", str(threads)]
     return cmd
+
+
+MAX_HORDE_PAIRS = 100
+
+
+def horde_runs(enemies: int, ticks: int, runs: int, min_enemy_ticks: int) -> int:
+    """Pairs of timed horde runs: `runs`, or more so that each build does
+    `min_enemy_ticks` enemies x ticks in all, at most MAX_HORDE_PAIRS (an
+    empty horde or no ticks: `runs`)."""
+    work = enemies * ticks
+    if work <= 0:
+        return runs
+    return max(runs, min(-(-min_enemy_ticks // work), MAX_HORDE_PAIRS))
 
 
 def horde_series(
@@ -254,6 +273,12 @@ def main() -> int:
     ap.add_argument("--current-dir", required=True, help="the current source tree")
     ap.add_argument("--sizes", default="10000,100000,1000000", help="enemy counts")
     ap.add_argument("--ticks", type=int, default=100, help="horde ticks per timed run")
+    ap.add_argument(
+        "--min-enemy-ticks",
+        type=int,
+        default=50_000_000,
+        help="a small horde runs more pairs, until each build does this many enemies x ticks",
+    )
     ap.add_argument("--runs", type=int, default=3, help="runs of each build per workload")
     ap.add_argument("--island-ticks", type=int, default=30_000_000)
     ap.add_argument(
@@ -276,12 +301,16 @@ def main() -> int:
     for b in (base, cur):
         b.threads_flag = has_threads_flag(b.exe, b.cwd)
     sizes = [int(x) for x in a.sizes.split(",") if x]
-    print(f"alternating runs, {a.runs} of each build per workload; horde {a.ticks} ticks a run")
+    runs = {n: horde_runs(n, a.ticks, a.runs, a.min_enemy_ticks) for n in sizes}
+    more = ", ".join(f"{r} at {n:,}" for n, r in runs.items() if r != a.runs)
+    more = f" ({more} enemies)" if more else ""
+    print(f"alternating runs, {a.runs} of each build per workload{more}; "
+          f"horde {a.ticks} ticks a run")
     print("timings (median of each build; ratio = median of current/base pair by pair):")
     for n in sizes:
-        print(ratio_line(horde_series(base, cur, n, a.ticks, a.runs, 1)), flush=True)
+        print(ratio_line(horde_series(base, cur, n, a.ticks, runs[n], 1)), flush=True)
         if n >= 100_000 and cur.threads_flag:
-            s = horde_series(base, cur, n, a.ticks, a.runs, 2)
+            s = horde_series(base, cur, n, a.ticks, runs[n], 2)
             s.label = f"horde {n:,} enemies, current --threads 2 vs base 1 thread"
             print(ratio_line(s), flush=True)
         if n >= 1_000_000:

@@ -139,10 +139,13 @@ run python3 scripts/check_figures.py horde-rss
 step "performance against round 1: a REPORT, not a gate (never fails; docs/benchmarks.md)"
 run bash scripts/bench-compare.sh --quick
 # The one-run table of every issue-21 goal (python3 scripts/bench_goals.py)
-# takes most of an hour; here only its readers of the tools' outputs.
+# takes minutes once its builds are kept; here only its readers of the
+# tools' outputs.
 run python3 -m unittest scripts/test_bench_goals.py
 # How both build their base (scripts/base_build.py), without building one.
 run python3 -m unittest scripts/test_base_build.py
+# How many timed pairs a small horde gets (scripts/bench_compare.py).
+run python3 -m unittest scripts/test_bench_compare.py
 
 step "the example game's own tools (examples/duel/ci.sh)"
 run bash examples/duel/ci.sh
