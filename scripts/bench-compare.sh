@@ -17,10 +17,10 @@
 # cache misses) per tick.
 #
 # --quick: the short version scripts/test-all.sh runs, under about two
-# minutes: 10k and 100k enemies, 30 ticks, 3 runs each (10 at 10k). It is a REPORT, not
-# a gate: it never fails the run (a base that cannot be built, e.g. in a
-# shallow clone, is reported and skipped), because timings on a shared or
-# slow machine say nothing about correctness.
+# minutes: 10k and 100k enemies, 30 ticks, 3 runs each (10 at 10k). It is
+# a REPORT, not a gate: it never fails the run (a base that cannot be
+# built, e.g. in a shallow clone, is reported and skipped), because
+# timings on a shared or slow machine say nothing about correctness.
 #
 # Both builds get the same code generation: the base is built with this
 # tree's .cargo/config.toml (x86_64: target-cpu=x86-64-v2), so the ratios
