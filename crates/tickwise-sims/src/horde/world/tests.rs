@@ -1,5 +1,9 @@
 //! The grid world against hand-worked cases and the all-pairs reference.
 
+use alloc::string::String;
+
+use tickwise::Sim;
+
 use super::*;
 use crate::horde::fixed::oct_len;
 use crate::horde::reference::NaiveHorde;
