@@ -5,11 +5,16 @@ use alloc::vec::Vec;
 
 use crate::clock::{Clock, ClockConfig, FrameReport};
 use crate::input::InputSource;
-use crate::lifecycle::{AppState, CatchUpPolicy, Lifecycle, LifecycleError, ResumeReport};
-use crate::replay::{HostEventKind, Recording, Replay, ReplayError, ReplayHeader, ReplayInput};
+use crate::lifecycle::{AppState, CatchUpPolicy, Lifecycle};
+use crate::replay::{HostEventKind, Recording};
 use crate::sim::Sim;
 use crate::speed::Speed;
 use crate::time::{Nanos, Tick, Timestamp};
+
+mod away;
+mod record;
+
+pub use away::{OfflineSettlement, PlatformEvent};
 
 /// `ceil(scaled / divisor)` as a timestamp, clamped to the `u64` range: the
 /// exclusive end of a tick window in whole ns (`t < x/d  <=>  t < ceil(x/d)`).
@@ -28,32 +33,6 @@ fn ceil_to_nanos(scaled: i128, divisor: i128) -> Timestamp {
         }
     };
     Timestamp::from_nanos(ns)
-}
-
-/// Receives the time a resume dropped, to settle offline rewards outside the
-/// deterministic sim ("you were away 1 h: here are your coins").
-///
-/// Real-time catch-up keeps the world from freezing the app; settlement keeps
-/// the player from losing out. They are separate systems on purpose.
-pub trait OfflineSettlement {
-    /// Called once per resume with its full report (`report.dropped` is the
-    /// time the sim will never see).
-    fn settle(&mut self, report: &ResumeReport);
-}
-
-impl<F: FnMut(&ResumeReport)> OfflineSettlement for F {
-    fn settle(&mut self, report: &ResumeReport) {
-        self(report);
-    }
-}
-
-/// A host visibility event, as a platform adapter reports it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlatformEvent {
-    /// The app was hidden (`visibilitychange` to hidden, `onHide`, minimised).
-    Hidden,
-    /// The app is visible again.
-    Visible,
 }
 
 /// A fixed-timestep loop over a [`Sim`].
@@ -84,7 +63,7 @@ pub enum PlatformEvent {
 /// record what it runs: the input of every tick as the sim consumed it
 /// (catch-up ticks included) and every call it makes to
 /// [`Sim::on_time_dropped`], as a host event at the tick it happened.
-/// [`FixedLoop::replay`] returns the session so far as a [`Replay`] that
+/// [`FixedLoop::replay`] returns the session so far as a [`Replay`](crate::Replay) that
 /// [`crate::verify`] re-simulates to the same final state.
 #[derive(Debug)]
 pub struct FixedLoop<S: Sim, I> {
@@ -410,200 +389,6 @@ impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I> {
             }
             self.tick = self.tick.next();
             end_scaled = end_scaled.saturating_add(inc);
-        }
-    }
-
-    /// Pauses at host time `now`. If `now` is after the last frame, the time in
-    /// between is run as a frame first: it was spent running. Held buttons
-    /// stay held (the app keeps focus; see [`FixedLoop::background`]).
-    ///
-    /// # Errors
-    ///
-    /// [`LifecycleError::NotRunning`] unless running.
-    pub fn pause(&mut self, now: Timestamp) -> Result<(), LifecycleError> {
-        self.pause_with(now, |_| {})
-    }
-
-    pub(crate) fn pause_with(
-        &mut self,
-        now: Timestamp,
-        before_last_step: impl FnOnce(&S),
-    ) -> Result<(), LifecycleError> {
-        self.leave(now, Lifecycle::pause, before_last_step)
-    }
-
-    /// Leaves the running state at `now`. Time between the last frame and
-    /// `now` was spent running, so it is fed to the clock first as one frame
-    /// (a platform event that arrives between two display frames loses nothing).
-    fn leave(
-        &mut self,
-        now: Timestamp,
-        transition: fn(&mut Lifecycle, Timestamp) -> Result<(), LifecycleError>,
-        before_last_step: impl FnOnce(&S),
-    ) -> Result<(), LifecycleError> {
-        if !self.lifecycle.is_running() {
-            return Err(LifecycleError::NotRunning {
-                state: self.lifecycle.state(),
-            });
-        }
-        if now > self.host_now {
-            let _ = self.frame_at_with(now, before_last_step);
-        }
-        transition(&mut self.lifecycle, now)
-    }
-
-    /// Goes to the background at host time `now` (the gap since the last frame
-    /// runs first, as for [`FixedLoop::pause`]), then releases every held
-    /// button at `now` through [`InputSource::release_all`]: a hidden app gets
-    /// no key-ups, and a key held at hide time must not drive the catch-up
-    /// ticks of the resume (see the lifecycle docs, "Held buttons while hidden").
-    ///
-    /// # Errors
-    ///
-    /// [`LifecycleError::NotRunning`] unless running (nothing is released then).
-    pub fn background(&mut self, now: Timestamp) -> Result<(), LifecycleError> {
-        self.background_with(now, |_| {})
-    }
-
-    pub(crate) fn background_with(
-        &mut self,
-        now: Timestamp,
-        before_last_step: impl FnOnce(&S),
-    ) -> Result<(), LifecycleError> {
-        self.leave(now, Lifecycle::background, before_last_step)?;
-        self.inputs.release_all(now);
-        Ok(())
-    }
-
-    /// Resumes at host time `now`: runs the catch-up steps the policy allows,
-    /// returns the carried remainder to the accumulator, and reports it all.
-    /// At a speed other than 1/1 the policy decides on the scaled time away
-    /// ([`ResumeReport::sim_elapsed`]).
-    ///
-    /// # Errors
-    ///
-    /// [`LifecycleError::AlreadyRunning`] when not paused or in the background.
-    pub fn resume(&mut self, now: Timestamp) -> Result<ResumeReport, LifecycleError> {
-        self.resume_inner(now, &mut |_: &ResumeReport| {}, |_| {})
-    }
-
-    /// Like [`FixedLoop::resume`], handing the report to an offline-settlement
-    /// hook after the catch-up ran.
-    ///
-    /// # Errors
-    ///
-    /// [`LifecycleError::AlreadyRunning`] when not paused or in the background.
-    pub fn resume_with(
-        &mut self,
-        now: Timestamp,
-        settlement: &mut impl OfflineSettlement,
-    ) -> Result<ResumeReport, LifecycleError> {
-        self.resume_inner(now, settlement, |_| {})
-    }
-
-    pub(crate) fn resume_inner(
-        &mut self,
-        now: Timestamp,
-        settlement: &mut impl OfflineSettlement,
-        before_last_step: impl FnOnce(&S),
-    ) -> Result<ResumeReport, LifecycleError> {
-        let speed = self.speed;
-        let rem = &mut self.speed_rem;
-        let report = self
-            .lifecycle
-            .resume_scaled(now, self.clock.config().step(), |host| {
-                Self::scale(speed, rem, host)
-            })?;
-        self.host_now = self.host_now.max(now);
-        self.clock.carry_scaled(report.carried_scaled);
-        self.run_steps(report.catch_up_steps, before_last_step);
-        settlement.settle(&report);
-        Ok(report)
-    }
-
-    /// Routes a platform visibility event: `Hidden` sends a running app to the
-    /// background, `Visible` resumes an app that is in the background. Events
-    /// that do not apply (hidden while paused, a duplicate visible, visible
-    /// while paused by the player) change nothing and return `None`: a player's
-    /// pause survives the tab being hidden and shown again.
-    pub fn platform_event(&mut self, event: PlatformEvent, now: Timestamp) -> Option<ResumeReport> {
-        self.platform_event_with(event, now, |_| {})
-    }
-
-    pub(crate) fn platform_event_with(
-        &mut self,
-        event: PlatformEvent,
-        now: Timestamp,
-        before_last_step: impl FnOnce(&S),
-    ) -> Option<ResumeReport> {
-        match (event, self.lifecycle.state()) {
-            (PlatformEvent::Hidden, AppState::Running) => {
-                let _ = self.background_with(now, before_last_step);
-                None
-            }
-            (PlatformEvent::Visible, AppState::Background) => self
-                .resume_inner(now, &mut |_: &ResumeReport| {}, before_last_step)
-                .ok(),
-            _ => None,
-        }
-    }
-
-    /// Whether the loop is recording ([`FixedLoop::start_recording`]).
-    #[must_use]
-    pub const fn is_recording(&self) -> bool {
-        self.recording.is_some()
-    }
-
-    /// Stops recording (if it was) and returns nothing; the loop runs on
-    /// without the recording's per-tick cost. Take [`FixedLoop::replay`] first
-    /// to keep the session.
-    pub fn stop_recording(&mut self) {
-        self.recording = None;
-    }
-}
-
-impl<S: Sim, I: InputSource<S::Input>> FixedLoop<S, I>
-where
-    S::Input: ReplayInput,
-{
-    /// Starts recording the session from here. Allowed only on a fresh loop:
-    /// at tick 0, before any host event (a frame clamp or step cap that
-    /// already told the sim about dropped time), because a verifier starts
-    /// from the state the config builds. `header.ticks` and
-    /// `header.input_kind` are set by the recording, as by
-    /// [`crate::Recorder::new`]; the other fields say which sim and config
-    /// this is. Starting again at tick 0 discards the earlier recording.
-    ///
-    /// # Errors
-    ///
-    /// [`ReplayError::RecordingStartedLate`] (naming the tick) past tick 0
-    /// or after a host event; [`ReplayError::LengthOutOfRange`] for a
-    /// `checkpoint_every` of 0. The loop is unchanged then.
-    pub fn start_recording(&mut self, header: ReplayHeader) -> Result<(), ReplayError> {
-        if self.tick != Tick::ZERO || self.host_events != 0 {
-            return Err(ReplayError::RecordingStartedLate {
-                tick: self.tick.get(),
-                host_events: self.host_events,
-            });
-        }
-        self.recording = Some(Box::new(Recording::new(&self.sim, header)?));
-        Ok(())
-    }
-
-    /// The session recorded so far as a replay whose final state is the sim's
-    /// current state. Non-destructive: recording goes on, and it can be
-    /// called again later (each call copies the recording, O(its size)).
-    ///
-    /// # Errors
-    ///
-    /// [`ReplayError::NotRecording`] unless [`FixedLoop::start_recording`]
-    /// succeeded; [`ReplayError::FieldsChanged`] when the sim's field list
-    /// changed during the session; [`ReplayError::BadName`] for an invalid
-    /// sim id or field name.
-    pub fn replay(&self) -> Result<Replay<S::Input>, ReplayError> {
-        match self.recording.as_deref() {
-            Some(rec) => rec.snapshot(&self.sim),
-            None => Err(ReplayError::NotRecording),
         }
     }
 }
