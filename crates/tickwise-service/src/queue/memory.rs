@@ -13,8 +13,7 @@
 //! dropped past `max_results`. Nothing survives a restart: that is what the
 //! Redis engine is for.
 
-use std::collections::{BTreeMap, VecDeque};
-use std::net::IpAddr;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -23,8 +22,12 @@ use bytes::Bytes;
 use tickwise_catalog::Admitted;
 
 use super::{MAX_DELIVERIES, Queue, QueueError, QueueStats, Submitted, Watch};
+
+mod state;
+
 use crate::job::{JobId, JobMeta, JobRecord, JobStatus, unix_ms};
 use crate::verifier::Verifier;
+use state::{Job, Slot, State};
 
 /// Settings of the embedded queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,83 +78,6 @@ impl Default for MemoryConfig {
     }
 }
 
-/// Jobs of one lane, in turns between clients: each client's jobs in
-/// upload order, the clients round-robin.
-#[derive(Debug, Default)]
-struct Lane {
-    by_client: BTreeMap<Option<IpAddr>, VecDeque<Job>>,
-    turns: VecDeque<Option<IpAddr>>,
-    len: usize,
-}
-
-impl Lane {
-    fn push(&mut self, job: Job) {
-        let client = job.meta.source;
-        let queue = self.by_client.entry(client).or_default();
-        if queue.is_empty() {
-            self.turns.push_back(client);
-        }
-        queue.push_back(job);
-        self.len += 1;
-    }
-
-    fn pop(&mut self) -> Option<Job> {
-        let client = self.turns.pop_front()?;
-        let queue = self.by_client.get_mut(&client)?;
-        let job = queue.pop_front()?;
-        if queue.is_empty() {
-            self.by_client.remove(&client);
-        } else {
-            self.turns.push_back(client);
-        }
-        self.len -= 1;
-        Some(job)
-    }
-}
-
-#[derive(Debug)]
-enum Slot {
-    Queued { attempts: u32 },
-    Running { attempts: u32 },
-    Done(Box<JobRecord>),
-}
-
-#[derive(Debug)]
-struct Job {
-    id: JobId,
-    /// The upload, as received (shared, never copied).
-    bytes: Bytes,
-    meta: JobMeta,
-    work: u64,
-    /// What the upload's checks read (its header): the worker does not
-    /// read it or hash the file again.
-    admitted: Admitted,
-}
-
-#[derive(Debug, Default)]
-struct State {
-    small: Lane,
-    large: Lane,
-    /// Bytes of the jobs waiting or running.
-    bytes: u64,
-    /// Work units waiting or running, per client.
-    client_work: BTreeMap<Option<IpAddr>, u64>,
-    slots: BTreeMap<JobId, Slot>,
-    done_order: VecDeque<JobId>,
-    running: u64,
-    /// Verification threads asleep on [`Shared::work`]: an upload wakes at
-    /// most this many (a wake-up of a thread that is busy anyway is a
-    /// system call for nothing).
-    idle: usize,
-    stats: QueueStats,
-    dead_letters: Vec<(JobId, String)>,
-    /// Requests waiting for a job's verdict ([`Queue::watch`]), woken when
-    /// it is stored. At most one live entry per waiting request: closed
-    /// ones (requests gone) are dropped whenever the list grows.
-    watchers: BTreeMap<JobId, Vec<tokio::sync::oneshot::Sender<()>>>,
-    closed: bool,
-}
-
 #[derive(Debug)]
 struct Shared {
     state: Mutex<State>,
@@ -161,80 +87,6 @@ struct Shared {
     /// Bumped after every stored verdict: waiting requests sleep on it
     /// instead of polling.
     verdicts: tokio::sync::watch::Sender<u64>,
-}
-
-impl State {
-    fn waiting(&self) -> u64 {
-        (self.small.len + self.large.len) as u64
-    }
-
-    /// Refuses `fresh` new jobs of `bytes` bytes and the given work per
-    /// client when they do not fit.
-    fn admit(
-        &self,
-        config: &MemoryConfig,
-        fresh: u64,
-        bytes: u64,
-        work: &BTreeMap<Option<IpAddr>, (u64, u64)>,
-    ) -> Result<(), QueueError> {
-        let depth = self.waiting() + self.running;
-        let capacity = config.capacity as u64;
-        if fresh > 0 && depth + fresh > capacity {
-            return Err(QueueError::Full {
-                depth,
-                capacity,
-                retry_after: Duration::from_secs(1),
-            });
-        }
-        let limit = config.max_queued_bytes as u64;
-        if fresh > 0 && self.bytes > 0 && self.bytes.saturating_add(bytes) > limit {
-            return Err(QueueError::BytesFull {
-                bytes: self.bytes,
-                limit,
-                retry_after: Duration::from_secs(1),
-            });
-        }
-        for (client, &(jobs, job)) in work {
-            let had = self.client_work.get(client).copied().unwrap_or(0);
-            // A client with nothing waiting may always queue one job.
-            if (had > 0 || jobs > 1) && had.saturating_add(job) > config.max_client_work {
-                return Err(QueueError::ClientBusy {
-                    work: had,
-                    job,
-                    limit: config.max_client_work,
-                    retry_after: Duration::from_secs(5),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    fn enqueue(&mut self, config: &MemoryConfig, job: Job) {
-        self.bytes += job.bytes.len() as u64;
-        *self.client_work.entry(job.meta.source).or_default() += job.work;
-        self.requeue(config, job);
-    }
-
-    /// Back into its lane (a retry keeps its accounting).
-    fn requeue(&mut self, config: &MemoryConfig, job: Job) {
-        if job.work <= config.small_job_work {
-            self.small.push(job);
-        } else {
-            self.large.push(job);
-        }
-    }
-
-    /// The job is over (a verdict or a dead letter): its bytes and work
-    /// no longer count.
-    fn release(&mut self, job: &Job) {
-        self.bytes = self.bytes.saturating_sub(job.bytes.len() as u64);
-        if let Some(w) = self.client_work.get_mut(&job.meta.source) {
-            *w = w.saturating_sub(job.work);
-            if *w == 0 {
-                self.client_work.remove(&job.meta.source);
-            }
-        }
-    }
 }
 
 impl Shared {
