@@ -10,6 +10,7 @@ pub mod record;
 pub mod run;
 pub mod script;
 pub mod serve;
+pub mod session_args;
 pub mod sync_test;
 pub mod verify;
 pub mod verifyd;

@@ -17,7 +17,8 @@ use tickwise_net::{
 };
 use tickwise_rooms::{RelayClient, Role};
 
-use super::netplay::{KEY_HOWTO, SessionArgs, peer_json, write_outputs};
+use super::netplay::{peer_json, write_outputs};
+use super::session_args::{KEY_HOWTO, SessionArgs};
 use crate::{Failure, hints};
 
 /// Arguments.
