@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak (crates/tickwise-lab/src/bin/soak.rs): the island and the horde
+# The soak (tickwise_lab::soak, its binary src/bin/soak.rs): the island and the horde
 # through FixedLoop with random frame schedules, pauses and resumes, compared
 # with a straight run at checkpoints; exact time accounting and counter checks.
 #

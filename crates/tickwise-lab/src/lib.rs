@@ -23,6 +23,8 @@
 //! * [`horde`] runs the horde headless with every tick timed (`tickwise horde`).
 //! * [`script`] drives any catalog sim in its loop from a text script (the
 //!   language of `tickwise script`): frames, pauses, resumes, speed, scenes.
+//! * [`soak`] runs a sim through the loop for a very long time with random
+//!   frames, pauses and resumes, against a straight run (the `soak` binary).
 //!
 //! This is a reporting crate: floats are fine here, and only here and in
 //! other presentation code. The simulation itself stays in integers (the
@@ -43,6 +45,7 @@ pub mod report;
 pub mod runner;
 pub mod script;
 pub mod sim_budget;
+pub mod soak;
 pub mod stats;
 pub mod strategy;
 pub mod svg;
