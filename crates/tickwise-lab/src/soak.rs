@@ -64,7 +64,7 @@ pub trait Soaked: Sim<Input: Send> + Send + 'static {
     /// The input of `tick`, a pure function of `seed` and `tick`.
     fn input_for(seed: u64, tick: u64) -> Self::Input;
     /// Another input than `input`, one that surely changes the state (for
-    /// `--inject-divergence`).
+    /// [`SoakPlan::inject_at`]).
     fn perturbed(input: Self::Input) -> Self::Input;
 }
 
