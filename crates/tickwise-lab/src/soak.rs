@@ -69,6 +69,7 @@ pub trait Soaked: Sim<Input: Send> + Send + 'static {
 }
 
 /// SplitMix64's finaliser over seed and tick: a well-mixed 64-bit value per tick.
+#[inline]
 const fn mix(seed: u64, tick: u64) -> u64 {
     let mut z = seed ^ tick.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -78,6 +79,7 @@ const fn mix(seed: u64, tick: u64) -> u64 {
 
 impl Soaked for IslandWorld {
     /// `-2..=2`: pushes both ways and holds still.
+    #[inline]
     fn input_for(seed: u64, tick: u64) -> i32 {
         i32::try_from(mix(seed, tick) % 5).unwrap_or(0) - 2
     }
@@ -93,6 +95,7 @@ impl Soaked for HordeWorld {
     /// A stick in any direction seven ticks in eight (the full `i16` range,
     /// `-32768` included), otherwise the first four buttons, which steer only
     /// when the stick is centred.
+    #[inline]
     fn input_for(seed: u64, tick: u64) -> TickInput {
         let h = mix(seed, tick);
         let mut input = TickInput::default();

@@ -123,6 +123,7 @@ pub(super) fn feed<S: Soaked>(
 }
 
 /// A random duration in `lo..=hi` ns.
+#[inline]
 pub(super) fn between(rng: &mut Pcg32, lo: u64, hi: u64) -> Nanos {
     Nanos::from_nanos(lo + rng.next_u64() % (hi - lo + 1))
 }
