@@ -63,12 +63,9 @@ fn run(args: &[String]) -> Result<Vec<String>, (u8, String)> {
     let horde_ticks = arg_value(args, "--horde-ticks", 100_000_000).map_err(usage)?;
     let enemies = arg_value(args, "--enemies", 300).map_err(usage)?;
     let seed = arg_value(args, "--seed", 13).map_err(usage)?;
-    let island_every = arg_value(args, "--island-check-every", 1_000_000)
-        .map_err(usage)?
-        .max(1);
-    let horde_every = arg_value(args, "--horde-check-every", 10_000)
-        .map_err(usage)?
-        .max(1);
+    // 0 is taken as 1: `SoakPlan::check_every` is at least 1.
+    let island_every = arg_value(args, "--island-check-every", 1_000_000).map_err(usage)?;
+    let horde_every = arg_value(args, "--horde-check-every", 10_000).map_err(usage)?;
     let inject_at = if args.iter().any(|a| a == "--inject-divergence") {
         Some(arg_value(args, "--inject-divergence", 0).map_err(usage)?)
     } else {
