@@ -339,13 +339,19 @@ impl HordeWorld {
             0,
             order.len(),
             &|_, ((body, vel), (hp, (order, acc)))| {
+                // Locals: the loop then checks one length and never reloads
+                // the flag (the stores below could alias a captured one).
+                let (clear, n) = (par, src.0.len());
+                let src = (src.0, &src.1[..n], &src.2[..n]);
                 let dst = body.iter_mut().zip(vel.iter_mut()).zip(hp.iter_mut());
                 for ((((body, vel), hp), &k), acc) in dst.zip(order).zip(acc.iter_mut()) {
                     let k = k as usize;
-                    *body = src.0[k];
-                    *vel = src.1[k];
-                    *hp = src.2[k];
-                    if par {
+                    if k < n {
+                        *body = src.0[k];
+                        *vel = src.1[k];
+                        *hp = src.2[k];
+                    }
+                    if clear {
                         *acc = Push::ZERO;
                     }
                 }
