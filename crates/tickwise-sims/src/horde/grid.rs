@@ -300,19 +300,29 @@ impl Grid {
         // Column 0 is the left ghost: real columns start at 1.
         let c_base = c_lo.wrapping_sub(1);
         let key = &mut self.key[..n];
-        let rank = &mut self.by_band[..n];
-        let slots = pos.iter().zip(hp).zip(key.iter_mut().zip(rank.iter_mut()));
-        for ((&Body { x, y, .. }, &h), (b, r)) in slots {
-            *b = if h > 0 {
+        let bucket = |x: i32, y: i32, h: i32| {
+            if h > 0 {
                 Grid::bucket(div, stride, r_lo, c_base, x, y)
             } else {
                 dead
-            };
-            let count = &mut start[*b as usize + skip];
-            if ranked {
-                *r = *count;
             }
-            *count += 1;
+        };
+        // Two loops, so that neither tests `ranked` for every slot.
+        let slots = pos.iter().zip(hp);
+        if ranked {
+            let rank = &mut self.by_band[..n];
+            for ((&Body { x, y, .. }, &h), (b, r)) in slots.zip(key.iter_mut().zip(rank.iter_mut()))
+            {
+                *b = bucket(x, y, h);
+                let count = &mut start[*b as usize + skip];
+                *r = *count;
+                *count += 1;
+            }
+        } else {
+            for ((&Body { x, y, .. }, &h), b) in slots.zip(key.iter_mut()) {
+                *b = bucket(x, y, h);
+                start[*b as usize + skip] += 1;
+            }
         }
         let mut sum = 0u32;
         for s in &mut start[skip..] {
@@ -331,6 +341,7 @@ impl Grid {
             }
         };
         if ranked {
+            let rank = &self.by_band[..n];
             for (k, (&b, &r)) in key.iter().zip(rank.iter()).enumerate() {
                 place(k, b, start[b as usize] + r);
             }
