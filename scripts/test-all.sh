@@ -112,6 +112,8 @@ run cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "docs"
 run env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+# The internals too, as a contributor browses them: every link resolves.
+run env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --document-private-items
 
 step "kernel builds without std (no_std + alloc)"
 run cargo build -p tickwise --no-default-features --locked

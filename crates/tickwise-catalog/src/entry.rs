@@ -481,7 +481,7 @@ pub(crate) fn profile_of<S: CatalogSim>(cfg: &S::Config) -> SimProfile {
     }
 }
 
-/// The runner behind [`Catalog::runner`].
+/// The runner behind [`Catalog::runner`](crate::Catalog::runner).
 struct Runner<S: CatalogSim> {
     sim: S,
     inputs: PlanInputs<S>,

@@ -170,7 +170,7 @@ pub struct Verdict {
     /// the embedded config), for a wall-clock plausibility check; `None`
     /// when the sim or its config is not known.
     pub simulated: Option<Nanos>,
-    /// For a refusal over a limit, the [`ReplayLimits`](tickwise::ReplayLimits)
+    /// For a refusal over a limit, the [`ReplayLimits`]
     /// field that refused it (`max_work`, `max_ticks`, `max_file_bytes`),
     /// so a front end can say how to raise it.
     pub limit: Option<&'static str>,

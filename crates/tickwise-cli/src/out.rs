@@ -2,7 +2,7 @@
 //!
 //! `println!` panics when stdout is a pipe whose reader has gone
 //! (`tickwise run --json | head -c 10`). Every command prints through
-//! [`outln!`] and [`out!`] instead: a failed write becomes a [`StdoutClosed`]
+//! `outln!` and `out!` instead: a failed write becomes a [`StdoutClosed`]
 //! error that stops the command, and [`crate::main_with_args`] exits with
 //! code 141 (128 + SIGPIPE, what a shell reports for a tool killed by the
 //! signal) without a message, as `cat` or `grep` would.
@@ -56,7 +56,7 @@ macro_rules! banner {
 }
 
 /// `print!` that returns [`StdoutClosed`] instead of panicking (see
-/// [`outln!`]).
+/// `outln!`).
 macro_rules! out {
     ($($t:tt)*) => {{
         use ::std::io::Write as _;

@@ -11,9 +11,11 @@ use crate::peer_io::{NetLimits, PeerIo};
 use crate::sim::CatalogSim;
 
 impl<S: CatalogSim> Entry<S> {
-    /// The checks of [`Catalog::netplay_within`] and [`Catalog::peer_within`]
-    /// for a process running `sessions` sessions and `spectators`
-    /// spectators; returns the initial state, built once they pass.
+    /// The checks of
+    /// [`Catalog::netplay_within`](crate::Catalog::netplay_within) and
+    /// [`Catalog::peer_within`](crate::Catalog::peer_within) for a process
+    /// running `sessions` sessions and `spectators` spectators; returns the
+    /// initial state, built once they pass.
     pub(crate) fn check_net(
         config: &[u8],
         cfg: &S::Config,

@@ -119,7 +119,7 @@ pub fn compare_lockstep<S: Sim>(
 }
 
 /// [`compare_lockstep`] with each run's host events (sorted by tick, as
-/// [`Replay::host_events`] are), applied as [`super::verify`] applies them:
+/// [`Replay::host_events`] are), applied as [`super::verify()`] applies them:
 /// the events of tick 0 before the initial comparison, and those of tick `t`
 /// after the step to state `t`, before state `t` is compared. Events after
 /// `ticks` are not applied.

@@ -14,12 +14,12 @@
 //!   writes it and [`Replay::from_bytes`] reads it back under
 //!   [`ReplayLimits`], with a specific [`ReplayError`] for every malformed
 //!   file (never a panic, never unbounded work).
-//! * [`verify`] re-simulates a replay and reports the first checkpoint that
+//! * [`verify()`] re-simulates a replay and reports the first checkpoint that
 //!   diverges, its tick range and the fields that differ.
 //! * [`compare_lockstep`] steps two runs side by side and names the first
 //!   tick whose checksums differ (a desync report); [`compare_replays`] does
 //!   it for two replays, host events included.
-//! * [`sync_test`] rolls back and re-simulates every tick, GGRS style, to
+//! * [`sync_test()`] rolls back and re-simulates every tick, GGRS style, to
 //!   catch state that a snapshot misses.
 //!
 //! The integrity checksum at the end of a file detects corruption, not

@@ -42,7 +42,7 @@ impl<I: PartialEq> ReplayParts<I> {
     /// players' inputs are left as they are, so
     /// [`Replay::from_parts`](super::Replay::from_parts) accepts the result
     /// only for the same tick count, and
-    /// [`super::verify`](crate::replay::verify) then checks the new inputs
+    /// [`super::verify`](crate::replay::verify()) then checks the new inputs
     /// against the old states: this is how tests forge replays.
     pub fn set_inputs(&mut self, player: usize, inputs: impl IntoIterator<Item = I>) {
         while self.runs.len() <= player {

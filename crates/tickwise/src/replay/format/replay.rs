@@ -22,7 +22,7 @@ use crate::replay::run::Run;
 /// The inputs are kept encoded, as the file stores them (input blocks: about
 /// 2 bytes a run, or 2 bits a tick for −1/0/1 inputs that change every tick,
 /// instead of 16 bytes a run decoded), and decoded while
-/// [`super::verify`](crate::replay::verify) and
+/// [`super::verify`](crate::replay::verify()) and
 /// [`super::compare_replays`](crate::replay::compare_replays) step through
 /// them: re-simulating a replay needs memory for the encoded file, not for
 /// every run decoded. The
