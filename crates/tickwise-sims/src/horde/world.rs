@@ -325,8 +325,6 @@ impl HordeWorld {
         let live = self.grid.len();
         let (e, b) = (&self.e, &mut self.back);
         let order = self.grid.order();
-        // The sources cut to one length: one bounds check per gathered
-        // enemy instead of three.
         let n = e.hp.len();
         let src = (&e.body[..n], &e.vel[..n], &e.hp[..n]);
         let part = (
@@ -339,8 +337,11 @@ impl HordeWorld {
             0,
             order.len(),
             &|_, ((body, vel), (hp, (order, acc)))| {
-                // Locals: the loop then checks one length and never reloads
-                // the flag (the stores below could alias a captured one).
+                // Locals: the loop reads the flag once (a store below could
+                // alias a captured one, so it was reloaded for every enemy),
+                // and the sources cut to one length need one bounds check.
+                // `k < n` always holds (the order is a permutation of
+                // 0..n); testing it lets the compiler drop the three checks.
                 let (clear, n) = (par, src.0.len());
                 let src = (src.0, &src.1[..n], &src.2[..n]);
                 let dst = body.iter_mut().zip(vel.iter_mut()).zip(hp.iter_mut());
