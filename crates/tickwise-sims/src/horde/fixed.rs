@@ -22,6 +22,20 @@ pub const fn oct_len(dx: i64, dy: i64) -> u64 {
     hi + ((lo * 3) >> 3)
 }
 
+/// [`oct_len`] of an offset in `i32`, in `u32`, for `|dx|, |dy| < 2^30`
+/// (then `3 · min` and the sum stay below 2^32). Steering's offsets lie
+/// inside the field (below 2^28) and its velocities below 2^21 on an axis:
+/// in 32 bits, the hot loop needs no widening. A debug build checks the
+/// bound (an overflow panics).
+#[must_use]
+#[inline]
+pub(super) const fn oct_len_i32(dx: i32, dy: i32) -> u32 {
+    let a = dx.unsigned_abs();
+    let b = dy.unsigned_abs();
+    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+    hi + ((lo * 3) >> 3)
+}
+
 /// Exact division of non-negative `i32` values by a constant, as a multiply
 /// and a shift (Granlund & Montgomery, 1994, with `N = 31`): with
 /// `l = ⌈log₂ d⌉` and `m = ⌊2^(31+l) / d⌋ + 1`, `m·d` lies in
@@ -296,6 +310,32 @@ mod tests {
         // Diagonal 800: 800 + 300 = 1100 vs the true 1131.4.
         assert_eq!(oct_len(800, 800), 1100);
         assert_eq!(oct_len(i64::MIN + 1, 0), (i64::MAX).cast_unsigned());
+    }
+
+    #[test]
+    fn oct_len_i32_is_oct_len_below_2_to_the_30() {
+        let big = (1 << 30) - 1;
+        // By hand: 4 + floor(9/8) = 5; the limit, diagonal: 2^30 − 1 plus
+        // floor(3 · (2^30 − 1) / 8) = 402,653,183.
+        assert_eq!(oct_len_i32(3, -4), 5);
+        assert_eq!(oct_len_i32(-big, big), 1_476_395_006);
+        let mut r = tickwise::Pcg32::new(0x0c7a_2026, 5);
+        let edges = [0, 1, -1, 7, -8, big, -big, 1 << 28, -(1 << 28)];
+        for i in 0..20_000 {
+            let pick = |r: &mut tickwise::Pcg32, j: usize| {
+                if i % 4 == 0 {
+                    edges[(r.next_u32() as usize + j) % edges.len()]
+                } else {
+                    r.range_i32(-big, big)
+                }
+            };
+            let (dx, dy) = (pick(&mut r, 0), pick(&mut r, 3));
+            assert_eq!(
+                u64::from(oct_len_i32(dx, dy)),
+                oct_len(dx.into(), dy.into()),
+                "{dx},{dy}"
+            );
+        }
     }
 
     #[test]

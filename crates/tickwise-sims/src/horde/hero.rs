@@ -87,7 +87,7 @@ pub(super) fn start(i: usize, n: usize, max_x: i32, max_y: i32) -> (i32, i32) {
 /// order: [`Targets::nearest`] breaks ties toward the first.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Targets {
-    at: [(i64, i64); MAX_HEROES],
+    at: [(i32, i32); MAX_HEROES],
     len: usize,
 }
 
@@ -99,31 +99,30 @@ impl Targets {
             len: 0,
         };
         for h in heroes.iter().filter(|h| h.is_up()) {
-            t.at[t.len] = (i64::from(h.x), i64::from(h.y));
+            t.at[t.len] = (h.x, h.y);
             t.len += 1;
         }
         t
     }
 
     /// The nearest target to `(x, y)` by squared Euclidean distance, the
-    /// lowest index on a tie. Heroes stand on the field (below 2^28), and an
-    /// enemy is any `i32` (a rejoin snapshot may carry one off the field,
-    /// which its step clamps): each axis differs by less than 2^32, so each
-    /// square is below 2^63 and their sum below 2^64, exact in `u64`. There
-    /// is always at least one hero up while enemies steer (a wipe gets
-    /// everyone up in the same tick); with none, `(x, y)` itself (the enemy
-    /// stands still).
+    /// lowest index on a tie. Heroes and enemies stand on the field (below
+    /// 2^28; a rejoin snapshot with either off it is refused): each axis
+    /// differs by less than 2^28, so their squares sum below 2^57, exact in
+    /// `i64`. There is always at least one hero up while enemies steer (a
+    /// wipe gets everyone up in the same tick); with none, `(x, y)` itself
+    /// (the enemy stands still).
     #[inline]
-    pub(super) fn nearest(&self, x: i64, y: i64) -> (i64, i64) {
+    pub(super) fn nearest(&self, x: i32, y: i32) -> (i32, i32) {
         if self.len == 1 {
             // One hero up (always, in a one-hero world): no distances.
             return self.at[0];
         }
         let mut best = (x, y);
-        let mut best_d2 = u64::MAX;
+        let mut best_d2 = i64::MAX;
         for &(hx, hy) in &self.at[..self.len] {
-            let (dx, dy) = (hx - x, hy - y);
-            let d2 = (dx * dx).cast_unsigned() + (dy * dy).cast_unsigned();
+            let (dx, dy) = (i64::from(hx) - i64::from(x), i64::from(hy) - i64::from(y));
+            let d2 = dx * dx + dy * dy;
             if d2 < best_d2 {
                 best = (hx, hy);
                 best_d2 = d2;

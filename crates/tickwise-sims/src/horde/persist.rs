@@ -10,11 +10,12 @@
 //! exactly as the original.
 //!
 //! The bytes come from a peer, so reading refuses what no run reaches and
-//! the step relies on: a hero off the field, an `alive` other than the
-//! enemies with hit points, an id twice. Anything else a step takes as it
-//! is, without a panic (`fuzz/`, target `rejoin_snapshot`): an enemy off
-//! the field is steered into it, and the counters (wipes, kills, waves,
-//! downs) wrap at `u64::MAX`.
+//! the step relies on: a hero or an enemy off the field, an enemy faster
+//! than [`MAX_ENEMY_VELOCITY`] on an axis (steering sums positions and
+//! velocities in `i32`), an `alive` other than the enemies with hit
+//! points, an id twice. Anything else a step takes as it is, without a
+//! panic (`fuzz/`, target `rejoin_snapshot`): the counters (wipes, kills,
+//! waves, downs) wrap at `u64::MAX`.
 
 use alloc::vec::Vec;
 
@@ -22,6 +23,7 @@ use tickwise::codec::{Reader, put_signed, put_varint};
 use tickwise::{Pcg32, SnapshotBytes, SnapshotError};
 
 use super::hero::MAX_HEROES;
+use super::rules::MAX_ENEMY_VELOCITY;
 use super::world::HordeWorld;
 
 impl SnapshotBytes for HordeWorld {
@@ -99,16 +101,19 @@ impl SnapshotBytes for HordeWorld {
         self.slot_of.stale();
         // Every id exactly once: `seen` marks ids already placed.
         let mut seen = alloc::vec![false; self.e.body.len()];
+        let fastest = i64::from(MAX_ENEMY_VELOCITY);
         for k in 0..self.e.body.len() {
-            let x = r.signed_i32("enemy x")?;
-            let y = r.signed_i32("enemy y")?;
+            // Every enemy, dead or alive, stands on the field: it spawns
+            // there and every move is clamped to it.
+            let x = r.signed_in("enemy x", 0, max_x)? as i32;
+            let y = r.signed_in("enemy y", 0, max_y)? as i32;
             let id = r.varint_u32("enemy id")?;
             match seen.get_mut(id as usize) {
                 Some(s) if !*s => *s = true,
                 _ => return Err(SnapshotError::Malformed { what: "enemy id" }),
             }
-            let vx = r.signed_i32("enemy velocity")?;
-            let vy = r.signed_i32("enemy velocity")?;
+            let vx = r.signed_in("enemy velocity", -fastest, fastest)? as i32;
+            let vy = r.signed_in("enemy velocity", -fastest, fastest)? as i32;
             let hp = r.signed_i32("enemy hp")?;
             let crowd =
                 u16::try_from(r.varint("enemy crowd")?).map_err(|_| SnapshotError::Malformed {

@@ -74,6 +74,13 @@ impl Params {
     }
 }
 
+/// No run moves an enemy faster than this on an axis: steering leaves each
+/// axis within `enemySpeed` (at most 2^14, its cap), and a separation pass
+/// adds at most `maxPush · separationTicks` (at most 2^20). A rejoin
+/// snapshot with a faster enemy is refused, so steering adds a velocity to
+/// a position (on the field, below 2^28) in `i32`.
+pub(super) const MAX_ENEMY_VELOCITY: i32 = 1 << 21;
+
 /// `v` clamped into `0..=hi`.
 pub(super) const fn clamp_i32(v: i64, hi: i32) -> i32 {
     if v < 0 {
@@ -145,9 +152,8 @@ pub(super) fn apply_push(pos: &mut Body, vel: &mut [i32; 2], (fx, fy): (i32, i32
         fy.clamp(-p.max_push, p.max_push) * times,
     );
     // Only live enemies get here, steered into the field this tick (0..=max,
-    // below 2^28, whatever state was restored), and |f| <= maxPush · 64 <=
-    // 2^20: the sum fits an `i32`, and clamping it there is `clamp_i32`'s
-    // value.
+    // below 2^28), and |f| <= maxPush · 64 <= 2^20: the sum fits an `i32`,
+    // and clamping it there is `clamp_i32`'s value.
     pos.x = (pos.x + fx).clamp(0, p.max_x);
     pos.y = (pos.y + fy).clamp(0, p.max_y);
     // |v| <= enemySpeed <= 2^14 and |f| <= 2^20.

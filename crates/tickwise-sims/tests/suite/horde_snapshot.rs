@@ -210,11 +210,13 @@ fn counters_at_their_limit_wrap_instead_of_overflowing() {
 }
 
 #[test]
-fn an_enemy_off_the_field_is_steered_toward_the_nearer_of_two_heroes() {
+fn enemies_at_the_limits_a_snapshot_may_hold_step_without_overflow() {
     // Found by the rejoin_snapshot fuzz target: with two heroes up, the
     // nearest-hero search squared an off-field enemy's distance in `i64`
-    // and overflowed (a debug build panicked). The enemy comes in at the
-    // corner nearer both heroes, as with one hero.
+    // and overflowed (a debug build panicked). Such bytes are refused now
+    // (below); what the reader admits at its limits, an enemy in a corner
+    // rushing out of the field as fast as any run allows, steps without an
+    // overflow (a debug build checks every sum) and stays in its corner.
     let heroes = [
         HERO,
         HeroBytes {
@@ -222,12 +224,62 @@ fn an_enemy_off_the_field_is_steered_toward_the_nearer_of_two_heroes() {
             ..HERO
         },
     ];
-    let big = i64::from(i32::MIN);
-    let bytes = hand_written(3, &heroes, [0; 3], &[[big, big, big, big, 20]]);
-    let mut w = read(&cfg(1, 2), &bytes).unwrap();
+    let c = cfg(2, 2);
+    let (right, bottom) = field_max(&c);
+    let fast = MAX_VELOCITY;
+    let enemies = [[0, 0, -fast, -fast, 20], [right, bottom, fast, fast, 20]];
+    let bytes = hand_written(3, &heroes, [0; 3], &enemies);
+    let mut w = read(&c, &bytes).unwrap();
     w.step(&[TickInput::default(); 2]);
-    let e = w.enemy(0).unwrap();
-    assert_eq!((e.x, e.y), (0, 0));
+    let at = |id| w.enemy(id).map(|e| (i64::from(e.x), i64::from(e.y)));
+    assert_eq!(at(0), Some((0, 0)));
+    assert_eq!(at(1), Some((right, bottom)));
+}
+
+/// The largest x and y on `c`'s field, in sub-pixels.
+fn field_max(c: &HordeConfig) -> (i64, i64) {
+    let w = HordeWorld::new(c);
+    (
+        i64::from(w.field_width()) - 1,
+        i64::from(w.field_height()) - 1,
+    )
+}
+
+/// No run moves an enemy faster than this on an axis: `enemySpeed` (at
+/// most 2^14) from steering plus `maxPush · separationTicks` (at most
+/// 2^20) from a separation pass, rounded up to 2^21 (the reader's limit,
+/// `MAX_ENEMY_VELOCITY` in `horde/rules.rs`).
+const MAX_VELOCITY: i64 = 1 << 21;
+
+#[test]
+fn an_enemy_off_the_field_or_faster_than_any_run_is_refused() {
+    // Every enemy spawns on the field and every move is clamped to it;
+    // steering sums a position and a velocity in `i32`, which these limits
+    // keep exact.
+    let c = cfg(1, 1);
+    let (right, bottom) = field_max(&c);
+    let fast = MAX_VELOCITY;
+    for ok in [[0, 0, fast, -fast, 20], [right, bottom, -fast, fast, 0]] {
+        assert!(
+            read(&c, &hand_written(3, &[HERO], [0; 3], &[ok])).is_ok(),
+            "{ok:?}"
+        );
+    }
+    for (bad, what) in [
+        ([-1, MID, 0, 0, 20], "enemy x"),
+        ([right + 1, MID, 0, 0, 20], "enemy x"),
+        ([MID, -1, 0, 0, 20], "enemy y"),
+        ([MID, bottom + 1, 0, 0, 0], "enemy y"),
+        ([MID, MID, fast + 1, 0, 20], "enemy velocity"),
+        ([MID, MID, 0, -fast - 1, 0], "enemy velocity"),
+        ([i64::from(i32::MIN); 5], "enemy x"),
+    ] {
+        assert_eq!(
+            read(&c, &hand_written(3, &[HERO], [0; 3], &[bad])).err(),
+            Some(SnapshotError::Malformed { what }),
+            "{bad:?}"
+        );
+    }
 }
 
 #[test]

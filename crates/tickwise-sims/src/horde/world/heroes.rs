@@ -240,7 +240,7 @@ mod tests {
     fn targets_pick_by_squared_distance_without_overflow() {
         // Opposite corners of the largest field: squared distances near
         // 2 * (2.56e8)^2 = 1.3e17 still compare correctly.
-        let far = i64::from(i32::try_from(crate::horde::MAX_FIELD_PX * 256 - 1).unwrap());
+        let far = i32::try_from(crate::horde::MAX_FIELD_PX * 256 - 1).unwrap();
         let heroes = [
             Hero {
                 x: 0,
@@ -249,8 +249,8 @@ mod tests {
                 ..Hero::default()
             },
             Hero {
-                x: far as i32,
-                y: far as i32,
+                x: far,
+                y: far,
                 hp: 1,
                 ..Hero::default()
             },

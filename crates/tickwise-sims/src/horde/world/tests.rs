@@ -119,17 +119,18 @@ fn coincident_enemies_split_by_index() {
 }
 
 #[test]
-fn a_restored_position_outside_the_field_is_clamped_into_it() {
-    // A rejoin snapshot (`SnapshotBytes::read_state`) may carry any
-    // `i32` position and velocity. The step moves such an enemy into
-    // the field, at the corner it points to, without overflowing
-    // (a debug build checks every `i32` sum).
+fn an_enemy_at_the_edge_rushing_out_stays_on_the_field() {
+    // The most a rejoin snapshot (`SnapshotBytes::read_state`) may hold:
+    // an enemy on the field's edge, moving out as fast as any run allows
+    // (`MAX_ENEMY_VELOCITY`; the reader refuses more). The step keeps it
+    // in the corner it points to, without overflowing (a debug build
+    // checks every `i32` sum).
     let c = cfg(&[("attackDamage", 0)]);
     let mut w = placed(&c, &[(100_000, 0)]);
-    w.e.body[0].x = i32::MAX;
-    w.e.body[0].y = i32::MIN;
-    // Moving further out still: the sums would pass i32::MAX and MIN.
-    w.e.vel[0] = [i32::MAX, i32::MIN];
+    w.e.body[0].x = w.field_width() - 1;
+    w.e.body[0].y = 0;
+    let fast = crate::horde::rules::MAX_ENEMY_VELOCITY;
+    w.e.vel[0] = [fast, -fast];
     w.step(core::slice::from_ref(&STILL));
     let e = w.enemy(0).unwrap();
     assert_eq!((e.x, e.y), (w.field_width() - 1, 0));
