@@ -105,6 +105,13 @@ impl Targets {
         t
     }
 
+    /// The one target when exactly one hero is up (always, in a one-hero
+    /// world): then every enemy's nearest, with no distance to compare.
+    #[inline]
+    pub(super) fn single(&self) -> Option<(i32, i32)> {
+        (self.len == 1).then_some(self.at[0])
+    }
+
     /// The nearest target to `(x, y)` by squared Euclidean distance, the
     /// lowest index on a tie. Heroes and enemies stand on the field (below
     /// 2^28; a rejoin snapshot with either off it is refused): each axis

@@ -56,9 +56,9 @@ struct Steer<'a> {
     max_y: i32,
 }
 
-/// Enemies steered a block at a time: three short loops over a block that
-/// stays in L1, with room for its list of enemies over the speed cap on the
-/// stack.
+/// Enemies steered a block at a time: four short loops over a block that
+/// stays in L1, with room for its wanted velocities and its list of enemies
+/// over the speed cap on the stack.
 const BLOCK: usize = 256;
 
 impl Steer<'_> {
@@ -85,18 +85,24 @@ impl Steer<'_> {
         live
     }
 
-    /// [`Steer::run`] for at most [`BLOCK`] enemies, in three passes:
+    /// [`Steer::run`] for at most [`BLOCK`] enemies, in four passes:
     ///
-    /// 1. every live enemy's new velocity before the cap (between its old
-    ///    velocity and the one it wants, so it fits an `i32`), stored, and
-    ///    its slot listed if that is over the cap, without a branch;
-    /// 2. the listed enemies' velocities capped;
-    /// 3. every live enemy moved.
+    /// 1. every live enemy's wanted velocity ([`Steer::wanted`]), kept on
+    ///    the stack;
+    /// 2. its new velocity before the cap (between its old velocity and the
+    ///    wanted one), stored, and its slot listed if that is over the cap,
+    ///    without a branch;
+    /// 3. the listed enemies' velocities capped;
+    /// 4. every live enemy moved.
     ///
     /// About one enemy in eight is over the cap, at random, so a branch on
     /// it mispredicted, and each mispredict also threw away the next
-    /// enemies' divisions in flight; without it pass 1's divisions overlap.
-    /// The same values as one pass, enemy by enemy.
+    /// enemies' divisions in flight; without it the divisions overlap.
+    /// Passes 1 and 2 were one loop, which held more values than x86-64 has
+    /// registers and reloaded a dozen from the stack per enemy: as two,
+    /// restore + 8 ticks runs 3.3 % fewer instructions and 5 % faster
+    /// (`docs/benchmarks.md`, round 21). The same values as one pass, enemy
+    /// by enemy.
     fn block<const BOX: bool>(
         &self,
         body: &mut [Body],
@@ -104,54 +110,45 @@ impl Steer<'_> {
         hp: &[i32],
         crowd: &[u16],
     ) -> Bounds {
-        let most = self.want.len() - 1;
-        let (speed, shift) = (self.speed, self.shift);
+        let n = body.len().min(BLOCK);
+        let mut wanted = [[0i32; 2]; BLOCK];
+        let (body_n, hp_n, crowd_n) = (&body[..n], &hp[..n], &crowd[..n]);
+        // One hero up (always, in a one-hero world): chosen once per block,
+        // not tested per enemy.
+        if let Some(hero) = self.targets.single() {
+            self.wanted(body_n, hp_n, crowd_n, &mut wanted, |_| hero);
+        } else {
+            self.wanted(body_n, hp_n, crowd_n, &mut wanted, |pos| {
+                self.targets.nearest(pos.x, pos.y)
+            });
+        }
         // At most 2^14 (`enemySpeed`).
-        let speed_u32 = u32::try_from(speed).unwrap_or(u32::MAX);
+        let speed_u32 = u32::try_from(self.speed).unwrap_or(u32::MAX);
         let mut over = [0u8; BLOCK];
         let mut n_over = 0;
-        let n = body.len().min(BLOCK);
-        let enemies = body[..n]
-            .iter()
-            .zip(vel.iter_mut())
-            .zip(hp.iter().zip(crowd));
-        // In `i32` up to the division: an enemy and its hero stand on the
-        // field (below 2^28), and a velocity stays within
-        // `MAX_ENEMY_VELOCITY` (2^21) on each axis; the snapshot reader
-        // refuses a state with either out of range. The same values as in
-        // `i64` (the tests' one-pass reference), with no widening: restore +
-        // 8 ticks 1 % faster (`docs/benchmarks.md`, round 21).
-        for (i, ((pos, vel), (&h, &c))) in enemies.enumerate() {
-            if h <= 0 {
+        let (vel_n, shift) = (&mut vel[..n], self.shift);
+        // By index: the iterator form carried the index through the skip of
+        // the dead in a register more and spent six instructions a slot
+        // rebuilding it.
+        for i in 0..n {
+            if hp_n[i] <= 0 {
                 continue;
             }
-            let want = self.want[usize::from(c).min(most)];
-            let (px, py) = self.targets.nearest(pos.x, pos.y);
-            let (dx, dy) = (px - pos.x, py - pos.y);
-            let len = oct_len_i32(dx, dy);
-            // desired = d * want / len, as one division: k = want * 2^32 / len.
-            // |d| <= len makes |d * k| <= want * 2^32 < 2^47, and the
-            // quotient |d * k / 2^32| <= want <= 2^14. On the hero (len 0)
-            // the desired velocity is zero.
-            let (wx, wy) = match ((want as u64) << 32).checked_div(u64::from(len)) {
-                Some(k) => {
-                    let k = k.cast_signed();
-                    let scale = |d: i32| ((i64::from(d) * k) >> 32) as i32;
-                    (scale(dx), scale(dy))
-                }
-                None => (0, 0),
-            };
+            let (v, w) = (vel_n[i], wanted[i]);
             // Each between the old velocity (below 2^21) and the wanted one
-            // (|w| <= want <= 2^14).
-            let nvx = vel[0] + ((wx - vel[0]) >> shift);
-            let nvy = vel[1] + ((wy - vel[1]) >> shift);
-            *vel = [nvx, nvy];
+            // (at most `want`, 2^14): in `i32`.
+            let nvx = v[0] + ((w[0] - v[0]) >> shift);
+            let nvy = v[1] + ((w[1] - v[1]) >> shift);
+            vel_n[i] = [nvx, nvy];
+            // `n_over <= i < BLOCK` here: the mask changes nothing and spares
+            // a bounds check.
             #[allow(clippy::cast_possible_truncation, reason = "i < BLOCK <= 256")]
             {
-                over[n_over] = i as u8;
+                over[n_over & (BLOCK - 1)] = i as u8;
             }
             n_over += usize::from(oct_len_i32(nvx, nvy) > speed_u32);
         }
+        let speed = self.speed;
         for &i in &over[..n_over] {
             let v = &mut vel[usize::from(i)];
             let (nvx, nvy) = (i64::from(v[0]), i64::from(v[1]));
@@ -177,6 +174,47 @@ impl Steer<'_> {
             }
         }
         live
+    }
+
+    /// Pass 1 of [`Steer::block`]: each live enemy's wanted velocity,
+    /// toward `hero(enemy)` at the speed its crowd allows (`want`), into
+    /// `out` (the dead keep whatever is there; pass 2 skips them).
+    ///
+    /// In `i32` up to the division: an enemy and its hero stand on the
+    /// field (below 2^28); the snapshot reader refuses an enemy off it. The
+    /// same values as in `i64` (the tests' one-pass reference), with no
+    /// widening (`docs/benchmarks.md`, round 21).
+    #[inline(always)]
+    fn wanted(
+        &self,
+        body: &[Body],
+        hp: &[i32],
+        crowd: &[u16],
+        out: &mut [[i32; 2]; BLOCK],
+        hero: impl Fn(&Body) -> (i32, i32),
+    ) {
+        let most = self.want.len() - 1;
+        for ((pos, w), (&h, &c)) in body.iter().zip(out.iter_mut()).zip(hp.iter().zip(crowd)) {
+            if h <= 0 {
+                continue;
+            }
+            let want = self.want[usize::from(c).min(most)];
+            let (px, py) = hero(pos);
+            let (dx, dy) = (px - pos.x, py - pos.y);
+            let len = oct_len_i32(dx, dy);
+            // desired = d * want / len, as one division: k = want * 2^32 / len.
+            // |d| <= len makes |d * k| <= want * 2^32 < 2^47, and the
+            // quotient |d * k / 2^32| <= want <= 2^14. On the hero (len 0)
+            // the desired velocity is zero.
+            *w = match ((want as u64) << 32).checked_div(u64::from(len)) {
+                Some(k) => {
+                    let k = k.cast_signed();
+                    let scale = |d: i32| ((i64::from(d) * k) >> 32) as i32;
+                    [scale(dx), scale(dy)]
+                }
+                None => [0, 0],
+            };
+        }
     }
 }
 
