@@ -230,7 +230,7 @@ mod tests {
 
     /// Steering in one pass, enemy by enemy, with the cap as a branch: the
     /// form the golden digests were made with, as the reference for the
-    /// blocks' three passes.
+    /// blocks' four passes.
     fn one_pass(
         s: &Steer<'_>,
         body: &mut [Body],
