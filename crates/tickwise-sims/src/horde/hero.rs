@@ -121,9 +121,8 @@ impl Targets {
     /// (the enemy stands still).
     #[inline]
     pub(super) fn nearest(&self, x: i32, y: i32) -> (i32, i32) {
-        if self.len == 1 {
-            // One hero up (always, in a one-hero world): no distances.
-            return self.at[0];
+        if let Some(one) = self.single() {
+            return one;
         }
         let mut best = (x, y);
         let mut best_d2 = i64::MAX;
