@@ -37,7 +37,7 @@ step() {
   end_step
   cur_step="$*"
   step_t0=$SECONDS
-  printf '\n==> %s\n    (%d s so far)\n' "$*" $((SECONDS - started))
+  printf '\n==> %s\n    (%d s so far, %s free on the disk)\n' "$*" $((SECONDS - started)) "$(disk_free)"
 }
 step_times() {
   end_step
@@ -46,6 +46,11 @@ step_times() {
   for i in "${!step_names[@]}"; do
     printf '%6d s  %s\n' "${step_secs[$i]}" "${step_names[$i]}"
   done | sort -rn
+  printf 'disk: %s free at the end, %s at the start\n' "$(disk_free)" "$free_at_start"
+}
+# The free space of the disk the tree is on, for the log: "12.3 GiB".
+disk_free() {
+  df -Pk . 2>/dev/null | awk 'NR == 2 { printf "%.1f GiB", $4 / 1048576 }'
 }
 trap step_times EXIT
 die() { printf '\ntest-all: ERROR: %s\n' "$*" >&2; exit 1; }
@@ -60,6 +65,7 @@ run() {
 }
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 started=$SECONDS
+free_at_start=$(disk_free)
 
 # ------------------------------------------------------------- skips
 SKIPPABLE=(TICKWISE_SKIP_BROWSER TICKWISE_SKIP_CROSS TICKWISE_SKIP_FUZZ)
@@ -78,6 +84,28 @@ if [ "${CI:-}" = true ]; then
   # binaries built 218 s -> 168 s without it). A developer's tree keeps it.
   export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 fi
+# ------------------------------------------------------------- disk
+# Every step that builds a second tree has a target directory of its own
+# (target/publish-check, target/outside, target/base-builds, ...), and the
+# test binaries alone take 1.3 GB. All of it kept, a fresh clone's run
+# wrote 7.5 GB, and a CI machine with less free failed half-way with "No
+# space left on device". Under CI=true each step's own build is removed
+# once no later step reads it, and the run writes at most DISK_PEAK_GIB at
+# any time (measured: docs/testing.md); a developer's tree keeps them, as
+# reruns reuse them. The free space is printed at every step and at the
+# end, and a disk with less than the peak is named before anything runs.
+DISK_PEAK_GIB=5
+free_kib=$(df -Pk . 2>/dev/null | awk 'NR == 2 { print $4 }')
+if [ -n "$free_kib" ] && [ "$free_kib" -lt $((DISK_PEAK_GIB * 1048576)) ]; then
+  printf 'test-all: WARNING: %s free on the disk; a fresh run writes up to %d GiB, so it may fail with "No space left on device"\n' \
+    "$free_at_start" "$DISK_PEAK_GIB" >&2
+fi
+# done_with DIR...: under CI=true, removes build output no later step reads.
+done_with() {
+  [ "${CI:-}" = true ] || return 0
+  run rm -rf "$@"
+}
+
 skipped=()
 # wants VAR STEP: true when STEP runs; otherwise prints that STEP is skipped
 # and why (VAR is set), and remembers it for the summary.
@@ -125,15 +153,22 @@ run cargo clippy -p tickwise-sims --no-default-features --locked -- -D warnings
 
 step "unit, scenario, property and doc tests"
 run cargo test --workspace --locked
+# The test binaries (1.3 GB): later steps build and run release binaries.
+# Cargo relinks a missing one when asked, so removing them costs only time.
+if [ "${CI:-}" = true ]; then
+  run find target/debug/deps -maxdepth 1 -type f -perm -u+x ! -name '*.so' -delete
+fi
 
 step "release binary"
 run cargo build --release -p tickwise-cli --locked
 
 step "every crate packs and builds from its tarball (cargo publish --dry-run --workspace)"
 run bash scripts/publish-check.sh
+done_with target/publish-check
 
 step "a game crate outside the repository: build, record, verify (scripts/outside-crate.sh)"
 run bash scripts/outside-crate.sh
+done_with target/outside
 
 step "figures quoted in README and docs against the build: horde peak memory"
 run python3 scripts/check_figures.py horde-rss
@@ -148,12 +183,14 @@ run python3 -m unittest scripts/test_bench_goals.py
 run python3 -m unittest scripts/test_base_build.py
 # How many timed pairs a small horde gets (scripts/bench_compare.py).
 run python3 -m unittest scripts/test_bench_compare.py
+done_with target/base-builds target/bench-compare
 
 step "the example game's own tools (examples/duel/ci.sh)"
 run bash examples/duel/ci.sh
 
 step "every shell block of the README, in order, in a fresh copy (short forms listed in scripts/readme_blocks.py)"
 run bash scripts/readme-blocks.sh
+done_with target/readme-blocks
 
 step "Python reference parity"
 run python3 -m unittest discover -s parity
@@ -162,6 +199,7 @@ run python3 parity/run_parity.py --tickwise target/release/tickwise
 if wants TICKWISE_SKIP_CROSS "aarch64 build under qemu-user: parity, horde, cross-verified replays"; then
   step "aarch64 build under qemu-user: parity, horde, cross-verified replays (installs once)"
   run bash .ci/cross-aarch64.sh
+  done_with target/aarch64-unknown-linux-gnu
 fi
 
 step "soak, short, and its self-check (full size: bash scripts/soak.sh)"
@@ -170,6 +208,7 @@ run bash scripts/soak.sh --quick
 if wants TICKWISE_SKIP_FUZZ "fuzzing: every target for 15 s"; then
   step "fuzzing: every target for 15 s (installs cargo-fuzz once)"
   run bash fuzz/run.sh 15
+  done_with fuzz/target
 fi
 
 if wants TICKWISE_SKIP_BROWSER "wasm build and headless-Chromium tests"; then

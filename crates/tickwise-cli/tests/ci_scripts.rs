@@ -174,6 +174,52 @@ fn under_ci_any_skip_fails_the_run_before_it_starts() {
     assert!(text(&out.stdout).contains("all tests passed"));
 }
 
+/// A fresh clone's run once wrote 7.5 GB and failed on a CI machine with
+/// less free. Under CI each step's own build is removed after the step
+/// that reads it, and before the next one starts; a developer's tree keeps
+/// them for reruns.
+#[test]
+fn under_ci_each_steps_own_build_is_removed_once_no_later_step_reads_it() {
+    let ci = text(&test_all(&[("CI", "true")]).stdout);
+    let at = |command: &str| {
+        ci.find(&format!("(dry run) {command}\n"))
+            .unwrap_or_else(|| panic!("{command} missing:\n{ci}"))
+    };
+    for (uses, removal) in [
+        (
+            "cargo test --workspace --locked",
+            "find target/debug/deps -maxdepth 1 -type f -perm -u+x ! -name *.so -delete",
+        ),
+        (
+            "bash scripts/publish-check.sh",
+            "rm -rf target/publish-check",
+        ),
+        ("bash scripts/outside-crate.sh", "rm -rf target/outside"),
+        (
+            "bash scripts/bench-compare.sh --quick",
+            "rm -rf target/base-builds target/bench-compare",
+        ),
+        (
+            "bash scripts/readme-blocks.sh",
+            "rm -rf target/readme-blocks",
+        ),
+        (
+            "bash .ci/cross-aarch64.sh",
+            "rm -rf target/aarch64-unknown-linux-gnu",
+        ),
+        ("bash fuzz/run.sh 15", "rm -rf fuzz/target"),
+    ] {
+        let (u, r) = (at(uses), at(removal));
+        // After the command, within the same step (no step header between).
+        assert!(u < r && !ci[u..r].contains("\n==> "), "{removal}:\n{ci}");
+    }
+    // Each step's header names the disk's free space.
+    assert!(ci.contains(" s so far, ") && ci.contains(" GiB free on the disk)"));
+    let dev = text(&test_all(&[]).stdout);
+    assert!(!dev.contains("(dry run) rm -rf"), "{dev}");
+    assert!(!dev.contains("-delete"), "{dev}");
+}
+
 #[test]
 fn an_unknown_skip_variable_is_an_error() {
     let out = test_all(&[("TICKWISE_SKIP_BROWSERS", "1")]);
