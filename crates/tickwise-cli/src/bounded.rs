@@ -379,6 +379,8 @@ pub use tickwise_lab::script::quote_token;
 mod tests {
     use super::*;
 
+    /// A fresh folder; each test removes its own when it passes (a failed
+    /// test's is kept, to look at).
     fn scratch(name: &str) -> PathBuf {
         let d =
             std::env::temp_dir().join(format!("tickwise-bounded-{}-{name}", std::process::id()));
@@ -410,6 +412,7 @@ mod tests {
             e.to_string().contains("is 5 bytes, above the limit of 4"),
             "{e}"
         );
+        std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
@@ -487,5 +490,6 @@ mod tests {
         let e = read_file(&d.join("missing"), InputKind::Replay, 10).unwrap_err();
         assert!(matches!(e, ReadError::Io { .. }), "{e:?}");
         assert!(e.to_string().starts_with("cannot read replay "), "{e}");
+        std::fs::remove_dir_all(&d).unwrap();
     }
 }

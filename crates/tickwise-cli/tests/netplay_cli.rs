@@ -12,7 +12,8 @@ fn tickwise(args: &[&str]) -> Output {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tickwise-net-{}-{name}", std::process::id()));
+    // Under target/tmp, by name: a rerun replaces it, so runs leave no trail.
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("netplay-{name}"));
     let _ = std::fs::remove_dir_all(&d);
     d
 }

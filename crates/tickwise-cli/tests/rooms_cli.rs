@@ -12,7 +12,8 @@ use std::time::Duration;
 mod servers;
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tickwise-rooms-{}-{name}", std::process::id()));
+    // Under target/tmp, by name: a rerun replaces it, so runs leave no trail.
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("rooms-cli-{name}"));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

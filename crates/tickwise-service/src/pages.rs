@@ -257,7 +257,8 @@ pub fn app(root: PathBuf, limits: &ConnLimits) -> Router {
 mod tests {
     use super::*;
 
-    /// A fresh canonical folder with an index, a wasm file and a subfolder.
+    /// A fresh canonical folder with an index, a wasm file and a subfolder;
+    /// each test removes its own when it passes.
     fn site() -> PathBuf {
         use std::sync::atomic::{AtomicU64, Ordering};
         static N: AtomicU64 = AtomicU64::new(0);
@@ -282,6 +283,7 @@ mod tests {
         assert_eq!(content_type(&wasm), "application/wasm");
         assert_eq!(resolve(&root, "/pkg").unwrap(), root.join("pkg/index.html"));
         assert_eq!(resolve(&root, "/nope.js"), Err(Refusal::NotFound));
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
@@ -303,6 +305,7 @@ mod tests {
         assert_eq!(resolve(&root, "relative"), Err(Refusal::BadTarget));
         let long = format!("/{}", "a".repeat(3000));
         assert_eq!(resolve(&root, &long), Err(Refusal::TooLong));
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[cfg(unix)]
@@ -312,6 +315,9 @@ mod tests {
         let outside = site();
         std::os::unix::fs::symlink(outside.join("index.html"), root.join("link.html")).unwrap();
         assert_eq!(resolve(&root, "/link.html"), Err(Refusal::Forbidden));
+        for d in [root, outside] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
     }
 
     #[test]

@@ -38,7 +38,8 @@ impl Drop for Server {
 }
 
 fn start(limits: RoomLimits, conn: ConnLimits) -> Server {
-    let dir = std::env::temp_dir().join(format!("tickwise-rooms-www-{}", std::process::id()));
+    // Under target/tmp: a rerun writes the same page again, runs leave no trail.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("rooms-www");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("index.html"), "<h1>page</h1>").unwrap();
     let root = std::fs::canonicalize(&dir).unwrap();
