@@ -12,6 +12,8 @@
 #     and verifyd's own CPU during each run, split into its verification
 #     threads and its executor (receive, content id, envelope check), next
 #     to verify's: the service's cost apart from the load generator's;
+#     and the machine's idle share during each run (/proc/stat), which
+#     tells cores with nothing to do from cores busy with the exchange;
 #   * p50/p99 verdict latency at half the saturating rate;
 #   * throughput with 1 and 2 Redis workers, both upload modes;
 #   * time for a SIGKILLed worker's job to be finished by another (default
@@ -28,6 +30,10 @@
 #   (cd /path/to/main && CARGO_TARGET_DIR=$PWD/target/base-build \
 #      cargo build --release -p tickwise-cli)
 # PARTS=throughput,latency,redis,kill and SIMS=island,horde pick what runs.
+# CONCURRENCY (default 8) is the uploads in flight one per request, and
+# BATCH_CONCURRENCY (default 8) the batches in flight; with 8 uploads one
+# per request about 5 % of 2 cores sit idle, with 32 none (docs/benchmarks.md,
+# round 22).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash .ci/setup-redis.sh >/dev/null

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -103,6 +104,43 @@ def threads_cpu(pid):
         else:
             other += secs
     return verify, other
+
+
+def cpu_ticks():
+    """(idle, total) jiffies of the whole machine, from /proc/stat."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return v[3] + v[4], sum(v)
+
+
+class IdleSampler:
+    """Samples the machine's idle time every 20 ms while a load test runs,
+    so the idle share of its run window (from the first upload to the last
+    verdict, which excludes the load generator reading its files) can be
+    told apart from CPU spent: a core with nothing to do lowers the
+    throughput as much as a core busy with the exchange does."""
+
+    def __init__(self):
+        self.samples = []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.done.is_set():
+            self.samples.append((time.monotonic(), *cpu_ticks()))
+            self.done.wait(0.02)
+
+    def idle_share(self, run_secs):
+        """The idle share of the middle 80 % of the last `run_secs` seconds."""
+        end = time.monotonic()
+        self.done.set()
+        self.thread.join()
+        a, b = end - run_secs * 0.9, end - run_secs * 0.1
+        w = [s for s in self.samples if a <= s[0] <= b]
+        if len(w) < 2 or w[-1][2] == w[0][2]:
+            return float("nan")
+        return (w[-1][1] - w[0][1]) / (w[-1][2] - w[0][2])
 
 
 def cli_verify(d, bin=BIN):
@@ -216,7 +254,9 @@ def main():
                     v = verifyd(bin=bin)
                     before = child_cpu()
                     threads = threads_cpu(v.p.pid)
+                    idle = IdleSampler()
                     out = loadtest(v.url(), src, conc=conc, extra=extra, bin=bin)
+                    out["idle"] = idle.idle_share(out["secs"])
                     # verifyd's own CPU during the run (not its start), by
                     # kind of thread.
                     (v0, o0), (v1, o1) = threads, threads_cpu(v.p.pid)
@@ -260,6 +300,9 @@ def main():
                   f" {med(xs, 'verify_threads_ms') * 1e3:.0f} us, executor {med(xs, 'io_threads_ms') * 1e3:.0f} us"
                   f" (receive, content id, envelope and header check, answer); verifyd/verify per round "
                   + ", ".join(f"{r:.3f}" for r in own))
+            print(f"{'':28} {mode}: the machine idle during the run (jiffies of /proc/stat, middle 80 %)"
+                  f" {med(xs, 'idle') * 100:.1f} % (rounds "
+                  + ", ".join(f"{x['idle'] * 100:.1f}" for x in xs) + " %)")
     if floors:
         n = ISLAND
         island_cli = next(r[3] for r in rows if r[0].startswith("island") and r[1] == "this build")
