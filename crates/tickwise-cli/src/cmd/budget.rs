@@ -343,6 +343,19 @@ impl Report<'_> {
     }
 }
 
+/// Runs `tickwise <args>` in this process with the built-in catalog, as
+/// the binary would (the unit tests of the commands use it).
+#[cfg(test)]
+pub(crate) fn run_tickwise(args: &[&str]) -> Result<u8, Failure> {
+    use clap::Parser as _;
+    let argv = std::iter::once("tickwise").chain(args.iter().copied());
+    crate::run(
+        crate::Cli::try_parse_from(argv).unwrap(),
+        &crate::ToolInfo::TICKWISE,
+        &crate::Catalog::builtin(),
+    )
+}
+
 /// Asserts that `result` is a usage error (exit code 2) whose message
 /// contains `needle`; `what` names the case in the failure message.
 #[cfg(test)]
@@ -357,17 +370,11 @@ pub(crate) fn assert_usage_error(result: Result<u8, Failure>, what: &[&str], nee
 mod cli_tests {
     use clap::Parser as _;
 
-    use super::{assert_usage_error, us};
-    use crate::{Cli, run};
+    use super::{assert_usage_error, run_tickwise, us};
+    use crate::Cli;
 
     fn budget(extra: &[&str]) -> Result<u8, crate::Failure> {
-        let mut args = vec!["tickwise", "budget"];
-        args.extend_from_slice(extra);
-        run(
-            Cli::try_parse_from(args).unwrap(),
-            &crate::ToolInfo::TICKWISE,
-            &crate::Catalog::builtin(),
-        )
+        run_tickwise(&[&["budget"], extra].concat())
     }
 
     #[test]

@@ -191,19 +191,10 @@ pub fn run(args: &Args) -> Result<u8, Failure> {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser as _;
-
-    use crate::cmd::budget::assert_usage_error;
-    use crate::{Cli, run};
+    use crate::cmd::budget::{assert_usage_error, run_tickwise};
 
     fn horde(extra: &[&str]) -> Result<u8, crate::Failure> {
-        let mut args = vec!["tickwise", "horde"];
-        args.extend_from_slice(extra);
-        run(
-            Cli::try_parse_from(args).unwrap(),
-            &crate::ToolInfo::TICKWISE,
-            &crate::Catalog::builtin(),
-        )
+        run_tickwise(&[&["horde"], extra].concat())
     }
 
     #[test]
