@@ -106,12 +106,15 @@ SERVICE_ROW = re.compile(
 )
 SERVICE_OWN = re.compile(r"^\s+(one per request|batches): verifyd's CPU during the run.*"
                          r"verifyd/verify per round ([\d., ]+)$")
+SERVICE_IDLE = re.compile(r"^\s+(one per request|batches): the machine idle during the run.*"
+                          r"\(rounds ([\d., nan]+) %\)$")
 
 
 def parse_service(text):
     """bench_service.py's island rows: {build: {...}}, in the order printed.
 
-    Each build's verifyd/verify CPU ratios per round follow its row.
+    Each build's verifyd/verify CPU ratios per round, and the machine's
+    idle share (%) per round, follow its row.
     """
     out, last = {}, None
     for line in text.splitlines():
@@ -126,10 +129,11 @@ def parse_service(text):
                 "batches_overhead": float(m.group(6)),
             }
             continue
-        m = SERVICE_OWN.match(line)
-        if m and last:
-            key = "one_cpu" if m.group(1) == "one per request" else "batches_cpu"
-            out[last][key] = [float(x) for x in m.group(2).split(",")]
+        for pattern, suffix in ((SERVICE_OWN, "_cpu"), (SERVICE_IDLE, "_idle")):
+            m = pattern.match(line)
+            if m and last:
+                key = ("one" if m.group(1) == "one per request" else "batches") + suffix
+                out[last][key] = [float(x) for x in m.group(2).split(",")]
     return out
 
 
@@ -268,10 +272,11 @@ def part_service(run, quick, issue):
     rows = []
     for mode, key in (("one replay per request", "one"), ("batches of 8", "batches")):
         o, c = old[key + "_overhead"], cur[key + "_overhead"]
-        own = cur.get(key + "_cpu", [])
+        own, idle = cur.get(key + "_cpu", []), cur.get(key + "_idle", [])
+        notes = ([f"verifyd's own CPU ÷ verify's per round: {span(own)}"] if own else []) + \
+            ([f"cores idle during the run: {span(idle, '{:.1f}')} %"] if idle else [])
         rows.append((f"item 5: verifyd overhead, 10-minute island replays, {mode}",
-                     f"{o:.1f} % ({ISSUE_BUILD})", f"{c:.1f} %",
-                     f"verifyd's own CPU ÷ verify's per round: {span(own)}" if own else "",
+                     f"{o:.1f} % ({ISSUE_BUILD})", f"{c:.1f} %", "; ".join(notes),
                      f"≤ 10 %: {'met' if c <= 10 else 'NOT met'}", cmd))
     return rows
 

@@ -39,8 +39,10 @@ replays           build                     verify --jobs 2          verifyd, on
 island 10 min     this build   4608.3 (4782.1) /s 165.9 Mt/s   3484.6 (3631.7) /s 125.4 Mt/s  24.4 %   4118.8 (4389.8) /s 148.3 Mt/s  10.6 %  (--batch 8; errors 0)
                              one per request: service/verify per round 0.647, 0.756, 0.870; CPU per replay: verify 0.413 ms, verifyd + loadtest 0.583 ms (x1.41), verifyd alone 0.485 ms (x1.17)
                              one per request: verifyd's CPU during the run, per replay: verification threads 419 us, executor 89 us (receive, content id, envelope and header check, answer); verifyd/verify per round 1.043, 1.247, 1.297
+                             one per request: the machine idle during the run (jiffies of /proc/stat, middle 80 %) 5.1 % (rounds 5.1, 5.5, 4.8 %)
                              batches: service/verify per round 0.731, 0.918, 0.987; CPU per replay: verify 0.413 ms, verifyd + loadtest 0.509 ms (x1.23), verifyd alone 0.455 ms (x1.10)
                              batches: verifyd's CPU during the run, per replay: verification threads 372 us, executor 71 us (receive, content id, envelope and header check, answer); verifyd/verify per round 0.979, 1.020, 1.294
+                             batches: the machine idle during the run (jiffies of /proc/stat, middle 80 %) 0.3 % (rounds 0.3, 0.6, 0.3 %)
 island 10 min     base build   4500.0 (4600.0) /s 162.0 Mt/s   3400.5 (3500.0) /s 122.4 Mt/s  -1.5 %   3900.0 (4000.0) /s 140.4 Mt/s  13.3 %  (--batch 8; errors 0)
 """
 
@@ -70,8 +72,11 @@ class Parsers(unittest.TestCase):
         self.assertEqual((cur["batches"], cur["batches_overhead"]), (4118.8, 10.6))
         self.assertEqual(cur["one_cpu"], [1.043, 1.247, 1.297])
         self.assertEqual(cur["batches_cpu"], [0.979, 1.020, 1.294])
+        self.assertEqual(cur["one_idle"], [5.1, 5.5, 4.8])
+        self.assertEqual(cur["batches_idle"], [0.3, 0.6, 0.3])
         self.assertEqual((base["one_overhead"], base["batches_overhead"]), (-1.5, 13.3))
         self.assertNotIn("one_cpu", base)
+        self.assertNotIn("one_idle", base)
 
     def test_browser_pairs(self):
         self.assertEqual(bg.parse_browser({"speed": {"pairRatios": [0.9, 1.0]}}), [0.9, 1.0])
