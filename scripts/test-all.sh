@@ -48,10 +48,15 @@ step_times() {
   done | sort -rn
   printf 'disk: %s free at the end, %s at the start\n' "$(disk_free)" "$free_at_start"
 }
-# The free space of the disk the tree is on, for the log: "12.3 GiB".
-disk_free() {
-  df -Pk . 2>/dev/null | awk 'NR == 2 { printf "%.1f GiB", $4 / 1048576 }'
+# The free space of the disk the tree is on, in KiB (empty if df fails).
+disk_free_kib() {
+  df -Pk . 2>/dev/null | awk 'NR == 2 { print $4 }'
 }
+# KiB for the log: "12.3 GiB" (nothing for an empty figure).
+gib() {
+  [ -z "$1" ] || awk -v k="$1" 'BEGIN { printf "%.1f GiB", k / 1048576 }'
+}
+disk_free() { gib "$(disk_free_kib)"; }
 trap step_times EXIT
 die() { printf '\ntest-all: ERROR: %s\n' "$*" >&2; exit 1; }
 DRY="${TICKWISE_TEST_ALL_DRY_RUN:-}"
@@ -65,7 +70,8 @@ run() {
 }
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 started=$SECONDS
-free_at_start=$(disk_free)
+free_kib=$(disk_free_kib)
+free_at_start=$(gib "$free_kib")
 
 # ------------------------------------------------------------- skips
 SKIPPABLE=(TICKWISE_SKIP_BROWSER TICKWISE_SKIP_CROSS TICKWISE_SKIP_FUZZ)
@@ -96,7 +102,6 @@ fi
 # less than DISK_WANTED_GIB (the peak and some room) is named before
 # anything runs.
 DISK_WANTED_GIB=5
-free_kib=$(df -Pk . 2>/dev/null | awk 'NR == 2 { print $4 }')
 if [ -n "$free_kib" ] && [ "$free_kib" -lt $((DISK_WANTED_GIB * 1048576)) ]; then
   printf 'test-all: WARNING: %s free on the disk; a fresh run wants about %d GiB, so it may fail with "No space left on device"\n' \
     "$free_at_start" "$DISK_WANTED_GIB" >&2
