@@ -33,7 +33,15 @@
 # CONCURRENCY (default 8) is the uploads in flight one per request, and
 # BATCH_CONCURRENCY (default 8) the batches in flight; with 8 uploads one
 # per request about 5 % of 2 cores sit idle, with 32 none (docs/benchmarks.md,
-# round 22).
+# round 22). VERIFYD_FLAGS adds flags to this build's embedded-queue verifyd
+# (not BASE's): with BASE a copy of the same binary, an A/B of the flags,
+# e.g. VERIFYD_FLAGS="--inline-work 4000000".
+#
+# Clients elsewhere, as far as two cores allow: scripts/bench_service_pinned.py
+# puts verifyd and `verify --jobs 1` on core 0 and the load generator on
+# core 1 (loopback receive steered to core 0 when run as root), with and
+# without --inline-work:
+#   python3 scripts/bench_service_pinned.py   # ~1 minute; ROUNDS, ISLAND
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash .ci/setup-redis.sh >/dev/null

@@ -33,6 +33,9 @@ BATCH_ISLAND = int(os.environ.get("BATCH_ISLAND", "8"))
 BATCH_HORDE = int(os.environ.get("BATCH_HORDE", "2"))
 BATCH_CONC = os.environ.get("BATCH_CONCURRENCY", "8")
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
+# Extra flags for this build's embedded-queue verifyd, not BASE's (e.g. `--inline-work
+# 4000000`): with BASE a copy of the same binary, an A/B of the flags.
+VERIFYD_FLAGS = os.environ.get("VERIFYD_FLAGS", "").split()
 
 
 def med(xs, k):
@@ -187,8 +190,9 @@ def loadtest(url, d=None, generate=None, rate=None, seconds=120, conc=CONC, extr
 
 
 def verifyd(queue="memory", bin=BIN):
+    flags = VERIFYD_FLAGS if bin == BIN and queue == "memory" else []
     return Proc(["verifyd", "--bind", "127.0.0.1:0", "--queue", queue,
-                 "--jobs", JOBS, "--capacity", "100000"], bin)
+                 "--jobs", JOBS, "--capacity", "100000", *flags], bin)
 
 
 class Redis:

@@ -189,6 +189,10 @@ run python3 -m unittest scripts/test_bench_goals.py
 run python3 -m unittest scripts/test_base_build.py
 # How many timed pairs a small horde gets (scripts/bench_compare.py).
 run python3 -m unittest scripts/test_bench_compare.py
+# The service with its clients on the other core, a short run: the
+# script's path through verifyd, `--inline-work` and the load generator
+# (it fails when a replay goes unverified or nothing was verified inline).
+run env ROUNDS=1 ISLAND=200 python3 scripts/bench_service_pinned.py
 done_with target/base-builds target/bench-compare
 
 step "the example game's own tools (examples/duel/ci.sh)"

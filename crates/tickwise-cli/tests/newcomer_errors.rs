@@ -165,3 +165,66 @@ fn io_threads_zero_is_refused_and_one_thread_serves() {
         "{out}"
     );
 }
+
+/// `--inline-work`: refused with the Redis queue, where workers verify and
+/// it could do nothing, and with fewer `--io-threads` than cores; with the
+/// embedded queue and the default threads, `loadtest`'s lone uploads
+/// (each waiting for its verdict) are verified by the thread that received
+/// them, and `/metrics` counts them.
+#[test]
+fn inline_work_applies_to_the_embedded_queue() {
+    let o = tickwise(&[
+        "verifyd",
+        "--bind",
+        "127.0.0.1:0",
+        "--queue",
+        "redis://127.0.0.1:1",
+        "--inline-work",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--inline-work applies to the embedded queue"),
+        "{}",
+        stderr(&o)
+    );
+    // Verifying on one executor thread of two cores would idle the other.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    assert!(cores >= 2, "this test needs two cores, found {cores}");
+    let o = tickwise(&["verifyd", "--inline-work", "1", "--io-threads", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("--io-threads of at least the {cores} cores")),
+        "{}",
+        stderr(&o)
+    );
+    // 2000 island ticks are 80 000 work units.
+    let service = servers::start(&["verifyd", "--bind", "127.0.0.1:0", "--inline-work", "80000"]);
+    let url = service.url();
+    let o = tickwise(&[
+        "loadtest",
+        "--url",
+        &url,
+        "--generate",
+        "3",
+        "--sim",
+        "island",
+        "--ticks",
+        "2000",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("3 ok, 0 diverged"), "{out}");
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", service.port())).unwrap();
+    std::io::Write::write_all(
+        &mut s,
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .unwrap();
+    let mut metrics = String::new();
+    std::io::Read::read_to_string(&mut s, &mut metrics).unwrap();
+    assert!(
+        metrics.contains("\ntickwise_inline_verifications_total 3\n"),
+        "{metrics}"
+    );
+}

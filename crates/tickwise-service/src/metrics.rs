@@ -117,6 +117,13 @@ pub fn render(q: &QueueStats, h: &HttpStats, budget: &ByteBudget, engine: &str) 
     let _ = writeln!(o, "tickwise_redeliveries_total {}", q.redeliveries);
     family(
         &mut o,
+        "tickwise_inline_verifications_total",
+        "counter",
+        "Jobs verified on the thread that received their upload (embedded queue, inline work).",
+    );
+    let _ = writeln!(o, "tickwise_inline_verifications_total {}", q.inline);
+    family(
+        &mut o,
         "tickwise_dead_letters_total",
         "counter",
         "Jobs dead-lettered after too many deliveries.",

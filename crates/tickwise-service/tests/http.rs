@@ -445,7 +445,33 @@ fn a_panicking_sim_is_retried_then_dead_lettered_and_the_service_lives_on() {
 /// time with `202`.
 #[test]
 fn bursts_of_uploads_from_many_clients_all_get_their_verdicts() {
-    let server = default_server();
+    burst(&default_server());
+}
+
+/// The burst again with inline verification on for every small job: lone
+/// uploads verified on the threads that received them, batches queued
+/// beside them, every request still answered with its verdict.
+#[test]
+fn bursts_with_inline_verification_all_get_their_verdicts() {
+    let server = start(
+        Catalog::builtin(),
+        MemoryConfig {
+            jobs: 2,
+            inline_work: u64::MAX,
+            ..MemoryConfig::default()
+        },
+        ApiLimits::default(),
+        ConnLimits::default(),
+    );
+    burst(&server);
+    let (_, m) = http(server.addr, "GET", "/metrics", b"");
+    assert!(
+        metric(&m, "tickwise_inline_verifications_total") > 0,
+        "some lone upload found no small job waiting:\n{m}"
+    );
+}
+
+fn burst(server: &Server) {
     let uploads = Arc::new(corpus(96, 300, 20));
     let addr = server.addr;
     let clients: Vec<_> = (0..12)
@@ -473,6 +499,95 @@ fn bursts_of_uploads_from_many_clients_all_get_their_verdicts() {
     for c in clients {
         c.join().unwrap();
     }
+}
+
+/// Inline verification (`MemoryConfig::inline_work`): a lone upload that
+/// waits, within the limit, is verified by the thread that received it and
+/// answered with its verdict; one over the limit, one that does not wait
+/// and a batch are queued. Each verdict is the one its upload was made to
+/// get, and the counter tells the two paths apart.
+#[test]
+fn lone_waiting_uploads_within_the_limit_are_verified_inline() {
+    // 600 island ticks are 24 000 work units; 3000 are 120 000.
+    let server = start(
+        Catalog::builtin(),
+        MemoryConfig {
+            jobs: 1,
+            inline_work: 30_000,
+            ..MemoryConfig::default()
+        },
+        ApiLimits::default(),
+        ConnLimits::default(),
+    );
+    let inline = || {
+        let (_, m) = http(server.addr, "GET", "/metrics", b"");
+        (
+            metric(&m, "tickwise_inline_verifications_total"),
+            jobs_total(&m),
+        )
+    };
+    let small = corpus(4, 600, 30);
+    let (ok, forged) = (&small[0], &small[3]);
+    assert_eq!((ok.expect, forged.expect), (Expect::Ok, Expect::Diverged));
+    for (n, u) in [ok, forged].into_iter().enumerate() {
+        let (code, body) = http(server.addr, "POST", "/v1/replays?wait=20", &u.bytes);
+        assert_eq!(code, 200, "{body}");
+        assert_eq!(field(&body, "status").unwrap(), u.expect.as_str(), "{body}");
+        assert_eq!(field(&body, "attempts").as_deref(), Some("1"), "{body}");
+        assert_eq!(inline(), (n as u64 + 1, n as u64 + 1));
+    }
+    // The same bytes again: the stored verdict, nothing verified.
+    let (code, _) = http(server.addr, "POST", "/v1/replays?wait=20", &ok.bytes);
+    assert_eq!((code, inline()), (200, (2, 2)));
+    // Over the limit, not waiting, in a batch: queued.
+    let big = &corpus(1, 3000, 30)[0];
+    let (code, body) = http(server.addr, "POST", "/v1/replays?wait=20", &big.bytes);
+    assert_eq!((code, field(&body, "status").as_deref()), (200, Some("ok")));
+    let other = &corpus(2, 600, 30)[1];
+    let (code, body) = http(server.addr, "POST", "/v1/replays", &other.bytes);
+    assert_eq!(code, 202, "{body}");
+    let id = field(&body, "id").unwrap();
+    let body = wait_verdict(server.addr, &id, Duration::from_secs(20)).expect("a verdict");
+    assert_eq!(field(&body, "status").as_deref(), Some("ok"), "{body}");
+    let batch = corpus(12, 600, 30);
+    let refs = [&batch[10].bytes[..], &batch[11].bytes[..]];
+    let (code, body) = post_batch(server.addr, "/v1/batches?wait=20", &frame(&refs));
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(inline(), (2, 6));
+}
+
+/// A job verified inline that fails is queued again like any other: its
+/// retries go to a verification thread, and after the last it is
+/// dead-lettered, the waiting request answered with that.
+#[test]
+fn an_inline_job_that_fails_is_retried_by_the_queue() {
+    let server = start(
+        moody_catalog(),
+        MemoryConfig {
+            jobs: 1,
+            inline_work: u64::MAX,
+            ..MemoryConfig::default()
+        },
+        ApiLimits::default(),
+        ConnLimits::default(),
+    );
+    let (code, body) = http(
+        server.addr,
+        "POST",
+        "/v1/replays?wait=20",
+        &moody(&[0, -99, 0]),
+    );
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(
+        field(&body, "reason").as_deref(),
+        Some("dead-letter"),
+        "{body}"
+    );
+    assert_eq!(field(&body, "attempts").as_deref(), Some("5"), "{body}");
+    let (_, m) = http(server.addr, "GET", "/metrics", b"");
+    assert_eq!(metric(&m, "tickwise_inline_verifications_total"), 1, "{m}");
+    assert_eq!(metric(&m, "tickwise_redeliveries_total"), 4, "{m}");
+    assert_eq!(metric(&m, "tickwise_dead_letters_total"), 1, "{m}");
 }
 
 #[test]

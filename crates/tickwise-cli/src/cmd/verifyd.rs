@@ -5,6 +5,7 @@
 
 use std::io::Write as _;
 use std::net::SocketAddr;
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -80,6 +81,14 @@ pub struct Args {
     /// Redis: a stream, which every worker reads with loops of its own).
     #[arg(long, value_name = "UNITS", default_value_t = tickwise_service::queue::memory::DEFAULT_SMALL_JOB_WORK)]
     pub small_job_work: u64,
+    /// Embedded queue: a lone upload waiting for its verdict (`?wait=`) and
+    /// estimated at up to this many work units is verified on the executor
+    /// thread that received it when no small job waits, with no hand-off
+    /// to a verification thread. For servers with as many --io-threads as
+    /// cores and short replays (a few ms of work): --io-threads then
+    /// defaults to one per core, and fewer are refused. 0 turns it off.
+    #[arg(long, value_name = "UNITS", default_value_t = 0)]
+    pub inline_work: u64,
     /// On SIGTERM, how long running jobs may finish before the process
     /// exits anyway, in ms (embedded queue).
     #[arg(long, value_name = "MS", default_value_t = 5_000)]
@@ -122,6 +131,7 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
                 max_queued_bytes: usize::try_from(args.max_queued_bytes).unwrap_or(usize::MAX),
                 small_job_work: args.small_job_work,
                 max_client_work: args.max_client_work,
+                inline_work: args.inline_work,
                 shutdown_grace: Duration::from_millis(args.shutdown_grace_ms),
                 ..MemoryConfig::default()
             };
@@ -129,6 +139,11 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
                 m.jobs = usize::from(j);
             }
             QueueChoice::Memory(m)
+        }
+        QueueUrl::Redis(_) if args.inline_work > 0 => {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--inline-work applies to the embedded queue (--queue memory): Redis jobs are verified by workers"
+            )));
         }
         QueueUrl::Redis(redis) => QueueChoice::Redis(RedisConfig {
             url: redis.as_str().to_owned(),
@@ -140,6 +155,10 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
         }),
     };
     let engine = match &queue {
+        QueueChoice::Memory(m) if m.inline_work > 0 => format!(
+            "memory queue, {} verification threads, lone waiting uploads up to {} work units verified inline",
+            m.jobs, m.inline_work
+        ),
         QueueChoice::Memory(m) => format!("memory queue, {} verification threads", m.jobs),
         QueueChoice::Redis(r) => format!("redis queue at {}", r.url),
     };
@@ -166,6 +185,7 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
         },
         replay: args.limits.limits(),
     };
+    let io_threads = io_threads(args)?;
     let catalog = Arc::new(catalog.clone());
     let ready = |addr: SocketAddr| {
         banner!(
@@ -175,7 +195,7 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
         let _ = std::io::stdout().flush();
     };
     tickwise_service::block_on_with(
-        Some(args.io.get()),
+        Some(io_threads),
         tickwise_service::verifyd(catalog, config, ready, tickwise_service::shutdown_signal()),
     )
     .context("verifyd")?
@@ -185,4 +205,24 @@ pub fn run(args: &Args, tool: &crate::ToolInfo, catalog: &Catalog) -> Result<u8,
     })
     .context("verifyd")?;
     Ok(0)
+}
+
+/// The executor threads: `--io-threads`, except that `--inline-work`
+/// verifies on them, so it wants one per core the process may use (its
+/// default then) and refuses fewer: with one executor thread on two cores,
+/// every lone upload would be verified on that thread while the
+/// verification threads sat idle.
+fn io_threads(args: &Args) -> Result<NonZeroUsize, Failure> {
+    if args.inline_work == 0 {
+        return Ok(args.io.get());
+    }
+    let cores = std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN);
+    match args.io.io_threads {
+        None => Ok(cores),
+        Some(n) if usize::from(n) < cores.get() => Err(Failure::usage(anyhow::anyhow!(
+            "--inline-work verifies on the executor threads, so it needs --io-threads of at least \
+             the {cores} cores this process may use, not {n} (leave --io-threads out for one per core)"
+        ))),
+        Some(n) => Ok(NonZeroUsize::new(usize::from(n)).unwrap_or(NonZeroUsize::MIN)),
+    }
 }

@@ -194,10 +194,17 @@ pub(super) async fn upload<Q: Queue>(
                 tokio::task::spawn_blocking(move || verifier.precheck(&checked)).await
             };
             match pre {
-                Ok(Ok(admitted)) => match state.queue.submit(id, bytes, admitted, meta).await {
-                    Ok(s) => s,
-                    Err(e) => return queue_error(&state.stats, &e),
-                },
+                Ok(Ok(admitted)) => {
+                    let submitted = if wait > Duration::ZERO {
+                        state.queue.submit_waiting(id, bytes, admitted, meta).await
+                    } else {
+                        state.queue.submit(id, bytes, admitted, meta).await
+                    };
+                    match submitted {
+                        Ok(s) => s,
+                        Err(e) => return queue_error(&state.stats, &e),
+                    }
+                }
                 Ok(Err(verdict)) => {
                     state.stats.rejected_early.fetch_add(1, Ordering::Relaxed);
                     let mut record = JobRecord::of_verdict(id, &verdict);
@@ -220,6 +227,10 @@ pub(super) async fn upload<Q: Queue>(
     let pending = match submitted {
         Submitted::Done(record) => {
             state.stats.duplicates.fetch_add(1, Ordering::Relaxed);
+            return json(StatusCode::OK, &record);
+        }
+        Submitted::Verified(record) => {
+            state.stats.accepted.fetch_add(1, Ordering::Relaxed);
             return json(StatusCode::OK, &record);
         }
         Submitted::Queued => {
@@ -419,6 +430,12 @@ pub(super) async fn batch_upload<Q: Queue>(
                     }
                     Submitted::Done(r) => {
                         state.stats.duplicates.fetch_add(1, Ordering::Relaxed);
+                        records[at] = r;
+                    }
+                    // `submit_many` queues; a verdict reached on receipt
+                    // is still a new job.
+                    Submitted::Verified(r) => {
+                        state.stats.accepted.fetch_add(1, Ordering::Relaxed);
                         records[at] = r;
                     }
                 }

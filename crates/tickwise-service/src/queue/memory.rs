@@ -9,7 +9,10 @@
 //! threads) take a small job when there is one, else a large one; one more
 //! thread takes small jobs only, so however many large jobs run, a small
 //! one starts at once. A client's waiting and running work is bounded
-//! ([`MemoryConfig::max_client_work`]). Verdicts stay in memory, the oldest
+//! ([`MemoryConfig::max_client_work`]). A request that waits for its one
+//! small job's verdict may have it verified on the executor thread that
+//! received it, with no hand-off, when nothing waits in the small lane
+//! ([`MemoryConfig::inline_work`], off by default). Verdicts stay in memory, the oldest
 //! dropped past `max_results`. Nothing survives a restart: that is what the
 //! Redis engine is for.
 
@@ -47,6 +50,17 @@ pub struct MemoryConfig {
     /// a job that would pass it gets `429` (a client with nothing queued
     /// may always queue one job).
     pub max_client_work: u64,
+    /// Jobs estimated at up to this many work units (and small), uploaded
+    /// alone by a request that waits for the verdict, are verified on the
+    /// executor thread that received them when no small job waits
+    /// ([`Queue::submit_waiting`]); `0`, the default, never.
+    ///
+    /// That saves two thread hand-offs a replay, but holds the executor
+    /// thread for the job's time: it suits a server with as many executor
+    /// threads as cores (`block_on_with`) and short jobs, a few
+    /// milliseconds at most. Such jobs skip the lane's turns between
+    /// clients, which is why a waiting small job turns it off.
+    pub inline_work: u64,
     /// How long dropping the queue (the service shutting down) waits for
     /// running jobs before leaving them.
     pub shutdown_grace: Duration,
@@ -64,7 +78,8 @@ pub const DEFAULT_MAX_CLIENT_WORK: u64 = 120_000_000_000;
 impl Default for MemoryConfig {
     /// One thread per core (plus the small-job thread), 1024 jobs, 256 MiB
     /// of queued replays, 100 000 verdicts, small jobs up to 10⁹ units,
-    /// 1.2·10¹¹ units per client, 5 s of shutdown grace.
+    /// 1.2·10¹¹ units per client, no inline verification, 5 s of shutdown
+    /// grace.
     fn default() -> MemoryConfig {
         MemoryConfig {
             jobs: std::thread::available_parallelism().map_or(1, usize::from),
@@ -73,6 +88,7 @@ impl Default for MemoryConfig {
             max_queued_bytes: 256 * 1024 * 1024,
             small_job_work: DEFAULT_SMALL_JOB_WORK,
             max_client_work: DEFAULT_MAX_CLIENT_WORK,
+            inline_work: 0,
             shutdown_grace: Duration::from_secs(5),
         }
     }
@@ -297,40 +313,49 @@ fn worker(shared: &Shared, small_only: bool) {
             state.running += 1;
             (job, attempts)
         };
-        let started = Instant::now();
-        let result =
-            shared
-                .verifier
-                .verify(job.id, &job.bytes, Some(&job.admitted), &job.meta, attempts);
-        let mut state = shared.lock();
-        state.running = state.running.saturating_sub(1);
-        let stored = result.is_ok() || attempts >= MAX_DELIVERIES;
-        match result {
-            Ok(record) => {
-                let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-                state.release(&job);
-                let _ = finish(&mut state, &shared.config, job.id, record, nanos);
-            }
-            Err(failure) if attempts >= MAX_DELIVERIES => {
-                state.release(&job);
-                state.stats.dead_letters += 1;
-                state.dead_letters.push((job.id, failure.message.clone()));
-                let mut r = JobRecord::dead_lettered(job.id, attempts, &failure.message);
-                r.latency_ms = Some(unix_ms().saturating_sub(job.meta.submitted_ms));
-                let _ = finish(&mut state, &shared.config, job.id, r, 0);
-            }
-            Err(_) => {
-                state.stats.redeliveries += 1;
-                state.slots.insert(job.id, Slot::Queued { attempts });
-                state.requeue(&shared.config, job);
-                shared.work.notify_all();
-            }
-        }
-        drop(state);
-        if stored {
-            shared.announce();
-        }
+        let _ = run(shared, job, attempts);
     }
+}
+
+/// Verifies a job marked running (on a verification thread, or inline on
+/// the thread that received it) and stores its verdict, its dead letter
+/// after [`MAX_DELIVERIES`], or queues it again: the verdict stored, if
+/// any.
+fn run(shared: &Shared, job: Job, attempts: u32) -> Option<JobRecord> {
+    let started = Instant::now();
+    let result =
+        shared
+            .verifier
+            .verify(job.id, &job.bytes, Some(&job.admitted), &job.meta, attempts);
+    let mut state = shared.lock();
+    state.running = state.running.saturating_sub(1);
+    let stored = match result {
+        Ok(record) => {
+            let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            state.release(&job);
+            Some(finish(&mut state, &shared.config, job.id, record, nanos))
+        }
+        Err(failure) if attempts >= MAX_DELIVERIES => {
+            state.release(&job);
+            state.stats.dead_letters += 1;
+            state.dead_letters.push((job.id, failure.message.clone()));
+            let mut r = JobRecord::dead_lettered(job.id, attempts, &failure.message);
+            r.latency_ms = Some(unix_ms().saturating_sub(job.meta.submitted_ms));
+            Some(finish(&mut state, &shared.config, job.id, r, 0))
+        }
+        Err(_) => {
+            state.stats.redeliveries += 1;
+            state.slots.insert(job.id, Slot::Queued { attempts });
+            state.requeue(&shared.config, job);
+            shared.work.notify_all();
+            None
+        }
+    };
+    drop(state);
+    if stored.is_some() {
+        shared.announce();
+    }
+    stored
 }
 
 impl Queue for MemoryQueue {
@@ -343,6 +368,57 @@ impl Queue for MemoryQueue {
     ) -> Result<Submitted, QueueError> {
         let mut out = self.submit_many(vec![(id, bytes, admitted)], meta).await?;
         Ok(out.pop().unwrap_or(Submitted::Queued))
+    }
+
+    async fn submit_waiting(
+        &self,
+        id: JobId,
+        bytes: Bytes,
+        admitted: Admitted,
+        meta: JobMeta,
+    ) -> Result<Submitted, QueueError> {
+        let config = &self.shared.config;
+        let inline = {
+            let mut state = self.shared.lock();
+            if state.closed {
+                return Err(QueueError::Closed);
+            }
+            if state.takes_inline(config, admitted.work()) {
+                match state.slots.get(&id) {
+                    Some(slot @ Slot::Done(_)) => return Ok(Submitted::Done(record_of(id, slot))),
+                    Some(slot) => return Ok(Submitted::Duplicate(record_of(id, slot))),
+                    None => {}
+                }
+                let work = admitted.work();
+                let per_client = BTreeMap::from([(meta.source, (1, work))]);
+                state.admit(config, 1, bytes.len() as u64, &per_client)?;
+                let job = Job {
+                    id,
+                    bytes,
+                    meta,
+                    work,
+                    admitted,
+                };
+                state.account(&job);
+                state.slots.insert(id, Slot::Running { attempts: 1 });
+                state.running += 1;
+                state.stats.inline += 1;
+                Ok(job)
+            } else {
+                Err((bytes, admitted))
+            }
+        };
+        let job = match inline {
+            Ok(job) => job,
+            Err((bytes, admitted)) => return self.submit(id, bytes, admitted, meta).await,
+        };
+        // Verification here, on the async thread: `inline_work` bounds it
+        // to a short job, and the thread is one the server gave to this.
+        Ok(match run(&self.shared, job, 1) {
+            Some(record) => Submitted::Verified(record),
+            // Failed once: queued again for a verification thread.
+            None => Submitted::Queued,
+        })
     }
 
     async fn store_verdict(&self, record: JobRecord) -> Result<JobRecord, QueueError> {

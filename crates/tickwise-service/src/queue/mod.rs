@@ -40,6 +40,9 @@ pub enum Submitted {
     Duplicate(JobRecord),
     /// The same bytes already have a verdict.
     Done(JobRecord),
+    /// A new job, verified at once on the thread that received it
+    /// ([`Queue::submit_waiting`]): its verdict.
+    Verified(JobRecord),
 }
 
 /// What [`Queue::watch`] found.
@@ -162,6 +165,9 @@ pub struct QueueStats {
     pub latency_counts: [u64; LATENCY_BUCKETS_MS.len() + 1],
     /// Sum of verdict latencies in milliseconds.
     pub latency_sum_ms: u64,
+    /// Jobs verified on the thread that received them
+    /// ([`Queue::submit_waiting`]), counted in `outcomes` too.
+    pub inline: u64,
 }
 
 impl QueueStats {
@@ -193,6 +199,30 @@ pub trait Queue: Send + Sync + 'static {
         admitted: Admitted,
         meta: JobMeta,
     ) -> impl Future<Output = Result<Submitted, QueueError>> + Send;
+
+    /// [`Queue::submit`] for an upload whose request waits for the verdict.
+    /// An engine may verify such a job on the calling thread and answer
+    /// [`Submitted::Verified`]: the embedded queue does for small jobs when
+    /// nothing waits before them ([`MemoryConfig::inline_work`]). The
+    /// default queues it as [`Queue::submit`] does.
+    ///
+    /// Why: one replay per request otherwise costs two thread hand-offs
+    /// (to a verification thread and back to the request), which on a
+    /// server with as many executor threads as cores is time taken from
+    /// the verification itself.
+    ///
+    /// # Errors
+    ///
+    /// As [`Queue::submit`].
+    fn submit_waiting(
+        &self,
+        id: JobId,
+        bytes: bytes::Bytes,
+        admitted: Admitted,
+        meta: JobMeta,
+    ) -> impl Future<Output = Result<Submitted, QueueError>> + Send {
+        self.submit(id, bytes, admitted, meta)
+    }
 
     /// Stores a verdict reached without a worker (an upload refused by the
     /// cheap checks); a verdict already stored is kept.

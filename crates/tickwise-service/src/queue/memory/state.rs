@@ -139,9 +139,24 @@ impl State {
     }
 
     pub(super) fn enqueue(&mut self, config: &MemoryConfig, job: Job) {
+        self.account(&job);
+        self.requeue(config, job);
+    }
+
+    /// A new job's bytes and work count from now until [`State::release`].
+    pub(super) fn account(&mut self, job: &Job) {
         self.bytes += job.bytes.len() as u64;
         *self.client_work.entry(job.meta.source).or_default() += job.work;
-        self.requeue(config, job);
+    }
+
+    /// Whether a job of `work` units, its request waiting, is verified on
+    /// the thread that received it: inline verification is on, the job is
+    /// small and within its limit, and no small job waits (it would jump
+    /// the clients' turns).
+    pub(super) fn takes_inline(&self, config: &MemoryConfig, work: u64) -> bool {
+        config.inline_work > 0
+            && work <= config.inline_work.min(config.small_job_work)
+            && self.small.len == 0
     }
 
     /// Back into its lane (a retry keeps its accounting).
@@ -163,5 +178,46 @@ impl State {
                 self.client_work.remove(&job.meta.source);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_verification_needs_the_setting_a_small_job_and_no_small_job_waiting() {
+        let on = MemoryConfig {
+            inline_work: 1_000,
+            small_job_work: 5_000,
+            ..MemoryConfig::default()
+        };
+        let off = MemoryConfig {
+            inline_work: 0,
+            ..on
+        };
+        let state = State::default();
+        assert!(state.takes_inline(&on, 0));
+        assert!(state.takes_inline(&on, 1_000));
+        assert!(!state.takes_inline(&on, 1_001), "over the limit");
+        assert!(!state.takes_inline(&off, 0), "0 is off, even for no work");
+        let large_limit = MemoryConfig {
+            inline_work: 10_000,
+            ..on
+        };
+        assert!(state.takes_inline(&large_limit, 5_000));
+        assert!(!state.takes_inline(&large_limit, 5_001), "a large job");
+        let mut waiting = State::default();
+        waiting.small.len = 1;
+        assert!(
+            !waiting.takes_inline(&on, 1),
+            "a small job waits: its turn first"
+        );
+        waiting.small.len = 0;
+        waiting.large.len = 3;
+        assert!(
+            waiting.takes_inline(&on, 1),
+            "large jobs wait behind small ones anyway"
+        );
     }
 }
