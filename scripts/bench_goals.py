@@ -25,7 +25,9 @@ Parts (all by default; --skip takes a comma-separated list):
   installs Chromium, the wasm toolchain and playwright-core on a fresh
   machine and only checks them after, then `bash .ci/build-web.sh`).
 * service: item 5, `scripts/bench_service.py` (10-minute island replays),
-  this build alternating with the issue's build (BASE).
+  this build alternating with the issue's build (BASE), then
+  `scripts/bench_service_pinned.py` (the clients on the other core, with
+  and without `--inline-work`).
 
 --quick: small sizes and few pairs, to check the script itself (minutes,
 once the issue's build is cached). The issue's build is made by
@@ -134,6 +136,23 @@ def parse_service(text):
             if m and last:
                 key = ("one" if m.group(1) == "one per request" else "batches") + suffix
                 out[last][key] = [float(x) for x in m.group(2).split(",")]
+    return out
+
+
+PINNED_ROW = re.compile(r"^(one per request|batches of \d+), (queued|--inline-work \d+)\s+"
+                        r"overhead\s+(-?[\d.]+) % \(median; rounds ([-\d., ]+) %\)")
+
+
+def parse_pinned(text):
+    """bench_service_pinned.py's summary: {(mode, way): (median %, [rounds %])},
+    mode `one` or `batches`, way `queued` or `inline`."""
+    out = {}
+    for line in text.splitlines():
+        m = PINNED_ROW.match(line)
+        if m:
+            key = ("one" if m.group(1) == "one per request" else "batches",
+                   "queued" if m.group(2) == "queued" else "inline")
+            out[key] = (float(m.group(3)), [float(x) for x in m.group(4).split(",")])
     return out
 
 
@@ -278,6 +297,20 @@ def part_service(run, quick, issue):
         rows.append((f"item 5: verifyd overhead, 10-minute island replays, {mode}",
                      f"{o:.1f} % ({ISSUE_BUILD})", f"{c:.1f} %", "; ".join(notes),
                      f"≤ 10 %: {'met' if c <= 10 else 'NOT met'}", cmd))
+    # The same with the clients on the other core (verifyd and verify on
+    # core 0 alone), with and without --inline-work.
+    penv = {"ROUNDS": "1" if quick else "7", "ISLAND": "200" if quick else "3000"}
+    pinned = parse_pinned(run("service-pinned", ["python3", "scripts/bench_service_pinned.py"],
+                              env=penv))
+    if len(pinned) != 4:
+        raise RuntimeError("bench_service_pinned.py printed no summary for every mode")
+    pcmd = f"`ROUNDS={penv['ROUNDS']} ISLAND={penv['ISLAND']} python3 scripts/bench_service_pinned.py`"
+    for mode, key in (("one replay per request", "one"), ("batches of 8", "batches")):
+        (q, _), (i, rounds) = pinned[(key, "queued")], pinned[(key, "inline")]
+        rows.append((f"item 5, clients on the other core: {mode}, `--inline-work`",
+                     f"{q:.1f} % (queued)", f"{i:.1f} %",
+                     f"rounds {span(rounds, '{:.1f}')} %",
+                     f"≤ 10 %: {'met' if i <= 10 else 'NOT met'}", pcmd))
     return rows
 
 

@@ -47,6 +47,15 @@ island 10 min     base build   4500.0 (4600.0) /s 162.0 Mt/s   3400.5 (3500.0) /
 """
 
 
+PINNED = """\
+round 1: verify 2490/s; one per request, queued 2185/s; one per request, --inline-work 4000000 2273/s
+verify --jobs 1: 2504 replays/s (median)
+one per request, queued                       overhead  12.7 % (median; rounds 12.1, 13.4, 12.7 %); verified inline in the last round: 0
+one per request, --inline-work 4000000        overhead   8.4 % (median; rounds 8.1, 6.7, 8.4 %); verified inline in the last round: 3000
+batches of 8, queued                          overhead   6.2 % (median; rounds 4.2, 4.4, 6.4 %); verified inline in the last round: 0
+batches of 8, --inline-work 4000000           overhead   6.3 % (median; rounds -0.5, 7.0, 6.0 %); verified inline in the last round: 0
+"""
+
 class Parsers(unittest.TestCase):
     def test_compare_rows_and_rss(self):
         rows, rss = bg.parse_compare(COMPARE)
@@ -77,6 +86,14 @@ class Parsers(unittest.TestCase):
         self.assertEqual((base["one_overhead"], base["batches_overhead"]), (-1.5, 13.3))
         self.assertNotIn("one_cpu", base)
         self.assertNotIn("one_idle", base)
+
+    def test_pinned_summary(self):
+        got = bg.parse_pinned(PINNED)
+        self.assertEqual(got[("one", "queued")], (12.7, [12.1, 13.4, 12.7]))
+        self.assertEqual(got[("one", "inline")], (8.4, [8.1, 6.7, 8.4]))
+        self.assertEqual(got[("batches", "queued")][0], 6.2)
+        self.assertEqual(got[("batches", "inline")], (6.3, [-0.5, 7.0, 6.0]))
+        self.assertEqual(bg.parse_pinned("round 1: verify 2490/s; one per request, queued 2185/s"), {})
 
     def test_browser_pairs(self):
         self.assertEqual(bg.parse_browser({"speed": {"pairRatios": [0.9, 1.0]}}), [0.9, 1.0])

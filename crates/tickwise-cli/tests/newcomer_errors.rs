@@ -142,11 +142,16 @@ fn io_threads_zero_is_refused_and_one_thread_serves() {
         );
     }
     let service = servers::start(&["verifyd", "--bind", "127.0.0.1:0", "--io-threads", "1"]);
-    let url = service.url();
-    let o = tickwise(&[
+    load_three_island_replays(&service.url(), &["--io-threads", "1"]);
+}
+
+/// `loadtest` of three generated 2000-tick island replays (80 000 work
+/// units each) against `url`: every one verified `ok`.
+fn load_three_island_replays(url: &str, extra: &[&str]) {
+    let mut args = vec![
         "loadtest",
         "--url",
-        &url,
+        url,
         "--generate",
         "3",
         "--sim",
@@ -155,9 +160,9 @@ fn io_threads_zero_is_refused_and_one_thread_serves() {
         "2000",
         "--seconds",
         "30",
-        "--io-threads",
-        "1",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let o = tickwise(&args);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
     assert!(
@@ -191,30 +196,23 @@ fn inline_work_applies_to_the_embedded_queue() {
     // Verifying on one executor thread of two cores would idle the other.
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     assert!(cores >= 2, "this test needs two cores, found {cores}");
-    let o = tickwise(&["verifyd", "--inline-work", "1", "--io-threads", "1"]);
+    let o = tickwise(&[
+        "verifyd",
+        "--bind",
+        "127.0.0.1:0",
+        "--inline-work",
+        "1",
+        "--io-threads",
+        "1",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains(&format!("--io-threads of at least the {cores} cores")),
         "{}",
         stderr(&o)
     );
-    // 2000 island ticks are 80 000 work units.
     let service = servers::start(&["verifyd", "--bind", "127.0.0.1:0", "--inline-work", "80000"]);
-    let url = service.url();
-    let o = tickwise(&[
-        "loadtest",
-        "--url",
-        &url,
-        "--generate",
-        "3",
-        "--sim",
-        "island",
-        "--ticks",
-        "2000",
-    ]);
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
-    assert!(out.contains("3 ok, 0 diverged"), "{out}");
+    load_three_island_replays(&service.url(), &[]);
     let mut s = std::net::TcpStream::connect(("127.0.0.1", service.port())).unwrap();
     std::io::Write::write_all(
         &mut s,
