@@ -119,7 +119,7 @@ pub fn render(q: &QueueStats, h: &HttpStats, budget: &ByteBudget, engine: &str) 
         &mut o,
         "tickwise_inline_verifications_total",
         "counter",
-        "Jobs verified on the thread that received their upload (embedded queue, inline work).",
+        "Jobs whose first delivery ran on the thread that received their upload (embedded queue, --inline-work).",
     );
     let _ = writeln!(o, "tickwise_inline_verifications_total {}", q.inline);
     family(

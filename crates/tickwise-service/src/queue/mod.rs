@@ -165,8 +165,9 @@ pub struct QueueStats {
     pub latency_counts: [u64; LATENCY_BUCKETS_MS.len() + 1],
     /// Sum of verdict latencies in milliseconds.
     pub latency_sum_ms: u64,
-    /// Jobs verified on the thread that received them
-    /// ([`Queue::submit_waiting`]), counted in `outcomes` too.
+    /// Jobs whose first delivery ran on the thread that received them
+    /// ([`Queue::submit_waiting`]); their verdicts count in `outcomes` too,
+    /// and a retry after a failure runs on a verification thread.
     pub inline: u64,
 }
 
