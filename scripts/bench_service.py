@@ -146,8 +146,9 @@ class IdleSampler:
         return (w[-1][1] - w[0][1]) / (w[-1][2] - w[0][2])
 
 
-def cli_verify(d, bin=BIN):
-    out = subprocess.run([bin, "verify", "--quiet", "--jobs", JOBS, d],
+def cli_verify(d, bin=BIN, jobs=JOBS, prefix=()):
+    """`verify --jobs N` over `d`, run after `prefix` (e.g. a `taskset`)."""
+    out = subprocess.run([*prefix, bin, "verify", "--quiet", "--jobs", jobs, d],
                          check=True, capture_output=True, text=True).stdout
     m = re.search(r"verified (\d+) files, (\d+) ticks in ([\d.]+) s", out)
     files, ticks, secs = int(m[1]), int(m[2]), float(m[3])
@@ -173,8 +174,9 @@ class Proc:
                 self.p.wait()
 
 
-def loadtest(url, d=None, generate=None, rate=None, seconds=120, conc=CONC, extra=(), bin=BIN):
-    args = [bin, "loadtest", "--url", url, "--concurrency", str(conc),
+def loadtest(url, d=None, generate=None, rate=None, seconds=120, conc=CONC, extra=(), bin=BIN,
+             prefix=()):
+    args = [*prefix, bin, "loadtest", "--url", url, "--concurrency", str(conc),
             "--seconds", str(seconds), "--json", *extra]
     args += ["--replays", d] if d else ["--generate", str(generate)]
     if rate:

@@ -18,11 +18,9 @@ received it). Overhead = 1 - replays/s through verifyd / replays/s of
 `verify`, both on core 0.
 """
 
-import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -56,10 +54,7 @@ def steer_loopback():
 
 
 def verify_rate(d):
-    out = subprocess.run(["taskset", "-c", SERVER, bs.BIN, "verify", "--quiet", "--jobs", "1", d],
-                         check=True, capture_output=True, text=True).stdout
-    m = re.search(r"verified (\d+) files, (\d+) ticks in ([\d.]+) s", out)
-    return int(m[1]) / float(m[3])
+    return bs.cli_verify(d, jobs="1", prefix=["taskset", "-c", SERVER])["replays_s"]
 
 
 def served_rate(d, batch, inline):
@@ -67,19 +62,15 @@ def served_rate(d, batch, inline):
     v = bs.Proc(["-c", SERVER, bs.BIN, "verifyd", "--bind", "127.0.0.1:0", "--jobs", "1",
                  "--io-threads", "1", "--capacity", "100000", *extra], bin="taskset")
     try:
-        args = ["taskset", "-c", CLIENT, bs.BIN, "loadtest", "--url", v.url(), "--replays", d,
-                "--concurrency", CONC, "--seconds", "120", "--json"]
-        if batch:
-            args += ["--batch", BATCH]
-        rep = json.loads(subprocess.run(args, check=True, capture_output=True, text=True)
-                         .stdout.strip().splitlines()[-1])
+        rep = bs.loadtest(v.url(), d, conc=CONC, extra=["--batch", BATCH] if batch else [],
+                          prefix=["taskset", "-c", CLIENT])
         metrics = urllib.request.urlopen(v.url() + "/metrics").read().decode()
         inlined = int(re.search(r"^tickwise_inline_verifications_total (\d+)$", metrics, re.M)[1])
     finally:
         v.stop()
     if rep["errors"] or rep["ok"] != len(os.listdir(d)):
         sys.exit(f"the load test did not verify every replay: {rep}")
-    return rep["replaysPerSec"], inlined
+    return rep["replays_s"], inlined
 
 
 def main():

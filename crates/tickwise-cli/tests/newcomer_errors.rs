@@ -4,6 +4,8 @@
 use std::process::{Command, Output};
 
 mod servers;
+#[path = "../../tickwise-service/tests/support/mod.rs"]
+mod support;
 
 fn tickwise(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tickwise"))
@@ -213,16 +215,12 @@ fn inline_work_applies_to_the_embedded_queue() {
     );
     let service = servers::start(&["verifyd", "--bind", "127.0.0.1:0", "--inline-work", "80000"]);
     load_three_island_replays(&service.url(), &[]);
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", service.port())).unwrap();
-    std::io::Write::write_all(
-        &mut s,
-        b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-    )
-    .unwrap();
-    let mut metrics = String::new();
-    std::io::Read::read_to_string(&mut s, &mut metrics).unwrap();
-    assert!(
-        metrics.contains("\ntickwise_inline_verifications_total 3\n"),
-        "{metrics}"
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], service.port()));
+    let (code, m) = support::http(addr, "GET", "/metrics", b"");
+    assert_eq!(code, 200, "{m}");
+    assert_eq!(
+        support::metric(&m, "tickwise_inline_verifications_total"),
+        3,
+        "{m}"
     );
 }

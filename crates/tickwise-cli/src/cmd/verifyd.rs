@@ -223,6 +223,6 @@ fn io_threads(args: &Args) -> Result<NonZeroUsize, Failure> {
             "--inline-work verifies on the executor threads, so it needs --io-threads of at least \
              the {cores} cores this process may use, not {n} (leave --io-threads out for one per core)"
         ))),
-        Some(n) => Ok(NonZeroUsize::new(usize::from(n)).unwrap_or(NonZeroUsize::MIN)),
+        Some(_) => Ok(args.io.get()),
     }
 }
