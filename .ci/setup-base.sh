@@ -2,9 +2,10 @@
 # Installs the tools the test run uses besides Rust, when they are missing
 # (Debian packages): node and npm (the browser tests, the wasm build's
 # scripts), python3 (the Python reference parity), a C++ compiler (g++:
-# libfuzzer-sys builds libFuzzer with it for fuzz/run.sh), and b3sum (the
+# libfuzzer-sys builds libFuzzer with it for fuzz/run.sh), b3sum (the
 # service tests check job ids against it, an implementation of BLAKE3
-# independent of the service's).
+# independent of the service's), and valgrind (the benchmark reports'
+# instruction counts: scripts/bench-compare.sh, bench_service_pinned.py).
 #
 #   bash .ci/setup-base.sh      (.ci/run runs it before scripts/test-all.sh)
 #
@@ -18,8 +19,8 @@ die() { printf '[setup-base] ERROR: %s\n' "$*" >&2; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
 # tool on PATH -> Debian package that provides it
-tools=(node npm python3 g++ b3sum)
-packages=(nodejs npm python3 g++ b3sum)
+tools=(node npm python3 g++ b3sum valgrind)
+packages=(nodejs npm python3 g++ b3sum valgrind)
 missing=()
 for i in "${!tools[@]}"; do
   have "${tools[$i]}" || missing+=("${packages[$i]}")

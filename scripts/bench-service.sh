@@ -39,8 +39,9 @@
 #
 # Clients elsewhere, as far as two cores allow: scripts/bench_service_pinned.py
 # puts verifyd and `verify --jobs 1` on core 0 and the load generator on
-# core 1 (loopback receive steered to core 0 when run as root), with and
-# without --inline-work:
+# core 1 (loopback receive steered by flow when run as root, so each side
+# receives on its own core; STEER=server sends it all to core 0), with and
+# without --inline-work, each load test against the verify runs beside it:
 #   python3 scripts/bench_service_pinned.py   # ~1 minute; ROUNDS, ISLAND
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

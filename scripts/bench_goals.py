@@ -27,7 +27,8 @@ Parts (all by default; --skip takes a comma-separated list):
 * service: item 5, `scripts/bench_service.py` (10-minute island replays),
   this build alternating with the issue's build (BASE), then
   `scripts/bench_service_pinned.py` (the clients on the other core, with
-  and without `--inline-work`).
+  and without `--inline-work`, and verifyd's instructions per replay
+  against `verify`'s, counted by cachegrind).
 
 --quick: small sizes and few pairs, to check the script itself (minutes,
 once the issue's build is cached). The issue's build is made by
@@ -154,6 +155,28 @@ def parse_pinned(text):
                    "queued" if m.group(2) == "queued" else "inline")
             out[key] = (float(m.group(3)), [float(x) for x in m.group(4).split(",")])
     return out
+
+
+PINNED_COUNT = re.compile(r"^(one per request|batches of \d+), (queued|--inline-work \d+)\s+"
+                          r"([\d.]+) M, ([\d.]+)x verify's$")
+PINNED_VERIFY_COUNT = re.compile(r"^instructions per replay .*: verify ([\d.]+) M$")
+
+
+def parse_pinned_counts(text):
+    """bench_service_pinned.py's instruction counts: (verify's millions per
+    replay, {(mode, way): (verifyd's millions, ratio)}), or None when it
+    printed none (valgrind missing, or COUNT=0)."""
+    verify, out = None, {}
+    for line in text.splitlines():
+        m = PINNED_VERIFY_COUNT.match(line)
+        if m:
+            verify = float(m.group(1))
+        m = PINNED_COUNT.match(line)
+        if m:
+            key = ("one" if m.group(1) == "one per request" else "batches",
+                   "queued" if m.group(2) == "queued" else "inline")
+            out[key] = (float(m.group(3)), float(m.group(4)))
+    return (verify, out) if verify is not None and len(out) == 4 else None
 
 
 def parse_browser(report):
@@ -300,8 +323,8 @@ def part_service(run, quick, issue):
     # The same with the clients on the other core (verifyd and verify on
     # core 0 alone), with and without --inline-work.
     penv = {"ROUNDS": "1" if quick else "7", "ISLAND": "200" if quick else "3000"}
-    pinned = parse_pinned(run("service-pinned", ["python3", "scripts/bench_service_pinned.py"],
-                              env=penv))
+    pinned_text = run("service-pinned", ["python3", "scripts/bench_service_pinned.py"], env=penv)
+    pinned = parse_pinned(pinned_text)
     if len(pinned) != 4:
         raise RuntimeError("bench_service_pinned.py printed no summary for every mode")
     pcmd = f"`ROUNDS={penv['ROUNDS']} ISLAND={penv['ISLAND']} python3 scripts/bench_service_pinned.py`"
@@ -311,6 +334,17 @@ def part_service(run, quick, issue):
                      f"{q:.1f} % (queued)", f"{i:.1f} %",
                      f"rounds {span(rounds, '{:.1f}')} %",
                      f"≤ 10 %: {'met' if i <= 10 else 'NOT met'}", pcmd))
+    counts = parse_pinned_counts(pinned_text)
+    if counts is None:
+        raise RuntimeError("bench_service_pinned.py printed no instruction counts")
+    verify, modes = counts
+    for mode, key in (("one replay per request", "one"), ("batches of 8", "batches")):
+        (q, qr), (i, ir) = modes[(key, "queued")], modes[(key, "inline")]
+        rows.append((f"item 5, instructions per replay (cachegrind; verifyd's own code, not the"
+                     f" kernel): {mode}",
+                     f"{verify:.3f} M (`verify`)", f"{i:.3f} M inline, {q:.3f} M queued",
+                     f"**{ir:.3f}×** inline, {qr:.3f}× queued",
+                     "no goal of its own: what verifyd's code adds, on any machine", pcmd))
     return rows
 
 

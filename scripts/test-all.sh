@@ -191,8 +191,9 @@ run python3 -m unittest scripts/test_base_build.py
 run python3 -m unittest scripts/test_bench_compare.py
 # The service with its clients on the other core, a short run: the
 # script's path through verifyd, `--inline-work` and the load generator
-# (it fails when a replay goes unverified or nothing was verified inline).
-run env ROUNDS=1 ISLAND=200 python3 scripts/bench_service_pinned.py
+# (it fails when a replay goes unverified or nothing was verified inline),
+# and its instruction counts under valgrind (5 and 15 replays).
+run env ROUNDS=1 ISLAND=200 COUNT=5 python3 scripts/bench_service_pinned.py
 done_with target/base-builds target/bench-compare
 
 step "the example game's own tools (examples/duel/ci.sh)"
