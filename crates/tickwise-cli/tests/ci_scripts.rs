@@ -285,20 +285,20 @@ fn setup_base(bin: &Path) -> Output {
 }
 
 #[test]
-fn ci_run_installs_node_python_a_cpp_compiler_and_b3sum_when_missing() {
+fn ci_run_installs_node_python_a_cpp_compiler_b3sum_and_valgrind_when_missing() {
     // .ci/run runs the installer first.
     let run = std::fs::read_to_string(root().join(".ci/run")).unwrap();
     assert!(run.contains("bash .ci/setup-base.sh\n"), "{run}");
     let dir = temp("setup-base");
     let (bin, log) = stub_path(&dir);
-    // Nothing there: one update, then one install of all five packages.
+    // Nothing there: one update, then one install of all six packages.
     let out = setup_base(&bin);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         std::fs::read_to_string(&log).unwrap(),
-        "update -qq\ninstall -y -qq --no-install-recommends nodejs npm python3 g++ b3sum\n"
+        "update -qq\ninstall -y -qq --no-install-recommends nodejs npm python3 g++ b3sum valgrind\n"
     );
-    for tool in ["node", "npm", "python3", "g++", "b3sum"] {
+    for tool in ["node", "npm", "python3", "g++", "b3sum", "valgrind"] {
         assert!(bin.join(tool).is_file(), "{tool}");
     }
     // All there: apt-get is not called again.
