@@ -114,17 +114,11 @@ def count_verify(d, log):
 
 
 def count_served(d, batch, inline, log):
-    extra = ["--inline-work", INLINE_WORK] if inline else []
-    v = bs.Proc(["-c", SERVER, *counted([bs.BIN, "verifyd", "--bind", "127.0.0.1:0", "--jobs", "1",
-                                         "--io-threads", "1", "--capacity", "100000", *extra],
-                                        log)], bin="taskset")
+    v = bs.Proc(["-c", SERVER, *counted(verifyd_cmd(inline), log)], bin="taskset")
     try:
-        rep = bs.loadtest(v.url(), d, conc=CONC, extra=["--batch", BATCH] if batch else [],
-                          prefix=["taskset", "-c", CLIENT])
+        load(v.url(), d, batch)
     finally:
         v.stop(signal.SIGINT)
-    if rep["errors"] or rep["ok"] != len(os.listdir(d)):
-        sys.exit(f"the counted load test did not verify every replay: {rep}")
     return instructions(log)
 
 
@@ -162,19 +156,31 @@ def verify_rate(d):
     return bs.cli_verify(d, jobs="1", prefix=["taskset", "-c", SERVER])["replays_s"]
 
 
-def served_rate(d, batch, inline):
+def verifyd_cmd(inline):
+    """verifyd with one verification thread and one executor thread."""
     extra = ["--inline-work", INLINE_WORK] if inline else []
-    v = bs.Proc(["-c", SERVER, bs.BIN, "verifyd", "--bind", "127.0.0.1:0", "--jobs", "1",
-                 "--io-threads", "1", "--capacity", "100000", *extra], bin="taskset")
+    return [bs.BIN, "verifyd", "--bind", "127.0.0.1:0", "--jobs", "1", "--io-threads", "1",
+            "--capacity", "100000", *extra]
+
+
+def load(url, d, batch):
+    """The load test of `d` from the client's core; exits unless every
+    replay was verified."""
+    rep = bs.loadtest(url, d, conc=CONC, extra=["--batch", BATCH] if batch else [],
+                      prefix=["taskset", "-c", CLIENT])
+    if rep["errors"] or rep["ok"] != len(os.listdir(d)):
+        sys.exit(f"the load test did not verify every replay: {rep}")
+    return rep
+
+
+def served_rate(d, batch, inline):
+    v = bs.Proc(["-c", SERVER, *verifyd_cmd(inline)], bin="taskset")
     try:
-        rep = bs.loadtest(v.url(), d, conc=CONC, extra=["--batch", BATCH] if batch else [],
-                          prefix=["taskset", "-c", CLIENT])
+        rep = load(v.url(), d, batch)
         metrics = urllib.request.urlopen(v.url() + "/metrics").read().decode()
         inlined = int(re.search(r"^tickwise_inline_verifications_total (\d+)$", metrics, re.M)[1])
     finally:
         v.stop()
-    if rep["errors"] or rep["ok"] != len(os.listdir(d)):
-        sys.exit(f"the load test did not verify every replay: {rep}")
     return rep["replays_s"], inlined
 
 
