@@ -144,16 +144,22 @@ PINNED_ROW = re.compile(r"^(one per request|batches of \d+), (queued|--inline-wo
                         r"overhead\s+(-?[\d.]+) % \(median; rounds ([-\d., ]+) %\)")
 
 
+def pinned_key(m):
+    """(mode, way) of a bench_service_pinned.py row matched with the mode
+    and the way as its first two groups: mode `one` or `batches`, way
+    `queued` or `inline`."""
+    return ("one" if m.group(1) == "one per request" else "batches",
+            "queued" if m.group(2) == "queued" else "inline")
+
+
 def parse_pinned(text):
-    """bench_service_pinned.py's summary: {(mode, way): (median %, [rounds %])},
-    mode `one` or `batches`, way `queued` or `inline`."""
+    """bench_service_pinned.py's summary: {(mode, way): (median %, [rounds %])}
+    (see pinned_key)."""
     out = {}
     for line in text.splitlines():
         m = PINNED_ROW.match(line)
         if m:
-            key = ("one" if m.group(1) == "one per request" else "batches",
-                   "queued" if m.group(2) == "queued" else "inline")
-            out[key] = (float(m.group(3)), [float(x) for x in m.group(4).split(",")])
+            out[pinned_key(m)] = (float(m.group(3)), [float(x) for x in m.group(4).split(",")])
     return out
 
 
@@ -173,9 +179,7 @@ def parse_pinned_counts(text):
             verify = float(m.group(1))
         m = PINNED_COUNT.match(line)
         if m:
-            key = ("one" if m.group(1) == "one per request" else "batches",
-                   "queued" if m.group(2) == "queued" else "inline")
-            out[key] = (float(m.group(3)), float(m.group(4)))
+            out[pinned_key(m)] = (float(m.group(3)), float(m.group(4)))
     return (verify, out) if verify is not None and len(out) == 4 else None
 
 

@@ -48,6 +48,7 @@ import time
 import urllib.request
 
 import bench_service as bs
+from bench_compare import CG_FIELDS
 
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 ISLAND = int(os.environ.get("ISLAND", "3000"))
@@ -96,7 +97,7 @@ def restore(old):
 def instructions(log):
     """The instruction count ("I refs") of a valgrind log file."""
     with open(log) as f:
-        m = re.search(r"I\s+refs:\s+([\d,]+)", f.read())
+        m = re.search(CG_FIELDS["I"], f.read())
     if m is None:
         sys.exit(f"no instruction count in {log}")
     return int(m[1].replace(",", ""))
